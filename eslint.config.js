@@ -1,0 +1,73 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'coverage/**',
+      'test/artifacts/**',
+      'bench/results/**',
+      'sandbox/**',
+      'apps/cli/bin/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      'no-console': 'error',
+    },
+  },
+  {
+    // The CLI prints to the terminal, tests and benchmarks report to it.
+    files: ['apps/cli/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', '**/*.test.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // Apps never import each other, and shared pulls in nothing of ours.
+    files: ['packages/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@agentq/*', 'bullmq', '@modelcontextprotocol/*', 'ai'] }],
+    },
+  },
+  {
+    files: ['packages/registry/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['@agentq/client', '@agentq/catalog-warmer', '@agentq/agent-worker', '@agentq/api', '@agentq/cli'],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/catalog-warmer/**/*.ts', 'apps/agent-worker/**/*.ts', 'apps/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@agentq/catalog-warmer', '@agentq/agent-worker', '@agentq/api', '@agentq/cli'] },
+      ],
+    },
+  },
+);

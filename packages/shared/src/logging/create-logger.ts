@@ -1,0 +1,93 @@
+import { pino, type DestinationStream } from 'pino';
+import type { Logger } from './logger.js';
+
+/** Options of {@link createLogger}. */
+export interface CreateLoggerOptions {
+  /** @default 'info' */
+  level?: string;
+  /** Bound to every line, for example the role name. */
+  name?: string;
+  /** Secret values (API keys, resolved `${ENV}` values) to mask wherever they appear. */
+  secretValues?: readonly string[];
+  /** Where lines go. @default stdout */
+  destination?: DestinationStream;
+}
+
+const secretKey = /(authorization|token|secret|key|password|cookie)/i;
+const credentialsInUrl = /(\b[a-z][a-z0-9+.-]*:\/\/)([^:@/\s]*):([^@/\s]+)@/gi;
+const MASK = '[redacted]';
+
+/** Masks values under secret-looking keys and every known secret value, at any depth. */
+function scrub(value: unknown, secrets: ReadonlySet<string>, depth: number): unknown {
+  if (typeof value === 'string') return scrubText(value, secrets);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    return {
+      type: value.name,
+      message: scrubText(value.message, secrets),
+      stack: scrubText(value.stack ?? '', secrets),
+      code: (value as { code?: unknown }).code,
+    };
+  }
+  if (Array.isArray(value)) return value.map((item) => scrub(item, secrets, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    out[key] =
+      secretKey.test(key) &&
+      member !== undefined &&
+      member !== null &&
+      typeof member !== 'boolean' &&
+      typeof member !== 'number'
+        ? MASK
+        : scrub(member, secrets, depth + 1);
+  }
+  return out;
+}
+
+function scrubText(text: string, secrets: ReadonlySet<string>): string {
+  let out = text.replace(credentialsInUrl, `$1$2:${MASK}@`);
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
+  return out;
+}
+
+/** A live set of secret values; add to it when a process resolves new ones. */
+export interface SecretRegistry {
+  add(values: Iterable<string>): void;
+}
+
+/**
+ * Creates the pino root logger of a process. It masks authorization headers, any key containing
+ * `token`, `secret`, `key`, `password` or `cookie`, credentials in URLs, and every registered
+ * secret value, in both context objects and message text.
+ */
+export function createLogger(options: CreateLoggerOptions = {}): Logger & { secrets: SecretRegistry } {
+  const secrets = new Set<string>((options.secretValues ?? []).filter((value) => value.length >= 4));
+  const root = pino(
+    {
+      level: options.level ?? 'info',
+      name: options.name,
+      formatters: {
+        log: (object) => scrub(object, secrets, 0) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrubText(arg, secrets) : arg));
+          method.apply(this, scrubbed as Parameters<typeof method>);
+        },
+      },
+    },
+    options.destination,
+  );
+  const logger = root as unknown as Logger & { secrets: SecretRegistry };
+  logger.secrets = {
+    add(values) {
+      for (const value of values) if (value.length >= 4) secrets.add(value);
+    },
+  };
+  return logger;
+}
+
+/** A logger that drops everything, for tests and libraries used without one. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' }) as unknown as Logger;
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** Data of one `approvals` job: what the approver sees and what resume re-checks. */
+export const approvalJobSchema = z.strictObject({
+  approvalId: z.string().min(1),
+  runId: z.string().min(1),
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+  /** Arguments as shown to the approver. */
+  input: z.unknown(),
+  /** Digest of the canonical arguments. */
+  argsDigest: z.string().min(1),
+  /** Digest of the tool's input schema when the approval was requested. */
+  schemaDigest: z.string().min(1),
+  requestedAt: z.number().int().nonnegative(),
+  expiresAt: z.number().int().nonnegative(),
+});
+
+/** Input of `decide`. */
+export const decisionInputSchema = z.strictObject({
+  approvalId: z.string().min(1),
+  approved: z.boolean(),
+  reason: z.string().max(2_000).optional(),
+  decidedBy: z.string().min(1).max(200),
+});
+
+/** A decision as recorded in `P:approval.<approvalId>`. */
+export const decisionRecordSchema = z.strictObject({
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  decidedBy: z.string(),
+  decidedAt: z.number().int().nonnegative(),
+});
+
+/** Return value of an `approvals` job: the decision, or a denial when it expired. */
+export const approvalResultSchema = z.strictObject({
+  approvalId: z.string(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  decidedBy: z.string().optional(),
+  decidedAt: z.number().int().nonnegative().optional(),
+  /** `decision`, `expired`, or `no-decision` (promoted without a recorded decision: denied). */
+  outcome: z.enum(['decision', 'expired', 'no-decision']),
+});
+
+export type ApprovalJob = z.output<typeof approvalJobSchema>;
+export type DecisionInput = z.output<typeof decisionInputSchema>;
+export type DecisionRecord = z.output<typeof decisionRecordSchema>;
+export type ApprovalResult = z.output<typeof approvalResultSchema>;

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** A JSON-Schema object schema, as MCP requires for a tool's input. */
+export const objectJsonSchemaSchema = z.looseObject({
+  type: z.literal('object'),
+  properties: z.record(z.string(), z.unknown()).optional(),
+  required: z.array(z.string()).optional(),
+});
+
+/** One MCP tool as cached: the parts of `tools/list` a run needs. */
+export const catalogToolSchema = z.strictObject({
+  name: z.string().min(1),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: objectJsonSchemaSchema,
+  outputSchema: objectJsonSchemaSchema.optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Catalog states of a server, shared by the entry and the status record. */
+export const catalogStateSchema = z.enum(['connected', 'stale', 'error', 'disabled']);
+
+/**
+ * `P:mcp.tools.<serverId>`: the last known good tool list of one server.
+ * A missing key means never warmed; `tools: []` means warmed and empty.
+ */
+export const catalogEntrySchema = z.strictObject({
+  tools: z.array(catalogToolSchema),
+  /** `definitionHash` of the definition the list was read from. */
+  definitionHash: z.string().min(1),
+  /** Epoch ms of the successful read that produced `tools`. */
+  refreshedAt: z.number().int().nonnegative(),
+  state: catalogStateSchema,
+  /** Digest of `tools`; changes exactly when the list's content changes. */
+  version: z.string().min(1),
+});
+
+/** `P:mcp.status.<serverId>`: the outcome of the latest refresh attempt. */
+export const catalogStatusSchema = z.strictObject({
+  state: catalogStateSchema,
+  error: z.string().optional(),
+  lastAttemptAt: z.number().int().nonnegative(),
+  lastSuccessAt: z.number().int().nonnegative().optional(),
+  toolCount: z.number().int().nonnegative(),
+  /** Consecutive failed refreshes, for backoff. */
+  failures: z.number().int().nonnegative().default(0),
+  /** Epoch ms before which warmers do not re-probe on their own. */
+  nextAttemptAt: z.number().int().nonnegative().optional(),
+  /** Definition hash of the latest attempt. */
+  definitionHash: z.string().optional(),
+});
+
+/** Pub/sub message on `P:catalog.updated`. */
+export const catalogUpdatedEventSchema = z.strictObject({
+  serverId: z.string().min(1),
+  version: z.string(),
+});
+
+export type CatalogTool = z.output<typeof catalogToolSchema>;
+export type CatalogEntry = z.output<typeof catalogEntrySchema>;
+export type CatalogState = z.output<typeof catalogStateSchema>;
+export type CatalogStatus = z.output<typeof catalogStatusSchema>;
+export type CatalogUpdatedEvent = z.output<typeof catalogUpdatedEventSchema>;

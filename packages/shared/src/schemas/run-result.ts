@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Token usage of a run or step. */
+export const usageSchema = z.strictObject({
+  inputTokens: z.number().int().nonnegative().default(0),
+  outputTokens: z.number().int().nonnegative().default(0),
+  totalTokens: z.number().int().nonnegative().default(0),
+});
+
+/** One tool call the model made, with its outcome. */
+export const toolCallRecordSchema = z.strictObject({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  input: z.unknown(),
+  output: z.unknown().optional(),
+  isError: z.boolean().default(false),
+  /** Set when the call needed approval. */
+  approval: z
+    .strictObject({
+      approvalId: z.string(),
+      approved: z.boolean(),
+      reason: z.string().optional(),
+    })
+    .optional(),
+  step: z.number().int().nonnegative(),
+});
+
+/** Summary of one model step. */
+export const stepRecordSchema = z.strictObject({
+  step: z.number().int().nonnegative(),
+  text: z.string(),
+  finishReason: z.string(),
+  toolCalls: z.array(z.string()).default([]),
+  usage: usageSchema,
+});
+
+/** Return value of an `agent-runs` job. */
+export const runResultSchema = z.strictObject({
+  runId: z.string(),
+  text: z.string(),
+  finishReason: z.string(),
+  steps: z.array(stepRecordSchema),
+  toolCalls: z.array(toolCallRecordSchema),
+  usage: usageSchema,
+  /** Catalog versions (`serverId → version`) the run's tools came from. */
+  catalogVersion: z.record(z.string(), z.string()),
+  /** Tools sent inline versus deferred behind the meta tools. */
+  tools: z
+    .strictObject({
+      inline: z.number().int().nonnegative(),
+      deferred: z.number().int().nonnegative(),
+      inlineTokens: z.number().int().nonnegative(),
+      deferredTokens: z.number().int().nonnegative(),
+    })
+    .optional(),
+});
+
+export type Usage = z.output<typeof usageSchema>;
+export type ToolCallRecord = z.output<typeof toolCallRecordSchema>;
+export type StepRecord = z.output<typeof stepRecordSchema>;
+export type RunResult = z.output<typeof runResultSchema>;

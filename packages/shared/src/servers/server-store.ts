@@ -1,0 +1,296 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { AgentqError } from '../errors/agentq-error.js';
+import { ValidationError, type ValidationIssue } from '../errors/validation-error.js';
+import { safeParseJson } from '../json/safe-parse-json.js';
+import type { Logger } from '../logging/logger.js';
+import { silentLogger } from '../logging/create-logger.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { keyNames, type KeyNames } from '../redis/keys.js';
+import { serverChangeEventSchema, type ServerChangeEvent } from '../schemas/refresh-job.js';
+import {
+  serverDefinitionSchema,
+  type ServerDefinition,
+  type ServerDefinitionInput,
+} from '../schemas/server-definition.js';
+import { definitionHash } from './definition-hash.js';
+
+/** Options of {@link ServerStore}. */
+export interface ServerStoreOptions {
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  logger?: Logger;
+}
+
+/** A stored definition that failed validation when read back. */
+export interface CorruptServerEntry {
+  serverId: string;
+  error: ValidationError;
+}
+
+// Sets a field only when its current value is the one the caller read, so that concurrent
+// read-modify-write updates (setEnabled racing put) never lose a change.
+const compareAndSetScript = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if (current or '') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PUBLISH', KEYS[2], ARGV[4])
+return 1
+`;
+
+/**
+ * MCP server definitions in Redis (`P:servers`, id → JSON). Definitions are validated on the way
+ * in and on the way out; secrets stay as `${ENV}` placeholders. Every change publishes a
+ * {@link ServerChangeEvent} on `P:servers.changed` for warmers.
+ */
+export class ServerStore {
+  private readonly redis: RedisConnection;
+  private readonly keys: KeyNames;
+  private readonly logger: Logger;
+
+  constructor(options: ServerStoreOptions) {
+    this.redis = options.redis;
+    this.keys = keyNames(options.prefix);
+    this.logger = (options.logger ?? silentLogger()).child({ component: 'server-store' });
+  }
+
+  /** Valid definitions sorted by id. Corrupt entries are logged and skipped. */
+  async list(): Promise<ServerDefinition[]> {
+    return (await this.listWithErrors()).servers;
+  }
+
+  /** Valid definitions plus the corrupt entries that were skipped. */
+  async listWithErrors(): Promise<{ servers: ServerDefinition[]; corrupt: CorruptServerEntry[] }> {
+    const all = await this.redis.hgetall(this.keys.servers);
+    const servers: ServerDefinition[] = [];
+    const corrupt: CorruptServerEntry[] = [];
+    for (const [serverId, text] of Object.entries(all)) {
+      const parsed = this.parseStored(serverId, text);
+      if (parsed.success) servers.push(parsed.data);
+      else corrupt.push({ serverId, error: parsed.error });
+    }
+    servers.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { servers, corrupt };
+  }
+
+  /** One definition, or `null` when it is missing or corrupt (corrupt ones are logged). */
+  async get(serverId: string): Promise<ServerDefinition | null> {
+    const text = await this.redis.hget(this.keys.servers, serverId);
+    if (text === null) return null;
+    const parsed = this.parseStored(serverId, text);
+    return parsed.success ? parsed.data : null;
+  }
+
+  /** Creates or replaces a definition. Returns the stored, defaulted value. */
+  async put(input: ServerDefinitionInput): Promise<ServerDefinition> {
+    const parsed = serverDefinitionSchema.safeParse(input);
+    if (!parsed.success) throw ValidationError.fromZod('server definition', parsed.error);
+    const definition = parsed.data;
+    const previous = await this.get(definition.id);
+    const event: ServerChangeEvent = {
+      type: 'put',
+      serverId: definition.id,
+      definitionHash: definitionHash(definition),
+      previousHash: previous ? definitionHash(previous) : undefined,
+    };
+    await this.redis
+      .multi()
+      .hset(this.keys.servers, definition.id, JSON.stringify(definition))
+      .publish(this.keys.serversChanged, JSON.stringify(event))
+      .exec();
+    return definition;
+  }
+
+  /** Removes a definition. Returns whether it existed. */
+  async remove(serverId: string): Promise<boolean> {
+    const previous = await this.redis.hget(this.keys.servers, serverId);
+    if (previous === null) return false;
+    const event: ServerChangeEvent = { type: 'remove', serverId };
+    const results = await this.redis
+      .multi()
+      .hdel(this.keys.servers, serverId)
+      .publish(this.keys.serversChanged, JSON.stringify(event))
+      .exec();
+    return Number(results?.[0]?.[1] ?? 0) > 0;
+  }
+
+  /**
+   * Turns a server on or off. Throws `NOT_FOUND` for an unknown or corrupt server. Returns the
+   * updated definition.
+   */
+  async setEnabled(serverId: string, enabled: boolean): Promise<ServerDefinition> {
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const text = await this.redis.hget(this.keys.servers, serverId);
+      const current = text === null ? null : this.parseStored(serverId, text);
+      if (text === null || current === null || !current.success) {
+        throw new AgentqError({
+          code: 'NOT_FOUND',
+          message: `MCP server ${serverId} does not exist`,
+          field: 'serverId',
+        });
+      }
+      const next: ServerDefinition = { ...current.data, enabled };
+      const hash = definitionHash(next);
+      const event: ServerChangeEvent = {
+        type: enabled ? 'enabled' : 'disabled',
+        serverId,
+        definitionHash: hash,
+        previousHash: hash,
+      };
+      const done = await this.redis.eval(
+        compareAndSetScript,
+        2,
+        this.keys.servers,
+        this.keys.serversChanged,
+        serverId,
+        text,
+        JSON.stringify(next),
+        JSON.stringify(event),
+      );
+      if (Number(done) === 1) return next;
+    }
+    throw new AgentqError({ code: 'CONFLICT', message: `MCP server ${serverId} kept changing; try again` });
+  }
+
+  /**
+   * Imports definitions from a YAML or JSON file: either `{ servers: [...] }`, a list, or a map of
+   * id → definition. All or nothing: one bad entry imports none, and the error names the file, the
+   * server and the field.
+   */
+  async importFile(path: string): Promise<ServerDefinition[]> {
+    const definitions = await readServersFile(path);
+    if (definitions.length === 0) return [];
+    const previous = new Map((await this.list()).map((definition) => [definition.id, definition]));
+    const transaction = this.redis.multi();
+    for (const definition of definitions) {
+      transaction.hset(this.keys.servers, definition.id, JSON.stringify(definition));
+    }
+    for (const definition of definitions) {
+      const before = previous.get(definition.id);
+      const event: ServerChangeEvent = {
+        type: 'put',
+        serverId: definition.id,
+        definitionHash: definitionHash(definition),
+        previousHash: before ? definitionHash(before) : undefined,
+      };
+      transaction.publish(this.keys.serversChanged, JSON.stringify(event));
+    }
+    await transaction.exec();
+    return definitions;
+  }
+
+  private parseStored(serverId: string, text: string) {
+    const parsed = safeParseJson(text, serverDefinitionSchema, `stored server definition ${serverId}`);
+    if (!parsed.success) {
+      this.logger.warn(
+        { serverId, code: parsed.error.code, field: parsed.error.field, error: parsed.error.message },
+        'skipping corrupt server definition',
+      );
+    } else if (parsed.data.id !== serverId) {
+      const error = new ValidationError({
+        what: `stored server definition ${serverId}`,
+        issues: [{ field: 'id', message: `does not match its key (${parsed.data.id})` }],
+      });
+      this.logger.warn({ serverId, error: error.message }, 'skipping corrupt server definition');
+      return { success: false as const, error };
+    }
+    return parsed;
+  }
+}
+
+const fileShape = z.union([
+  z.strictObject({ servers: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]) }),
+  z.array(z.unknown()),
+]);
+
+/**
+ * Reads and validates a servers file without touching Redis. Throws a `ValidationError` with code
+ * `IMPORT_INVALID` naming the file, the server and the field of every problem.
+ */
+export async function readServersFile(path: string): Promise<ServerDefinition[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new AgentqError({
+      code: 'IMPORT_INVALID',
+      message: `${path}: cannot read file (${(error as Error).message})`,
+      cause: error,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ValidationError({
+      what: `servers file ${path}`,
+      code: 'IMPORT_INVALID',
+      issues: [
+        {
+          field: '',
+          message: `not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'} (${(error as Error).message})`,
+        },
+      ],
+    });
+  }
+  if (raw === null || raw === undefined) return [];
+  const shape = fileShape.safeParse(raw);
+  if (!shape.success) {
+    throw new ValidationError({
+      what: `servers file ${path}`,
+      code: 'IMPORT_INVALID',
+      issues: [{ field: '', message: 'expected `servers:` with a list or a map of definitions' }],
+    });
+  }
+  const entries: Array<{ label: string; value: unknown }> = [];
+  const list = Array.isArray(shape.data) ? shape.data : shape.data.servers;
+  if (Array.isArray(list)) {
+    list.forEach((value, index) => {
+      const id =
+        typeof value === 'object' && value !== null && 'id' in value
+          ? String((value as { id: unknown }).id)
+          : `#${index}`;
+      entries.push({ label: id, value });
+    });
+  } else {
+    for (const [id, value] of Object.entries(list)) {
+      entries.push({ label: id, value: typeof value === 'object' && value !== null ? { id, ...value } : value });
+    }
+  }
+  const issues: ValidationIssue[] = [];
+  const definitions: ServerDefinition[] = [];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const parsed = serverDefinitionSchema.safeParse(entry.value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        issues.push({
+          field: `servers.${entry.label}.${issue.path.map(String).join('.')}`.replace(/\.$/, ''),
+          message: issue.message,
+        });
+      }
+      continue;
+    }
+    if (seen.has(parsed.data.id)) {
+      issues.push({ field: `servers.${entry.label}.id`, message: 'duplicate server id' });
+      continue;
+    }
+    seen.add(parsed.data.id);
+    definitions.push(parsed.data);
+  }
+  if (issues.length > 0) {
+    throw new ValidationError({ what: `servers file ${path}`, code: 'IMPORT_INVALID', issues });
+  }
+  return definitions;
+}
+
+/** Parses a `P:servers.changed` message; `null` (after logging) when it is malformed. */
+export function parseServerChangeEvent(text: string, logger?: Logger): ServerChangeEvent | null {
+  const parsed = safeParseJson(text, serverChangeEventSchema, 'server change event');
+  if (parsed.success) return parsed.data;
+  logger?.warn({ error: parsed.error.message }, 'ignoring malformed server change event');
+  return null;
+}
