@@ -78,6 +78,12 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger & { secr
     },
     options.destination,
   );
+  // pino never runs child bindings through `formatters`, and components bind URLs and ids there,
+  // so scrub them on the way in. Children inherit this `child` from the root.
+  const pinoChild = root.child;
+  root.child = function child(this: typeof root, bindings, childOptions) {
+    return pinoChild.call(this, scrub(bindings, secrets, 0) as typeof bindings, childOptions);
+  } as typeof root.child;
   const logger = root as unknown as Logger & { secrets: SecretRegistry };
   logger.secrets = {
     add(values) {
