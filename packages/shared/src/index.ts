@@ -19,6 +19,13 @@ export type { KeyNames } from './redis/keys.js';
 export { QUEUE_NAMES } from './queues/queue-names.js';
 export type { QueueName } from './queues/queue-names.js';
 export { defaultRunJobOptions, refreshJobOptions } from './queues/default-job-options.js';
+export {
+  isForcedRefreshReason,
+  refreshDeduplicationId,
+  refreshLockKey,
+  requestRefresh,
+} from './queues/request-refresh.js';
+export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
 
 export {
   isAlwaysAsk,

@@ -1,0 +1,93 @@
+import { parseWith } from '../json/safe-parse-json.js';
+import { refreshJobSchema, type RefreshJob, type RefreshReason } from '../schemas/refresh-job.js';
+import { refreshJobOptions } from './default-job-options.js';
+
+/**
+ * The part of a BullMQ `Queue` that {@link requestRefresh} needs. Structural, so that `shared`
+ * does not depend on bullmq; pass the `catalog-refresh` queue.
+ */
+export interface RefreshQueue {
+  add(name: string, data: unknown, options?: object): Promise<unknown>;
+}
+
+/** What to refresh and why. */
+export interface RefreshRequest {
+  serverId: string;
+  reason: RefreshReason;
+  /** Epoch ms of the request. @default Date.now() */
+  requestedAt?: number;
+}
+
+// Reasons that answer a person or a server saying "the list changed now": they bypass the
+// failure/empty backoff. The others are the warmers' and workers' own background probes.
+const forcedReasons: ReadonlySet<RefreshReason> = new Set([
+  'list-changed',
+  'restart',
+  'enable',
+  'disable',
+  'on-demand',
+]);
+
+/**
+ * Whether a refresh for `reason` ignores the server's backoff (`nextAttemptAt`). `prewarm`,
+ * `scheduled` and `first-seen` respect it, so that a dead server is not hammered by every warmer
+ * start or every run; explicit requests and notifications do not.
+ */
+export function isForcedRefreshReason(reason: RefreshReason): boolean {
+  return forcedReasons.has(reason);
+}
+
+/**
+ * BullMQ deduplication id of a refresh request: one per server and per class of reason (forced
+ * or background). See {@link requestRefresh}.
+ */
+export function refreshDeduplicationId(serverId: string, reason: RefreshReason): string {
+  return `refresh.${serverId}.${isForcedRefreshReason(reason) ? 'forced' : 'background'}`;
+}
+
+/**
+ * Redis key of the per-server refresh lock that a warmer holds while it refreshes `serverId`
+ * (`SET NX PX`, renewed while running, deleted only by its owner). `prefix` is the key prefix
+ * (`keyPrefix(config)`).
+ */
+export function refreshLockKey(prefix: string, serverId: string): string {
+  return `${prefix}:lock.refresh.${serverId}`;
+}
+
+/**
+ * Enqueues a `catalog-refresh` job for one server, deduplicated so that a burst of requests costs
+ * at most one running refresh plus one more afterwards.
+ *
+ * Design, in two layers:
+ *
+ * 1. **Queue-level deduplication** (BullMQ 6 `deduplication: { id, keepLastIfActive: true }`). While
+ *    a job with the same deduplication id is *waiting or delayed*, a new request is dropped: that
+ *    job has not started, so it will read the server as it is when it runs and nothing is lost.
+ *    While that job is *active*, BullMQ stores the newest request and enqueues it when the active
+ *    one completes or fails, so a notification that lands mid-refresh yields exactly one more
+ *    refresh afterwards. Per id that is at most one active plus one pending job.
+ *
+ * 2. **The warmer's per-server lock** ({@link refreshLockKey}). The deduplication id includes the
+ *    class of the reason (forced or background, see {@link isForcedRefreshReason}): otherwise an
+ *    explicit `restart` dropped into a waiting `prewarm` would be skipped by that prewarm's backoff
+ *    check and lost. Two classes can mean two runnable jobs for one server (and job-scheduler jobs
+ *    are not deduplicated at all), so the processor takes a Redis lock (`SET NX PX`, renewed while
+ *    it runs) before touching the server. A job that cannot get it is moved back to delayed
+ *    (`RetryLaterError` → `DelayedError`), never failed or dropped, and runs once the holder is
+ *    done. So across every warmer process at most one refresh of a server runs at a time, and a
+ *    burst of one class collapses into at most two refreshes.
+ *
+ * The payload is validated with `refreshJobSchema` before it is added (a `ValidationError` names
+ * the bad field). Returns what `queue.add` returns (the BullMQ job).
+ */
+export async function requestRefresh(queue: RefreshQueue, request: RefreshRequest): Promise<unknown> {
+  const data: RefreshJob = parseWith(
+    refreshJobSchema,
+    { serverId: request.serverId, reason: request.reason, requestedAt: request.requestedAt ?? Date.now() },
+    'catalog refresh request',
+  );
+  return await queue.add(data.reason, data, {
+    ...refreshJobOptions,
+    deduplication: { id: refreshDeduplicationId(data.serverId, data.reason), keepLastIfActive: true },
+  });
+}
