@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../errors/validation-error.js';
+import { configVariables } from './config-variables.js';
+import { loadConfig, secretValuesOf } from './load-config.js';
+
+function configError(env: Record<string, string>): ValidationError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ValidationError) return error;
+    throw error;
+  }
+  throw new Error('loadConfig accepted a bad environment');
+}
+
+describe('loadConfig', () => {
+  it('fills every default from an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      redisUrl: 'redis://127.0.0.1:6379',
+      prefix: 'agentq',
+      cluster: false,
+      logLevel: 'info',
+      apiToken: undefined,
+      apiHost: '127.0.0.1',
+      apiPort: 3000,
+      serversFile: 'config/servers.yaml',
+      approvalTimeoutMs: 86_400_000,
+      workerConcurrency: 4,
+      warmerConcurrency: 8,
+      watchLeaseMs: 15_000,
+      runAttempts: 5,
+      defaultModel: 'scripted:demo',
+      openaiCompatibleBaseUrl: undefined,
+      openaiCompatibleApiKey: undefined,
+      openaiApiKey: undefined,
+      anthropicApiKey: undefined,
+      allowPrivateFetch: false,
+    });
+  });
+
+  it('treats an empty string as unset', () => {
+    expect(loadConfig({ AGENTQ_PREFIX: '', AGENTQ_API_PORT: '' })).toMatchObject({ prefix: 'agentq', apiPort: 3000 });
+  });
+
+  it('parses and coerces given values', () => {
+    const config = loadConfig({
+      REDIS_URL: 'rediss://user:pw@redis.example:6380/2',
+      AGENTQ_PREFIX: 'prod_q-1',
+      AGENTQ_REDIS_CLUSTER: 'yes',
+      LOG_LEVEL: 'debug',
+      AGENTQ_API_TOKEN: 'a-token-of-sixteen+',
+      AGENTQ_API_PORT: '0',
+      AGENTQ_APPROVAL_TIMEOUT_MS: '60000',
+      AGENTQ_ALLOW_PRIVATE_FETCH: '1',
+      OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1',
+    });
+    expect(config).toMatchObject({
+      redisUrl: 'rediss://user:pw@redis.example:6380/2',
+      prefix: 'prod_q-1',
+      cluster: true,
+      logLevel: 'debug',
+      apiToken: 'a-token-of-sixteen+',
+      apiPort: 0,
+      approvalTimeoutMs: 60_000,
+      allowPrivateFetch: true,
+      openaiCompatibleBaseUrl: 'http://127.0.0.1:11434/v1',
+    });
+  });
+
+  it('reports every bad variable in one CONFIG_INVALID error, each named', () => {
+    const bad = {
+      REDIS_URL: 'http://not-redis',
+      AGENTQ_PREFIX: 'has:colon',
+      AGENTQ_REDIS_CLUSTER: 'maybe',
+      LOG_LEVEL: 'loud',
+      AGENTQ_API_TOKEN: 'short',
+      AGENTQ_API_PORT: '70000',
+      AGENTQ_APPROVAL_TIMEOUT_MS: '-5',
+      AGENTQ_WORKER_CONCURRENCY: 'four',
+      AGENTQ_RUN_ATTEMPTS: '1.5',
+      AGENTQ_MODEL: 'gpt-4o',
+      OPENAI_COMPATIBLE_BASE_URL: 'not a url',
+    };
+    const error = configError(bad);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.issues.map((issue) => issue.field).sort()).toEqual(Object.keys(bad).sort());
+    for (const name of Object.keys(bad)) expect(error.message).toContain(name);
+    expect(error.field).toBe('REDIS_URL');
+  });
+
+  it('names a single bad variable and leaves the good ones alone', () => {
+    const error = configError({ AGENTQ_WARMER_CONCURRENCY: '0', AGENTQ_PREFIX: 'fine' });
+    expect(error.issues).toEqual([{ field: 'AGENTQ_WARMER_CONCURRENCY', message: expect.any(String) }]);
+  });
+
+  it('has a default that passes its own schema for every defaulted variable, and unique names', () => {
+    for (const variable of configVariables) {
+      if ('default' in variable) expect(variable.schema.safeParse(variable.default).success, variable.env).toBe(true);
+    }
+    expect(new Set(configVariables.map((variable) => variable.env)).size).toBe(configVariables.length);
+    expect(new Set(configVariables.map((variable) => variable.key)).size).toBe(configVariables.length);
+  });
+});
+
+describe('secretValuesOf', () => {
+  it('returns the secret values that are set, long enough to redact', () => {
+    const config = loadConfig({
+      AGENTQ_API_TOKEN: 'api-token-0123456789',
+      OPENAI_API_KEY: 'sk-openai-key',
+      ANTHROPIC_API_KEY: 'abc',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    expect(secretValuesOf(config).sort()).toEqual(['api-token-0123456789', 'sk-openai-key']);
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { catalogEntrySchema, catalogStatusSchema, catalogUpdatedEventSchema } from './catalog.js';
+
+const tool = {
+  name: 'echo',
+  description: 'Echoes',
+  inputSchema: {
+    type: 'object',
+    properties: { message: { type: 'string' } },
+    required: ['message'],
+    additionalProperties: false,
+  },
+};
+const entry = { tools: [tool], definitionHash: 'h1', refreshedAt: 10, state: 'connected', version: 'v1' };
+
+describe('catalogEntrySchema', () => {
+  it('accepts an entry, and an empty tool list meaning warmed and empty', () => {
+    expect(catalogEntrySchema.parse(entry)).toEqual(entry);
+    expect(catalogEntrySchema.parse({ ...entry, tools: [] }).tools).toEqual([]);
+  });
+
+  it('rejects a tool whose input schema is not an object schema, naming the field', () => {
+    const parsed = catalogEntrySchema.safeParse({ ...entry, tools: [{ ...tool, inputSchema: { type: 'string' } }] });
+    expect(parsed.error?.issues[0]?.path).toEqual(['tools', 0, 'inputSchema', 'type']);
+  });
+
+  it('rejects unknown states, unknown fields and a missing version', () => {
+    expect(catalogEntrySchema.safeParse({ ...entry, state: 'warm' }).error?.issues[0]?.path).toEqual(['state']);
+    expect(catalogEntrySchema.safeParse({ ...entry, stale: true }).error?.issues[0]?.code).toBe('unrecognized_keys');
+    const { version: _version, ...withoutVersion } = entry;
+    expect(catalogEntrySchema.safeParse(withoutVersion).error?.issues[0]?.path).toEqual(['version']);
+  });
+});
+
+describe('catalogStatusSchema', () => {
+  it('accepts every state and defaults the failure count', () => {
+    for (const state of ['connected', 'stale', 'error', 'disabled']) {
+      expect(catalogStatusSchema.parse({ state, lastAttemptAt: 1, toolCount: 0 })).toEqual({
+        state,
+        lastAttemptAt: 1,
+        toolCount: 0,
+        failures: 0,
+      });
+    }
+  });
+
+  it('rejects a negative tool count and an unknown state', () => {
+    expect(
+      catalogStatusSchema.safeParse({ state: 'error', lastAttemptAt: 1, toolCount: -1 }).error?.issues[0]?.path,
+    ).toEqual(['toolCount']);
+    expect(
+      catalogStatusSchema.safeParse({ state: 'down', lastAttemptAt: 1, toolCount: 0 }).error?.issues[0]?.path,
+    ).toEqual(['state']);
+  });
+});
+
+describe('catalogUpdatedEventSchema', () => {
+  it('needs a server id and a version', () => {
+    expect(catalogUpdatedEventSchema.safeParse({ serverId: 'a', version: 'v' }).success).toBe(true);
+    expect(catalogUpdatedEventSchema.safeParse({ serverId: 'a' }).success).toBe(false);
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { runSpecSchema } from './run-spec.js';
+
+const minimal = { assistant: { model: 'openai:gpt-4o-mini' }, input: { prompt: 'Hello' } };
+
+function firstIssue(value: unknown) {
+  const parsed = runSpecSchema.safeParse(value);
+  if (parsed.success) throw new Error('expected the run spec to be rejected');
+  return parsed.error.issues[0]!;
+}
+
+describe('runSpecSchema', () => {
+  it('fills defaults for a minimal spec', () => {
+    expect(runSpecSchema.parse(minimal)).toEqual({
+      assistant: {
+        model: 'openai:gpt-4o-mini',
+        settings: {},
+        mcpMode: 'manual',
+        mcpServers: [],
+        disabledTools: [],
+        maxSteps: 10,
+      },
+      input: { prompt: 'Hello' },
+      approval: { requireFor: [] },
+      metadata: {},
+    });
+  });
+
+  it('accepts a full spec with messages, tools, approval policy and metadata', () => {
+    const spec = runSpecSchema.parse({
+      assistant: {
+        model: 'anthropic:claude-sonnet-4',
+        system: 'Be brief.',
+        settings: { temperature: 0.2, maxOutputTokens: 500 },
+        mcpMode: 'auto',
+        mcpServers: ['github'],
+        disabledTools: ['github:delete_repo'],
+        contextWindow: 200_000,
+        maxSteps: 20,
+      },
+      input: { messages: [{ role: 'user', content: 'hi' }] },
+      tools: ['github:list_issues'],
+      approval: { requireFor: ['mcp__github__*'], timeoutMs: 60_000 },
+      metadata: { tenant: 'acme', priority: 2, urgent: true, note: null },
+    });
+    expect(spec.approval).toEqual({ requireFor: ['mcp__github__*'], timeoutMs: 60_000 });
+    expect(spec.tools).toEqual(['github:list_issues']);
+  });
+
+  it('rejects a typo at the top level and inside the assistant', () => {
+    const top = firstIssue({ ...minimal, tool: ['github:x'] });
+    expect(top.code).toBe('unrecognized_keys');
+    expect(top.message).toContain('tool');
+    const nested = firstIssue({ ...minimal, assistant: { model: 'openai:gpt-4o-mini', maxStep: 3 } });
+    expect(nested.code).toBe('unrecognized_keys');
+    expect(nested.path).toEqual(['assistant']);
+    expect(nested.message).toContain('maxStep');
+    expect(firstIssue({ ...minimal, approval: { requirefor: ['x'] } }).path).toEqual(['approval']);
+  });
+
+  it('rejects a bad model id, tool id, step limit and metadata value, naming the field', () => {
+    expect(firstIssue({ ...minimal, assistant: { model: 'gpt-4o' } }).path).toEqual(['assistant', 'model']);
+    expect(firstIssue({ ...minimal, tools: ['no-colon'] }).path).toEqual(['tools', 0]);
+    expect(firstIssue({ ...minimal, assistant: { model: 'openai:x', maxSteps: 0 } }).path).toEqual([
+      'assistant',
+      'maxSteps',
+    ]);
+    expect(firstIssue({ ...minimal, assistant: { model: 'openai:x', settings: { temperature: 3 } } }).path).toEqual([
+      'assistant',
+      'settings',
+      'temperature',
+    ]);
+    expect(firstIssue({ ...minimal, metadata: { nested: { a: 1 } } }).path).toEqual(['metadata', 'nested']);
+  });
+
+  it('needs exactly one non-empty input form', () => {
+    expect(runSpecSchema.safeParse({ ...minimal, input: { prompt: '' } }).success).toBe(false);
+    expect(runSpecSchema.safeParse({ ...minimal, input: { messages: [] } }).success).toBe(false);
+    expect(
+      runSpecSchema.safeParse({ ...minimal, input: { prompt: 'a', messages: [{ role: 'user', content: 'b' }] } })
+        .success,
+    ).toBe(false);
+    expect(
+      runSpecSchema.safeParse({ ...minimal, input: { messages: [{ role: 'robot', content: 'b' }] } }).success,
+    ).toBe(false);
+  });
+
+  it('needs a script for scripted models other than scripted:demo', () => {
+    expect(runSpecSchema.safeParse({ ...minimal, assistant: { model: 'scripted:demo' } }).success).toBe(true);
+    expect(firstIssue({ ...minimal, assistant: { model: 'scripted:custom' } }).path).toEqual(['assistant', 'script']);
+    const scripted = runSpecSchema.parse({
+      ...minimal,
+      assistant: {
+        model: 'scripted:custom',
+        script: [{ toolCalls: [{ toolName: 'mcp__everything__echo' }] }, { text: 'done' }],
+      },
+    });
+    expect(scripted.assistant.script).toEqual([
+      { toolCalls: [{ toolName: 'mcp__everything__echo', input: {} }] },
+      { text: 'done' },
+    ]);
+  });
+});
