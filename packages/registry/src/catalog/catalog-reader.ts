@@ -1,0 +1,188 @@
+import {
+  catalogEntrySchema,
+  catalogStatusSchema,
+  definitionHash,
+  keyNames,
+  safeParseJson,
+  serverDefinitionSchema,
+  ServerStore,
+  silentLogger,
+  type CatalogStatus,
+  type CatalogTool,
+  type Logger,
+  type RedisConnection,
+  type ServerDefinition,
+} from '@agentq/shared';
+
+/**
+ * Why a read came back `cold`. `missing`: never warmed. `definition-changed`: the list was read from
+ * another definition. `corrupt`: the entry (or the definition) failed its schema. `unknown-server`:
+ * no such server. `disabled`: the server is turned off.
+ */
+export type ColdReason = 'missing' | 'definition-changed' | 'corrupt' | 'unknown-server' | 'disabled';
+
+/** What the cache holds for one server, read without ever touching the server itself. */
+export interface CatalogRead {
+  serverId: string;
+  /** `ready`: tools to use. `empty`: warmed, no tools. `cold`: nothing usable, see `coldReason`. */
+  state: 'cold' | 'ready' | 'empty';
+  /** The cached tools; `[]` unless `ready`. */
+  tools: CatalogTool[];
+  /** Catalog version of the entry; changes exactly when its content changes. Set unless `cold`. */
+  version?: string;
+  /** Outcome of the latest refresh attempt (`connected`, `stale`, `error`), when recorded. */
+  status?: CatalogStatus;
+  /** Milliseconds since the successful read that produced the entry. Set unless `cold`. */
+  ageMs?: number;
+  /** The server's current definition; `null` when it is unknown or unreadable. */
+  definition: ServerDefinition | null;
+  coldReason?: ColdReason;
+}
+
+/** Cache-only access to the MCP tool catalog. */
+export interface CatalogReader {
+  /** Reads one server. Never connects to it. */
+  listTools(serverId: string): Promise<CatalogRead>;
+  /** Reads several servers in one Redis round trip. Never connects to any of them. */
+  readMany(serverIds: readonly string[]): Promise<Map<string, CatalogRead>>;
+  /** Every valid server definition, sorted by id. */
+  listServers(): Promise<ServerDefinition[]>;
+  /** The current definition of one server, `null` when it is unknown or unreadable. */
+  getServer?(serverId: string): Promise<ServerDefinition | null>;
+}
+
+/** Options of {@link createCatalogReader}. */
+export interface CreateCatalogReaderOptions {
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  /**
+   * Called, without being awaited, the first time this reader sees a server cold for a given
+   * definition hash; in the worker it enqueues a deduplicated `first-seen` refresh. A throw or a
+   * rejection is logged and never reaches the reader's caller.
+   */
+  onColdServer?: (serverId: string, read: CatalogRead) => void | Promise<void>;
+  /** @default a silent logger */
+  logger?: Logger;
+  /** Clock for `ageMs`. @default Date.now */
+  now?: () => number;
+}
+
+const fieldsPerServer = 3;
+
+/**
+ * Creates a reader of the catalog cache. It is cache-only by construction: it holds no MCP client
+ * and has no path that opens one, so a dead or slow server can never delay a run.
+ */
+export function createCatalogReader(options: CreateCatalogReaderOptions): CatalogReader {
+  const keys = keyNames(options.prefix);
+  const logger = (options.logger ?? silentLogger()).child({ component: 'catalog-reader' });
+  const now = options.now ?? Date.now;
+  const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger });
+  const announced = new Set<string>();
+
+  function announceCold(read: CatalogRead, hash: string): void {
+    const onColdServer = options.onColdServer;
+    if (!onColdServer) return;
+    const key = `${read.serverId}\0${hash}`;
+    if (announced.has(key)) return;
+    announced.add(key);
+    const report = (error: unknown) =>
+      logger.warn(
+        { serverId: read.serverId, error: error instanceof Error ? error.message : String(error) },
+        'onColdServer failed',
+      );
+    try {
+      const result = onColdServer(read.serverId, read);
+      if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(report);
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  function interpret(serverId: string, values: Array<string | null>): CatalogRead {
+    const [definitionText, entryText, statusText] = values;
+    if (definitionText === null || definitionText === undefined) {
+      return { serverId, state: 'cold', tools: [], definition: null, coldReason: 'unknown-server' };
+    }
+    const definitionParsed = safeParseJson(definitionText, serverDefinitionSchema, `server definition ${serverId}`);
+    if (!definitionParsed.success || definitionParsed.data.id !== serverId) {
+      logger.warn(
+        { serverId, error: definitionParsed.success ? 'id does not match its key' : definitionParsed.error.message },
+        'corrupt server definition; treating the server as cold',
+      );
+      return { serverId, state: 'cold', tools: [], definition: null, coldReason: 'corrupt' };
+    }
+    const definition = definitionParsed.data;
+    let status: CatalogStatus | undefined;
+    if (statusText !== null && statusText !== undefined) {
+      const statusParsed = safeParseJson(statusText, catalogStatusSchema, `catalog status ${serverId}`);
+      if (statusParsed.success) status = statusParsed.data;
+      else logger.warn({ serverId, error: statusParsed.error.message }, 'ignoring corrupt catalog status');
+    }
+    if (!definition.enabled) {
+      return { serverId, state: 'cold', tools: [], definition, status, coldReason: 'disabled' };
+    }
+    const hash = definitionHash(definition);
+    const cold = (coldReason: ColdReason): CatalogRead => {
+      const read: CatalogRead = { serverId, state: 'cold', tools: [], definition, status, coldReason };
+      announceCold(read, hash);
+      return read;
+    };
+    if (entryText === null || entryText === undefined) return cold('missing');
+    const entryParsed = safeParseJson(entryText, catalogEntrySchema, `catalog entry ${serverId}`);
+    if (!entryParsed.success) {
+      logger.warn(
+        { serverId, code: entryParsed.error.code, error: entryParsed.error.message },
+        'corrupt catalog entry; treating the server as cold',
+      );
+      return cold('corrupt');
+    }
+    const entry = entryParsed.data;
+    // A list is only valid for the definition it was read from: an old command line or URL may
+    // point at a different server altogether.
+    if (entry.definitionHash !== hash) return cold('definition-changed');
+    return {
+      serverId,
+      state: entry.tools.length === 0 ? 'empty' : 'ready',
+      tools: entry.tools,
+      version: entry.version,
+      status,
+      ageMs: Math.max(0, now() - entry.refreshedAt),
+      definition,
+    };
+  }
+
+  async function readMany(serverIds: readonly string[]): Promise<Map<string, CatalogRead>> {
+    const ids = [...new Set(serverIds)];
+    const out = new Map<string, CatalogRead>();
+    if (ids.length === 0) return out;
+    const pipeline = options.redis.pipeline();
+    for (const serverId of ids) {
+      pipeline.hget(keys.servers, serverId);
+      pipeline.get(keys.tools(serverId));
+      pipeline.get(keys.status(serverId));
+    }
+    const results = (await pipeline.exec()) ?? [];
+    ids.forEach((serverId, index) => {
+      const values: Array<string | null> = [];
+      for (let field = 0; field < fieldsPerServer; field += 1) {
+        const [error, value] = results[index * fieldsPerServer + field] ?? [null, null];
+        if (error) throw error;
+        values.push(typeof value === 'string' ? value : null);
+      }
+      out.set(serverId, interpret(serverId, values));
+    });
+    return out;
+  }
+
+  return {
+    async listTools(serverId) {
+      const reads = await readMany([serverId]);
+      return reads.get(serverId) as CatalogRead;
+    },
+    readMany,
+    listServers: () => store.list(),
+    getServer: (serverId) => store.get(serverId),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Logger } from '@agentq/shared';
+import type { ToolSet } from 'ai';
+import { mayNeedApproval } from '../approval/is-approval-gated.js';
+import { createMetaTools } from '../meta/create-meta-tools.js';
+import { createToolSearchIndex } from '../meta/tool-search-index.js';
+import type { ToolEntry } from '../registry/tool-entry.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import { estimateToolDefinitionTokens } from './estimate-tool-tokens.js';
+import type { RunToolState } from './run-tool-state.js';
+import { shouldDefer } from './should-defer.js';
+
+/** Options of {@link applyDeferExposition}. */
+export interface ApplyDeferExpositionOptions {
+  /** The run's tool state; `allowedNames` is rewritten, `inspectedNames` kept. */
+  state: RunToolState;
+  logger?: Logger;
+}
+
+/** What {@link applyDeferExposition} produced. */
+export interface DeferExposition {
+  /** The tools to hand to the model: the input itself when nothing is deferred. */
+  tools: ToolSet;
+  /** Deferred entries, sorted by name; build the prompt section from them. */
+  deferred: ToolEntry[];
+  /** Tokens of the definitions sent: inline tools plus the meta tools when added. */
+  inlineTokens: number;
+  /** Tokens of the definitions kept out of the prompt by deferral. */
+  deferredTokens: number;
+}
+
+/**
+ * Decides which tools of a run to put behind the meta tools, and builds the tool set to send.
+ *
+ * `tools` is the run's own tool set, already wrapped with its approval policy. A tool that may need
+ * approval there is treated as `defer: 'never'` whatever its entry says: a deferred tool is only
+ * reachable through `tool_invoke`, which refuses gated tools, so deferring it would hide it. Tools
+ * without a registry entry stay inline. When nothing is deferred, the input object comes back
+ * unchanged and no meta tool is added.
+ */
+export async function applyDeferExposition(
+  tools: ToolSet,
+  registry: ToolRegistry,
+  contextWindow: number | undefined,
+  options: ApplyDeferExpositionOptions,
+): Promise<DeferExposition> {
+  const names = Object.keys(tools).sort();
+  options.state.allowedNames = names;
+  const effective: ToolEntry[] = [];
+  for (const name of names) {
+    const entry = registry.getByName(name);
+    const perRun = tools[name];
+    if (!entry || !perRun) continue;
+    const defer = mayNeedApproval(perRun) ? 'never' : entry.defer;
+    effective.push(defer === entry.defer && entry.tool === perRun ? entry : { ...entry, defer, tool: perRun });
+  }
+  const deferredNames = shouldDefer(effective, contextWindow);
+  const cost = (name: string) => estimateToolDefinitionTokens(name, tools[name] as NonNullable<ToolSet[string]>);
+  if (deferredNames.size === 0) {
+    return { tools, deferred: [], inlineTokens: names.reduce((sum, name) => sum + cost(name), 0), deferredTokens: 0 };
+  }
+
+  const deferred = effective.filter((entry) => deferredNames.has(entry.name));
+  const exposed: ToolSet = {};
+  let inlineTokens = 0;
+  let deferredTokens = 0;
+  for (const name of names) {
+    if (deferredNames.has(name)) {
+      deferredTokens += cost(name);
+    } else {
+      exposed[name] = tools[name] as NonNullable<ToolSet[string]>;
+      inlineTokens += cost(name);
+    }
+  }
+  const meta = createMetaTools({
+    registry,
+    tools,
+    deferred,
+    state: options.state,
+    searchIndex: createToolSearchIndex(deferred),
+  });
+  for (const [name, metaTool] of Object.entries(meta)) {
+    exposed[name] = metaTool;
+    inlineTokens += estimateToolDefinitionTokens(name, metaTool);
+  }
+  options.logger?.debug(
+    { deferred: deferred.length, inline: names.length - deferred.length, inlineTokens, deferredTokens },
+    'deferred tools behind the meta tools',
+  );
+  return { tools: exposed, deferred, inlineTokens, deferredTokens };
+}

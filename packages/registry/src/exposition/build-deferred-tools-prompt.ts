@@ -1,0 +1,28 @@
+import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
+import { META_TOOL_NAMES } from '../wire-names/tool-names.js';
+
+/**
+ * The system prompt section that tells the model deferred tools exist: how to use the three meta
+ * tools, and one line per namespace label with its count. Labels only, never raw server ids.
+ * Empty when nothing is deferred. Sorted, so the prompt prefix stays stable for prompt caching.
+ */
+export function buildDeferredToolsPrompt(deferred: ToolEntry[]): string {
+  if (deferred.length === 0) return '';
+  const counts = new Map<string, number>();
+  for (const entry of deferred) {
+    const label = labelOf(entry);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const lines = [...counts.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([label, count]) => `- ${label}: ${count} tool${count === 1 ? '' : 's'}`);
+  return [
+    '<deferred_tools>',
+    `More tools are available than are listed. To use one: find it with ${META_TOOL_NAMES.search} ` +
+      `(a query, optionally a group), read its signature with ${META_TOOL_NAMES.inspect}, then run it with ` +
+      `${META_TOOL_NAMES.invoke} ({ name, params }).`,
+    'Groups of deferred tools:',
+    ...lines,
+    '</deferred_tools>',
+  ].join('\n');
+}

@@ -1,0 +1,60 @@
+export { labelOf } from './registry/tool-entry.js';
+export type { DeferMode, McpEntrySource, ToolApplyScope, ToolEntry } from './registry/tool-entry.js';
+export { registry, ToolRegistry } from './registry/tool-registry.js';
+export type { ToolRegistryFilter, ToolRegistryOptions } from './registry/tool-registry.js';
+
+export {
+  BUILTIN_TOOL_NAMES,
+  isValidToolName,
+  MAX_TOOL_NAME_LENGTH,
+  META_TOOL_NAMES,
+  TOOL_NAME_PATTERN,
+} from './wire-names/tool-names.js';
+export { toCamelSegment } from './wire-names/to-camel-segment.js';
+export { assignMcpWireNames, mcpWireName, parseMcpWireName } from './wire-names/mcp-wire-name.js';
+export type { McpToolPair } from './wire-names/mcp-wire-name.js';
+
+export { createCatalogReader } from './catalog/catalog-reader.js';
+export type { CatalogRead, CatalogReader, ColdReason, CreateCatalogReaderOptions } from './catalog/catalog-reader.js';
+
+export type { McpCallResult, McpToolCaller, McpToolCallRequest } from './mcp/mcp-tool-caller.js';
+export { createMcpToolEntry, oneLineBlurb } from './mcp/create-mcp-tool-entry.js';
+export type { CreateMcpToolEntryOptions } from './mcp/create-mcp-tool-entry.js';
+export { summarizeMcpResult } from './mcp/summarize-mcp-result.js';
+export { resolveAssistantMcpToolIds } from './mcp/resolve-assistant-mcp-tool-ids.js';
+export { syncMcpToolsToRegistry } from './mcp/sync-mcp-tools-to-registry.js';
+export type { SyncMcpToolsOptions, SyncMcpToolsResult } from './mcp/sync-mcp-tools-to-registry.js';
+export { toolInputSchema } from './schema/tool-input-schema.js';
+export { validateToolInput } from './schema/validate-tool-input.js';
+export type { ToolInputValidation } from './schema/validate-tool-input.js';
+
+export { estimateToolDefinitionTokens, estimateToolTokens, toolJsonSchema } from './exposition/estimate-tool-tokens.js';
+export {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFER_THRESHOLD_RATIO,
+  deferThreshold,
+  META_TOOLS_OVERHEAD_TOKENS,
+  MIN_AUTO_DEFER_COUNT,
+  shouldDefer,
+} from './exposition/should-defer.js';
+export { createRunToolState, markInspected } from './exposition/run-tool-state.js';
+export type { RunToolState } from './exposition/run-tool-state.js';
+export { applyDeferExposition } from './exposition/apply-defer-exposition.js';
+export type { ApplyDeferExpositionOptions, DeferExposition } from './exposition/apply-defer-exposition.js';
+export { buildDeferredToolsPrompt } from './exposition/build-deferred-tools-prompt.js';
+
+export { createMetaTools } from './meta/create-meta-tools.js';
+export type { CreateMetaToolsOptions } from './meta/create-meta-tools.js';
+export { createToolExec } from './meta/create-tool-exec.js';
+export type { CreateToolExecOptions, ToolExecApi, ToolExecSandbox } from './meta/create-tool-exec.js';
+export { dispatchToolCall, isDispatchRefusal } from './meta/dispatch-tool-call.js';
+export type { DispatchRefusal, DispatchRefusalCode, DispatchToolCallOptions } from './meta/dispatch-tool-call.js';
+export { renderToolSignature, MAX_SIGNATURE_DEPTH } from './meta/render-tool-signature.js';
+export { createToolSearchIndex, DEFAULT_SEARCH_LIMIT, ToolSearchIndex, toolSetKey } from './meta/tool-search-index.js';
+export type { ToolSearchHit, ToolSearchOptions } from './meta/tool-search-index.js';
+
+export { isApprovalGated, mayNeedApproval } from './approval/is-approval-gated.js';
+export type { ApprovalGateContext } from './approval/is-approval-gated.js';
+
+export { createToolCallRepair } from './repair/create-tool-call-repair.js';
+export type { CreateToolCallRepairOptions } from './repair/create-tool-call-repair.js';

@@ -1,0 +1,47 @@
+import type { Tool } from 'ai';
+
+/**
+ * How an entry takes part in deferral. `never`: always inline. `always`: always behind the meta
+ * tools. `auto`: deferred together with the rest of the `auto` pool when that pays off.
+ */
+export type DeferMode = 'never' | 'always' | 'auto';
+
+/** What a run selected, handed to every entry's `applies`. */
+export interface ToolApplyScope {
+  /** MCP tool ids (`serverId:toolName`) selected for this run. */
+  mcpToolIds: ReadonlySet<string>;
+}
+
+/** Where an MCP entry came from. */
+export interface McpEntrySource {
+  serverId: string;
+  toolName: string;
+  /** `serverId:toolName`. */
+  toolId: string;
+  /** `digestOf(tool.inputSchema)`: changes exactly when the cached input schema changes. */
+  schemaDigest: string;
+}
+
+/** One tool known to a {@link ToolRegistry}. */
+export interface ToolEntry {
+  /** The wire name the model emits. Unique within a registry. */
+  name: string;
+  /** Owner key: `web`, `kb`, `meta`, `mcp:<serverId>`. Never shown to the model. */
+  namespace: string;
+  /** What search groups by and shows, for example `mcp:<display name>`. Defaults to `namespace`. */
+  namespaceLabel?: string;
+  /** One-line blurb for search results. The full text is `tool.description`. */
+  description: string;
+  defer: DeferMode;
+  /** The AI SDK tool itself: schema, execute, needsApproval. */
+  tool: Tool;
+  /** Whether the entry belongs to a request. Absent means always. A throw means inactive. */
+  applies?(scope: ToolApplyScope): boolean;
+  /** Set for MCP entries. */
+  mcp?: McpEntrySource;
+}
+
+/** The label an entry is grouped and shown under. */
+export function labelOf(entry: Pick<ToolEntry, 'namespace' | 'namespaceLabel'>): string {
+  return entry.namespaceLabel ?? entry.namespace;
+}

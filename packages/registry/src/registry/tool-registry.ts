@@ -1,0 +1,105 @@
+import { silentLogger, type Logger } from '@agentq/shared';
+import { labelOf, type ToolApplyScope, type ToolEntry } from './tool-entry.js';
+
+/** Options of {@link ToolRegistry}. */
+export interface ToolRegistryOptions {
+  /** Receives the warning when an entry's `applies` throws. @default a silent logger */
+  logger?: Logger;
+}
+
+/** Filter of {@link ToolRegistry.getAll}. */
+export interface ToolRegistryFilter {
+  /** Matches the raw namespace or the label, exactly. */
+  namespace?: string;
+  /** Case-insensitive substring of the name, the blurb or the label. */
+  query?: string;
+}
+
+function byName(a: ToolEntry, b: ToolEntry): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * The tools a process knows, keyed by wire name. Every listing is sorted by name, so that the
+ * tool part of a prompt stays byte-stable between requests and provider prompt caches keep hitting.
+ */
+export class ToolRegistry {
+  private readonly entries = new Map<string, ToolEntry>();
+  private readonly logger: Logger;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.logger = (options.logger ?? silentLogger()).child({ component: 'tool-registry' });
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Adds an entry, or replaces the one with the same name (last write wins). */
+  register(entry: ToolEntry): void {
+    this.entries.set(entry.name, entry);
+  }
+
+  /** Removes an entry by name. Returns whether it existed. */
+  deregister(name: string): boolean {
+    return this.entries.delete(name);
+  }
+
+  getByName(name: string): ToolEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  /** Entries sorted by name, optionally filtered. */
+  getAll(filter: ToolRegistryFilter = {}): ToolEntry[] {
+    const query = filter.query?.toLowerCase();
+    const out: ToolEntry[] = [];
+    for (const entry of this.entries.values()) {
+      const label = labelOf(entry);
+      if (filter.namespace !== undefined && entry.namespace !== filter.namespace && label !== filter.namespace) {
+        continue;
+      }
+      if (
+        query !== undefined &&
+        query !== '' &&
+        !entry.name.toLowerCase().includes(query) &&
+        !entry.description.toLowerCase().includes(query) &&
+        !label.toLowerCase().includes(query)
+      ) {
+        continue;
+      }
+      out.push(entry);
+    }
+    return out.sort(byName);
+  }
+
+  /**
+   * Entries that apply to this request, sorted by name. An entry whose `applies` throws is left
+   * out with a warning: failing closed keeps a broken predicate from leaking a tool into a run.
+   */
+  selectActive(scope: ToolApplyScope): ToolEntry[] {
+    const out: ToolEntry[] = [];
+    for (const entry of this.entries.values()) {
+      if (!entry.applies) {
+        out.push(entry);
+        continue;
+      }
+      try {
+        if (entry.applies(scope)) out.push(entry);
+      } catch (error) {
+        this.logger.warn(
+          {
+            tool: entry.name,
+            namespace: entry.namespace,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'tool applies() threw; treating the tool as inactive',
+        );
+      }
+    }
+    return out.sort(byName);
+  }
+}
+
+/** The process-wide registry used in production. Tests build their own `new ToolRegistry()`. */
+export const registry = new ToolRegistry();
