@@ -1,0 +1,110 @@
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { deleteKeysWithPrefix, getTestRedis, testPrefix } from '../helpers/redis.js';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+
+/** A loopback port that nothing listens on. */
+async function closedPort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('getTestRedis', () => {
+  const saved = process.env.REDIS_URL;
+
+  afterEach(() => {
+    if (saved === undefined) delete process.env.REDIS_URL;
+    else process.env.REDIS_URL = saved;
+  });
+
+  it('uses REDIS_URL first when it answers', async () => {
+    const url = inject('redisUrl');
+    process.env.REDIS_URL = url;
+    const redis = await getTestRedis();
+    try {
+      expect(redis.source).toBe('REDIS_URL');
+      expect(redis.url).toBe(url);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it('fails with a helpful message when REDIS_URL does not answer, instead of falling back or skipping', async () => {
+    const url = `redis://127.0.0.1:${await closedPort()}`;
+    process.env.REDIS_URL = url;
+    const error = await getTestRedis().then(
+      (redis) => redis,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain(url);
+    expect((error as Error).message).toContain('REDIS_URL');
+  });
+});
+
+describe('testPrefix', () => {
+  it('gives a fresh test-<uuid> prefix each time', () => {
+    const first = testPrefix();
+    expect(first).toMatch(/^test-[0-9a-f-]{36}$/);
+    expect(testPrefix()).not.toBe(first);
+  });
+});
+
+describe('deleteKeysWithPrefix', () => {
+  let context: TestContext;
+  let prefix: string;
+
+  beforeEach(() => {
+    context = createTestContext();
+    prefix = testPrefix();
+  });
+
+  afterEach(async () => {
+    // The neighbours below are outside `prefix`: remove them by name.
+    await context.redis.del(`${prefix}-other:e`, `${prefix}x:f`, `other-${prefix}:g`, prefix);
+    await context.close();
+  });
+
+  it('removes its own keys, plain and hash-tagged, and nothing else', async () => {
+    await context.redis
+      .multi()
+      .set(`${prefix}:a`, '1')
+      .hset(`${prefix}:b:c`, 'f', '1')
+      .set(`{${prefix}}:d`, '1')
+      .set(`${prefix}-other:e`, '1')
+      .set(`${prefix}x:f`, '1')
+      .set(`other-${prefix}:g`, '1')
+      .set(prefix, '1')
+      .exec();
+
+    expect(await deleteKeysWithPrefix(context.redis, prefix)).toBe(3);
+    expect(await context.redis.exists(`${prefix}:a`, `${prefix}:b:c`, `{${prefix}}:d`)).toBe(0);
+    expect(await context.redis.exists(`${prefix}-other:e`, `${prefix}x:f`, `other-${prefix}:g`, prefix)).toBe(4);
+  });
+
+  it('returns 0 when there is nothing to delete', async () => {
+    expect(await deleteKeysWithPrefix(context.redis, prefix)).toBe(0);
+  });
+});
+
+describe('createTestContext', () => {
+  it('deletes the keys under its prefix when closed', async () => {
+    const observer = createTestContext();
+    const context = createTestContext();
+    try {
+      expect(context.prefix).not.toBe(observer.prefix);
+      await context.redis.set(`${context.prefix}:x`, '1');
+      await context.close();
+      expect(await observer.redis.exists(`${context.prefix}:x`)).toBe(0);
+    } finally {
+      await observer.close();
+    }
+  });
+});
