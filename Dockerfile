@@ -1,0 +1,27 @@
+# One image for every agentq role. The role is chosen by the command, for example
+#   docker run agentq npx tsx apps/cli/src/bin.ts worker
+# so warmers, workers and the API scale independently from the same build.
+FROM node:22-bookworm-slim
+
+WORKDIR /app
+
+# Manifests first, so that `npm ci` stays cached until a dependency changes. npm ci needs the
+# package.json of every workspace listed in the root package.json.
+COPY package.json package-lock.json ./
+COPY packages/shared/package.json packages/shared/
+COPY packages/registry/package.json packages/registry/
+COPY packages/client/package.json packages/client/
+COPY apps/catalog-warmer/package.json apps/catalog-warmer/
+COPY apps/agent-worker/package.json apps/agent-worker/
+COPY apps/api/package.json apps/api/
+COPY apps/cli/package.json apps/cli/
+COPY test/package.json test/
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+
+COPY . .
+
+# Set after `npm ci`: with NODE_ENV=production npm would skip devDependencies.
+ENV NODE_ENV=production
+USER node
+
+CMD ["npx", "tsx", "apps/cli/src/bin.ts", "--help"]
