@@ -1,0 +1,22 @@
+import type { Queue } from 'bullmq';
+import type { KeyNames, Logger, RedisConnection, ServerStore } from '@agentq/shared';
+
+/**
+ * What every client operation needs: one producer connection, the queues it writes to, and the
+ * key names of the deployment. Built once by `createAgentqClient` and shared by its methods.
+ */
+export interface ClientContext {
+  redis: RedisConnection;
+  /** Key prefix, hash-tagged under cluster mode; also the BullMQ `prefix`. */
+  prefix: string;
+  keys: KeyNames;
+  queues: {
+    runs: Queue;
+    refresh: Queue;
+    approvals: Queue;
+  };
+  servers: ServerStore;
+  logger: Logger;
+  /** Attempts of a run job whose model provider fails (exponential backoff). */
+  runAttempts: number;
+}

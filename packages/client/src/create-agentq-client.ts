@@ -1,0 +1,168 @@
+import { Queue } from 'bullmq';
+import {
+  AgentqError,
+  QUEUE_NAMES,
+  ServerStore,
+  createRedisConnection,
+  keyNames,
+  keyPrefix,
+  silentLogger,
+  type Logger,
+  type RedisConnection,
+  type DecisionRecord,
+  type RunResult,
+  type ServerDefinition,
+} from '@agentq/shared';
+import {
+  decideBridge,
+  listPendingApprovalsBridge,
+  type DecideInput,
+  type PendingApprovalInfo,
+} from './approvals-bridge.js';
+import type { ClientContext } from './client-context.js';
+import { getCatalog, type CatalogView } from './catalog/get-catalog.js';
+import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
+import { enqueueRun, type EnqueueRunOptions, type EnqueuedRun } from './runs/enqueue-run.js';
+import { getRun, type RunInfo } from './runs/get-run.js';
+import { waitForRun, type WaitForRunOptions } from './runs/wait-for-run.js';
+import { listSchedules } from './schedules/list-schedules.js';
+import { removeSchedule } from './schedules/remove-schedule.js';
+import { scheduleRun, type Schedule, type ScheduleRunInput } from './schedules/schedule-run.js';
+import {
+  listServers,
+  putServer,
+  removeServer,
+  requestServerRefresh,
+  setServerEnabled,
+  type ServerInfo,
+} from './servers/manage-servers.js';
+
+/** Options of {@link createAgentqClient}. Give `redisUrl` or `connection`. */
+export interface AgentqClientOptions {
+  /** Redis to connect to; the client owns and closes this connection. */
+  redisUrl?: string;
+  /** An existing producer connection; the client never closes it. */
+  connection?: RedisConnection;
+  /**
+   * Key prefix of the deployment (`AGENTQ_PREFIX`).
+   * @default 'agentq'
+   */
+  prefix?: string;
+  /**
+   * Redis Cluster: hash-tags the prefix so queues and keys share one slot.
+   * @default false
+   */
+  cluster?: boolean;
+  /** @default a silent logger */
+  logger?: Logger;
+  /**
+   * Attempts of a run whose model provider fails (`AGENTQ_RUN_ATTEMPTS`).
+   * @default 5
+   */
+  runAttempts?: number;
+}
+
+/** The typed producer API of agentq. Every input is validated before anything is written. */
+export interface AgentqClient {
+  /** The key prefix in use (hash-tagged under cluster mode). */
+  readonly prefix: string;
+  /** The producer connection, for health checks. */
+  readonly redis: RedisConnection;
+  enqueueRun(spec: unknown, options?: EnqueueRunOptions): Promise<EnqueuedRun>;
+  getRun(runId: string): Promise<RunInfo>;
+  waitForRun(runId: string, options?: WaitForRunOptions): Promise<RunResult>;
+  cancelRun(runId: string): Promise<CancelledRun>;
+  scheduleRun(scheduleId: string, schedule: ScheduleRunInput): Promise<Schedule>;
+  listSchedules(): Promise<Schedule[]>;
+  removeSchedule(scheduleId: string): Promise<void>;
+  /** Pending approvals, optionally of one run, soonest expiry first. */
+  listPendingApprovals(filter?: { runId?: string }): Promise<PendingApprovalInfo[]>;
+  /**
+   * Records a decision once (`ALREADY_DECIDED` after that, `EXPIRED` past the timeout, `NOT_FOUND`
+   * for an unknown id) and wakes the parked run.
+   */
+  decide(input: DecideInput): Promise<DecisionRecord>;
+  listServers(): Promise<ServerInfo[]>;
+  putServer(definition: unknown): Promise<ServerDefinition>;
+  removeServer(serverId: string): Promise<void>;
+  setServerEnabled(serverId: string, enabled: boolean): Promise<ServerDefinition>;
+  /** Re-reads the server's tool list now (deduplicated per server). */
+  refreshServer(serverId: string): Promise<void>;
+  /** Reconnects to the server, then re-reads its tool list. */
+  restartServer(serverId: string): Promise<void>;
+  getCatalog(serverId: string): Promise<CatalogView>;
+  /** Closes the queues, and the connection when the client opened it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Creates an {@link AgentqClient}. */
+export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
+  if (!options.connection && !options.redisUrl) {
+    throw new AgentqError({ code: 'VALIDATION', field: 'redisUrl', message: 'Give redisUrl or connection' });
+  }
+  const cluster = options.cluster ?? false;
+  const prefix = keyPrefix({ prefix: options.prefix ?? 'agentq', cluster });
+  const ownsConnection = !options.connection;
+  const redis =
+    options.connection ??
+    createRedisConnection({ url: options.redisUrl as string, role: 'producer', cluster, name: 'agentq-client' });
+  const logger = (options.logger ?? silentLogger()).child({ component: 'agentq-client' });
+  // Producer connections fail fast instead of queueing; an error event without a listener would
+  // crash the process, and the failing command already reports the problem to its caller.
+  if (ownsConnection) redis.on('error', (error: Error) => logger.debug({ error: error.message }, 'redis error'));
+  const queue = (name: string) => new Queue(name, { connection: redis, prefix });
+  const context: ClientContext = {
+    redis,
+    prefix,
+    keys: keyNames(prefix),
+    queues: {
+      runs: queue(QUEUE_NAMES.agentRuns),
+      refresh: queue(QUEUE_NAMES.catalogRefresh),
+      approvals: queue(QUEUE_NAMES.approvals),
+    },
+    servers: new ServerStore({ redis, prefix, logger }),
+    logger,
+    runAttempts: options.runAttempts ?? 5,
+  };
+  let closing: Promise<void> | undefined;
+
+  return {
+    prefix,
+    redis,
+    enqueueRun: (spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions }),
+    getRun: (runId) => getRun(context, runId),
+    waitForRun: (runId, waitOptions) => waitForRun(context, { runId, options: waitOptions }),
+    cancelRun: (runId) => cancelRun(context, runId),
+    scheduleRun: (scheduleId, schedule) => scheduleRun(context, { scheduleId, schedule }),
+    listSchedules: () => listSchedules(context),
+    removeSchedule: (scheduleId) => removeSchedule(context, scheduleId),
+    listPendingApprovals: (filter) => listPendingApprovalsBridge(context, filter ?? {}),
+    decide: (input) => decideBridge(context, input),
+    listServers: () => listServers(context),
+    putServer: (definition) => putServer(context, definition),
+    removeServer: (serverId) => removeServer(context, serverId),
+    setServerEnabled: (serverId, enabled) => setServerEnabled(context, { serverId, enabled }),
+    refreshServer: (serverId) => requestServerRefresh(context, { serverId, reason: 'on-demand' }),
+    restartServer: (serverId) => requestServerRefresh(context, { serverId, reason: 'restart' }),
+    getCatalog: (serverId) => getCatalog(context, serverId),
+    close() {
+      closing ??= (async () => {
+        for (const open of Object.values(context.queues)) {
+          try {
+            await open.close();
+          } catch (error) {
+            logger.warn({ error: (error as Error).message }, 'closing a queue failed');
+          }
+        }
+        if (ownsConnection) {
+          try {
+            await redis.quit();
+          } catch {
+            redis.disconnect();
+          }
+        }
+      })();
+      return closing;
+    },
+  };
+}

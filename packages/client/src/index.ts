@@ -1,0 +1,17 @@
+export { createAgentqClient } from './create-agentq-client.js';
+export type { AgentqClient, AgentqClientOptions } from './create-agentq-client.js';
+
+export { RUN_JOB_NAME } from './runs/enqueue-run.js';
+export type { EnqueueRunOptions, EnqueuedRun } from './runs/enqueue-run.js';
+export { newRunId, runIdSchema } from './runs/run-id.js';
+export type { RunInfo, RunPendingApproval, RunProgress, RunState } from './runs/get-run.js';
+export type { WaitForRunOptions } from './runs/wait-for-run.js';
+export type { CancelledRun } from './runs/cancel-run.js';
+
+export { scheduleIdSchema, scheduleTimingSchema } from './schedules/schedule-input.js';
+export type { ScheduleTiming } from './schedules/schedule-input.js';
+export type { Schedule, ScheduleRunInput } from './schedules/schedule-run.js';
+
+export type { ServerInfo } from './servers/manage-servers.js';
+export type { CatalogView } from './catalog/get-catalog.js';
+export type { DecideInput, PendingApprovalInfo } from './approvals-bridge.js';

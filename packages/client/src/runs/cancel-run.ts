@@ -1,0 +1,43 @@
+import { AgentqError, parseWith } from '@agentq/shared';
+import type { ClientContext } from '../client-context.js';
+import { runIdSchema } from './run-id.js';
+
+/** What `cancelRun` did. */
+export interface CancelledRun {
+  runId: string;
+  /** The state the run was in when it was removed. */
+  previousState: string;
+}
+
+/**
+ * Removes a run that is not running right now: queued, delayed for a retry, or parked for an
+ * approval (its approval jobs go with it). `NOT_FOUND` for an unknown run; `CONFLICT` for one that
+ * already finished or that a worker holds: an active run's lock belongs to its worker, and removing
+ * it under the worker would only make the worker fail noisily.
+ */
+export async function cancelRun(context: ClientContext, runId: string): Promise<CancelledRun> {
+  parseWith(runIdSchema, runId, 'run id');
+  const job = await context.queues.runs.getJob(runId);
+  if (!job) throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
+  const state = await job.getState();
+  if (state === 'completed' || state === 'failed') {
+    throw new AgentqError({ code: 'CONFLICT', message: `Run ${runId} already ${state}` });
+  }
+  if (state === 'active') {
+    throw new AgentqError({
+      code: 'CONFLICT',
+      message: `Run ${runId} is running on a worker and cannot be removed now`,
+    });
+  }
+  try {
+    await job.remove({ removeChildren: true });
+  } catch (error) {
+    throw new AgentqError({
+      code: 'CONFLICT',
+      message: `Run ${runId} could not be removed (it may have just started)`,
+      cause: error,
+    });
+  }
+  await context.redis.del(context.keys.run(runId));
+  return { runId, previousState: state };
+}

@@ -1,0 +1,50 @@
+import { AgentqError, defaultRunJobOptions, digestOf, parseWith, runSpecSchema } from '@agentq/shared';
+import type { ClientContext } from '../client-context.js';
+import { newRunId, runIdSchema } from './run-id.js';
+
+/** Options of `enqueueRun`. */
+export interface EnqueueRunOptions {
+  /**
+   * The run's id (its job id). Enqueueing the same spec twice under one id adds one run; a
+   * different spec under an id already in use is a `CONFLICT`.
+   * @default a fresh `run-<uuid>`
+   */
+  runId?: string;
+}
+
+/** What `enqueueRun` did. */
+export interface EnqueuedRun {
+  runId: string;
+  /** `false` when a run with this id and the same spec already existed. */
+  created: boolean;
+}
+
+/** The BullMQ job name of every run. */
+export const RUN_JOB_NAME = 'run';
+
+/**
+ * Validates a run spec with the shared schema and adds it to `agent-runs`. Nothing is written when
+ * the spec or the id is invalid (`VALIDATION`, naming the field).
+ */
+export async function enqueueRun(
+  context: ClientContext,
+  input: { spec: unknown; options?: EnqueueRunOptions },
+): Promise<EnqueuedRun> {
+  const spec = parseWith(runSpecSchema, input.spec, 'run spec');
+  const runId = input.options?.runId === undefined ? newRunId() : parseWith(runIdSchema, input.options.runId, 'run id');
+  const existing = await context.queues.runs.getJob(runId);
+  if (existing) {
+    // Idempotent on the id: a retried request is fine, a different run under a taken id is not.
+    if (digestOf(existing.data) === digestOf(spec)) return { runId, created: false };
+    throw new AgentqError({
+      code: 'CONFLICT',
+      field: 'runId',
+      message: `Run ${runId} already exists with a different spec`,
+    });
+  }
+  await context.queues.runs.add(RUN_JOB_NAME, spec, {
+    ...defaultRunJobOptions({ attempts: context.runAttempts }),
+    jobId: runId,
+  });
+  return { runId, created: true };
+}

@@ -1,0 +1,136 @@
+import {
+  AgentqError,
+  approvalJobSchema,
+  parseWith,
+  runCheckpointSchema,
+  runResultSchema,
+  runSpecSchema,
+  safeParseJson,
+  type RunResult,
+  type RunSpec,
+} from '@agentq/shared';
+import type { ClientContext } from '../client-context.js';
+import { runIdSchema } from './run-id.js';
+
+/**
+ * Where a run is:
+ * - `waiting`: queued, not picked up yet;
+ * - `active`: a worker is running it;
+ * - `delayed`: waiting to retry after an infrastructure failure;
+ * - `waiting-approval`: parked until its pending approvals are decided or expire;
+ * - `completed` / `failed`: finished.
+ */
+export type RunState = 'waiting' | 'active' | 'delayed' | 'waiting-approval' | 'completed' | 'failed' | 'unknown';
+
+/** One tool call a parked run is waiting on. */
+export interface RunPendingApproval {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  /** Arguments as the approver sees them, once the approval job exists. */
+  input?: unknown;
+  requestedAt?: number;
+  expiresAt?: number;
+}
+
+/** Progress a worker reports while it runs. */
+export interface RunProgress {
+  step?: number;
+  lastTool?: string;
+  status?: string;
+  [key: string]: unknown;
+}
+
+/** A run as `getRun` reports it. */
+export interface RunInfo {
+  runId: string;
+  state: RunState;
+  spec: RunSpec | undefined;
+  progress: RunProgress;
+  /** Set when `state` is `completed`. */
+  result?: RunResult;
+  /** Set when `state` is `failed`. */
+  error?: { message: string };
+  attemptsMade: number;
+  createdAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+  pendingApprovals: RunPendingApproval[];
+}
+
+/** Reads a run's state, progress, result or error, and pending approvals. `NOT_FOUND` when unknown. */
+export async function getRun(context: ClientContext, runId: string): Promise<RunInfo> {
+  parseWith(runIdSchema, runId, 'run id');
+  // State first, then the job: read the other way round, a run finishing in between would look
+  // completed with the stale (empty) return value of its active snapshot.
+  const jobState = await context.queues.runs.getJobState(runId);
+  const job = jobState === 'unknown' ? undefined : await context.queues.runs.getJob(runId);
+  if (!job) throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
+  const checkpointText = await context.redis.get(context.keys.run(runId));
+  const checkpoint =
+    checkpointText === null ? null : safeParseJson(checkpointText, runCheckpointSchema, 'run checkpoint');
+  const parked =
+    jobState === 'waiting-children' ||
+    (checkpoint?.success === true &&
+      checkpoint.data.status === 'waiting-approval' &&
+      jobState !== 'completed' &&
+      jobState !== 'failed');
+  const state: RunState = parked ? 'waiting-approval' : mapJobState(jobState);
+
+  const pendingApprovals: RunPendingApproval[] = [];
+  if (state === 'waiting-approval' && checkpoint?.success) {
+    for (const pending of checkpoint.data.pendingApprovals) {
+      const entry: RunPendingApproval = {
+        approvalId: pending.approvalId,
+        toolCallId: pending.toolCallId,
+        toolName: pending.toolName,
+      };
+      const approvalJob = await context.queues.approvals.getJob(pending.approvalId);
+      const data = approvalJob ? approvalJobSchema.safeParse(approvalJob.data) : undefined;
+      if (data?.success) {
+        entry.input = data.data.input;
+        entry.requestedAt = data.data.requestedAt;
+        entry.expiresAt = data.data.expiresAt;
+      }
+      pendingApprovals.push(entry);
+    }
+  }
+
+  const spec = runSpecSchema.safeParse(job.data);
+  const info: RunInfo = {
+    runId,
+    state,
+    spec: spec.success ? spec.data : undefined,
+    progress: typeof job.progress === 'object' && job.progress !== null ? (job.progress as RunProgress) : {},
+    attemptsMade: job.attemptsMade,
+    createdAt: job.timestamp,
+    startedAt: job.processedOn ?? undefined,
+    finishedAt: job.finishedOn ?? undefined,
+    pendingApprovals,
+  };
+  if (state === 'completed') {
+    const result = runResultSchema.safeParse(job.returnvalue);
+    if (result.success) info.result = result.data;
+    else info.error = { message: 'the run completed with a result that does not match the run result schema' };
+  }
+  if (state === 'failed') info.error = { message: job.failedReason || 'failed' };
+  return info;
+}
+
+function mapJobState(state: string): RunState {
+  switch (state) {
+    case 'waiting':
+    case 'prioritized':
+    case 'paused':
+      return 'waiting';
+    case 'active':
+    case 'delayed':
+    case 'completed':
+    case 'failed':
+      return state;
+    case 'waiting-children':
+      return 'waiting-approval';
+    default:
+      return 'unknown';
+  }
+}

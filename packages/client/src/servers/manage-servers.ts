@@ -1,0 +1,83 @@
+import {
+  AgentqError,
+  catalogStatusSchema,
+  parseWith,
+  requestRefresh,
+  safeParseJson,
+  serverDefinitionSchema,
+  serverIdSchema,
+  type CatalogStatus,
+  type RefreshReason,
+  type ServerDefinition,
+} from '@agentq/shared';
+import type { ClientContext } from '../client-context.js';
+
+/** A server definition with the outcome of its latest catalog refresh. */
+export interface ServerInfo {
+  definition: ServerDefinition;
+  /** `null` until a warmer has tried it. */
+  status: CatalogStatus | null;
+}
+
+/** Every valid server definition, sorted by id, with its catalog status. */
+export async function listServers(context: ClientContext): Promise<ServerInfo[]> {
+  const definitions = await context.servers.list();
+  if (definitions.length === 0) return [];
+  const texts = await Promise.all(
+    definitions.map((definition) => context.redis.get(context.keys.status(definition.id))),
+  );
+  return definitions.map((definition, index) => {
+    const parsed = texts[index] ? safeParseJson(texts[index], catalogStatusSchema, 'catalog status') : null;
+    return { definition, status: parsed?.success ? parsed.data : null };
+  });
+}
+
+/**
+ * Creates or replaces a server definition (validated; secrets stay `${ENV}` placeholders). Warmers
+ * hear about it on `servers.changed` and warm or restart it.
+ */
+export async function putServer(context: ClientContext, input: unknown): Promise<ServerDefinition> {
+  // ServerStore validates too; parsing here first keeps the error's field and code uniform.
+  return await context.servers.put(parseWith(serverDefinitionSchema, input, 'server definition'));
+}
+
+/** Removes a server definition. `NOT_FOUND` when it does not exist. */
+export async function removeServer(context: ClientContext, serverId: string): Promise<void> {
+  parseWith(serverIdSchema, serverId, 'server id');
+  if (!(await context.servers.remove(serverId))) throw notFound(serverId);
+}
+
+/** Turns a server on or off. `NOT_FOUND` when it does not exist. */
+export async function setServerEnabled(
+  context: ClientContext,
+  input: { serverId: string; enabled: boolean },
+): Promise<ServerDefinition> {
+  parseWith(serverIdSchema, input.serverId, 'server id');
+  return await context.servers.setEnabled(input.serverId, input.enabled);
+}
+
+/**
+ * Asks the warmers to re-read a server's tool list now (`on-demand`) or to reconnect first
+ * (`restart`). Deduplicated per server. `NOT_FOUND` for an unknown server, `CONFLICT` for a
+ * disabled one.
+ */
+export async function requestServerRefresh(
+  context: ClientContext,
+  input: { serverId: string; reason: Extract<RefreshReason, 'on-demand' | 'restart'> },
+): Promise<void> {
+  parseWith(serverIdSchema, input.serverId, 'server id');
+  const definition = await context.servers.get(input.serverId);
+  if (!definition) throw notFound(input.serverId);
+  if (!definition.enabled) {
+    throw new AgentqError({
+      code: 'CONFLICT',
+      field: 'serverId',
+      message: `MCP server ${input.serverId} is disabled; enable it first`,
+    });
+  }
+  await requestRefresh(context.queues.refresh, { serverId: input.serverId, reason: input.reason });
+}
+
+function notFound(serverId: string): AgentqError {
+  return new AgentqError({ code: 'NOT_FOUND', field: 'serverId', message: `MCP server ${serverId} does not exist` });
+}
