@@ -95,7 +95,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('interpolates only variables agentq reads', () => {
-    const known = new Set(configVariables.map((variable) => variable.env));
+    const known = new Set<string>(configVariables.map((variable) => variable.env));
     const interpolated = stringsIn(loadCompose()).flatMap((text) =>
       [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!),
     );
