@@ -1,0 +1,135 @@
+import { AgentqError, digestOf } from '@agentq/shared';
+import { describe, expect, it } from 'vitest';
+import { callOptions, FakeMcpCaller, makeCatalogTool, makeDefinition } from '../test-support/fixtures.js';
+import { validateToolInput } from '../schema/validate-tool-input.js';
+import { createMcpToolEntry } from './create-mcp-tool-entry.js';
+import { summarizeMcpResult } from './summarize-mcp-result.js';
+
+const definition = makeDefinition({ id: 'files', name: 'Team Files' });
+const catalogTool = makeCatalogTool('read_file', { description: 'Read a file. Returns text.\nMore detail.' });
+
+describe('createMcpToolEntry', () => {
+  it('builds an entry with namespace, label, blurb, defer auto and a schema digest', () => {
+    const entry = createMcpToolEntry({
+      definition,
+      tool: catalogTool,
+      wireName: 'mcp__files__readFile',
+      caller: new FakeMcpCaller(),
+    });
+    expect(entry).toMatchObject({
+      name: 'mcp__files__readFile',
+      namespace: 'mcp:files',
+      namespaceLabel: 'mcp:Team Files',
+      description: 'Read a file.',
+      defer: 'auto',
+      mcp: {
+        serverId: 'files',
+        toolName: 'read_file',
+        toolId: 'files:read_file',
+        schemaDigest: digestOf(catalogTool.inputSchema),
+      },
+    });
+    expect(entry.tool.description).toBe('Read a file. Returns text.\nMore detail.');
+    expect(entry.tool.needsApproval).toBeUndefined();
+  });
+
+  it('applies only when its tool id is selected', () => {
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller: new FakeMcpCaller() });
+    expect(entry.applies?.({ mcpToolIds: new Set(['files:read_file']) })).toBe(true);
+    expect(entry.applies?.({ mcpToolIds: new Set(['files:other', 'other:read_file']) })).toBe(false);
+  });
+
+  it('alwaysAsk gives defer never and needsApproval true, from the same setting', () => {
+    for (const alwaysAsk of [['read_file'], ['*']]) {
+      const entry = createMcpToolEntry({
+        definition: makeDefinition({ id: 'files', alwaysAsk }),
+        tool: catalogTool,
+        wireName: 'w',
+        caller: new FakeMcpCaller(),
+      });
+      expect(entry.defer).toBe('never');
+      expect(entry.tool.needsApproval).toBe(true);
+    }
+  });
+
+  it('validates input against the cached JSON schema', async () => {
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller: new FakeMcpCaller() });
+    expect((await validateToolInput(entry.tool.inputSchema, { value: 'x' })).success).toBe(true);
+    expect((await validateToolInput(entry.tool.inputSchema, {})).success).toBe(false);
+  });
+
+  it('execute goes through the caller with the server, tool, input, signal and call id', async () => {
+    const caller = new FakeMcpCaller(() => ({ content: [{ type: 'text', text: 'file body' }] }));
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller });
+    const controller = new AbortController();
+    const output = await entry.tool.execute?.({ value: 'a' }, { ...callOptions, abortSignal: controller.signal });
+    expect(output).toBe('file body');
+    expect(caller.requests).toEqual([
+      {
+        serverId: 'files',
+        definition,
+        toolName: 'read_file',
+        input: { value: 'a' },
+        signal: controller.signal,
+        toolCallId: 'call-1',
+      },
+    ]);
+  });
+
+  it('refuses when the server is no longer enabled, without calling it', async () => {
+    const caller = new FakeMcpCaller();
+    for (const current of [makeDefinition({ id: 'files', enabled: false }), null]) {
+      const entry = createMcpToolEntry({
+        definition,
+        tool: catalogTool,
+        wireName: 'w',
+        caller,
+        currentDefinition: async () => current,
+      });
+      const error: unknown = await Promise.resolve(entry.tool.execute?.({ value: 'a' }, callOptions)).catch(
+        (caught: unknown) => caught,
+      );
+      expect(AgentqError.isInstance(error) && error.code).toBe('MCP_SERVER_NOT_ENABLED');
+      expect((error as Error).message).toBe('MCP server files is not enabled');
+    }
+    expect(caller.requests).toEqual([]);
+  });
+
+  it('an isError result becomes a tool error carrying the result text', async () => {
+    const caller = new FakeMcpCaller(() => ({ isError: true, content: [{ type: 'text', text: 'no such file: a' }] }));
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller });
+    const error: unknown = await Promise.resolve(entry.tool.execute?.({ value: 'a' }, callOptions)).catch(
+      (caught: unknown) => caught,
+    );
+    expect(AgentqError.isInstance(error) && error.code).toBe('MCP_TOOL_ERROR');
+    expect((error as Error).message).toBe('no such file: a');
+  });
+});
+
+describe('summarizeMcpResult', () => {
+  it('summarises images, audio and binary resources as text', () => {
+    const text = summarizeMcpResult({
+      content: [
+        { type: 'text', text: 'Here it is' },
+        { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+        { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'file:///a.bin', mimeType: 'application/octet-stream', blob: 'AAAA' } },
+        { type: 'resource', resource: { uri: 'file:///a.txt', text: 'inline text' } },
+        { type: 'resource_link', uri: 'file:///b', name: 'b' },
+      ],
+    });
+    expect(text.split('\n')).toEqual([
+      'Here it is',
+      '[image: image/png, not shown]',
+      '[audio: audio/wav, not shown]',
+      '[resource: file:///a.bin (application/octet-stream), not shown]',
+      'inline text',
+      '[resource link: b file:///b]',
+    ]);
+    expect(text).not.toContain('iVBORw0KGgo');
+  });
+
+  it('falls back to the structured content when there is no content', () => {
+    expect(summarizeMcpResult({ content: [], structuredContent: { total: 3 } })).toBe('{"total":3}');
+  });
+});

@@ -1,0 +1,196 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import {
+  FakeCatalogReader,
+  FakeMcpCaller,
+  makeCatalogTool,
+  makeDefinition,
+  makeEntry,
+} from '../test-support/fixtures.js';
+import { syncMcpToolsToRegistry } from './sync-mcp-tools-to-registry.js';
+
+const caller = new FakeMcpCaller();
+
+function names(registry: ToolRegistry, namespace?: string) {
+  return registry.getAll(namespace ? { namespace } : {}).map((entry) => entry.name);
+}
+
+function world() {
+  const reader = new FakeCatalogReader();
+  reader.setReady(makeDefinition({ id: 'gh', name: 'GitHub' }), [
+    makeCatalogTool('create_issue'),
+    makeCatalogTool('list_issues'),
+  ]);
+  reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file')]);
+  return { reader, registry: new ToolRegistry() };
+}
+
+async function sync(registry: ToolRegistry, reader: FakeCatalogReader, ids: string[]) {
+  return syncMcpToolsToRegistry(registry, reader, { selectedToolIds: new Set(ids), caller });
+}
+
+describe('syncMcpToolsToRegistry', () => {
+  it('an empty selection reads nothing', async () => {
+    const { reader, registry } = world();
+    const result = await sync(registry, reader, []);
+    expect(reader.readManyCalls).toEqual([]);
+    expect(result.catalogVersion).toEqual({});
+    expect(registry.size).toBe(0);
+  });
+
+  it('reads only servers owning a selected tool, in one batch, and registers all their tools', async () => {
+    const { reader, registry } = world();
+    const result = await sync(registry, reader, ['gh:create_issue']);
+    expect(reader.readManyCalls).toEqual([['gh']]);
+    expect(names(registry)).toEqual(['mcp__gh__createIssue', 'mcp__gh__listIssues']);
+    const entry = registry.getByName('mcp__gh__createIssue');
+    expect(entry).toMatchObject({ namespace: 'mcp:gh', namespaceLabel: 'mcp:GitHub', defer: 'auto' });
+    expect(result.wireNames).toEqual(new Map([['gh:create_issue', 'mcp__gh__createIssue']]));
+    expect(result.catalogVersion).toEqual({ gh: 'v-create_issue,list_issues' });
+    expect(registry.selectActive({ mcpToolIds: new Set(['gh:create_issue']) }).map((e) => e.name)).toEqual([
+      'mcp__gh__createIssue',
+    ]);
+  });
+
+  it('a sync where nothing changed registers nothing again', async () => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    const register = vi.spyOn(registry, 'register');
+    const deregister = vi.spyOn(registry, 'deregister');
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    expect(register).not.toHaveBeenCalled();
+    expect(deregister).not.toHaveBeenCalled();
+  });
+
+  it('a changed version replaces the entry (changed schema)', async () => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['fs:read_file']);
+    const before = registry.getByName('mcp__fs__readFile');
+    reader.setReady(
+      makeDefinition({ id: 'fs' }),
+      [makeCatalogTool('read_file', { inputSchema: { type: 'object', properties: { path: { type: 'string' } } } })],
+      'v2',
+    );
+    await sync(registry, reader, ['fs:read_file']);
+    const after = registry.getByName('mcp__fs__readFile');
+    expect(after).not.toBe(before);
+    expect(after?.mcp?.schemaDigest).not.toBe(before?.mcp?.schemaDigest);
+    expect(registry.size).toBe(1);
+  });
+
+  it('a definition change that keeps the version (alwaysAsk, display name) still re-registers', async () => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['fs:read_file']);
+    reader.setReady(makeDefinition({ id: 'fs', name: 'Files', alwaysAsk: ['read_file'] }), [
+      makeCatalogTool('read_file'),
+    ]);
+    await sync(registry, reader, ['fs:read_file']);
+    expect(registry.getByName('mcp__fs__readFile')).toMatchObject({ defer: 'never', namespaceLabel: 'mcp:Files' });
+    expect(registry.getByName('mcp__fs__readFile')?.tool.needsApproval).toBe(true);
+  });
+
+  it('a successful read that no longer lists a tool evicts it', async () => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['gh:create_issue']);
+    reader.setReady(makeDefinition({ id: 'gh', name: 'GitHub' }), [makeCatalogTool('create_issue')]);
+    await sync(registry, reader, ['gh:create_issue']);
+    expect(names(registry)).toEqual(['mcp__gh__createIssue']);
+  });
+
+  it('a warmed-empty server loses its tools (a successful read listing none)', async () => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['fs:read_file']);
+    reader.setReady(makeDefinition({ id: 'fs' }), []);
+    await sync(registry, reader, ['fs:read_file']);
+    expect(names(registry)).toEqual([]);
+  });
+
+  it.each(['missing', 'corrupt', 'definition-changed'] as const)('a cold read (%s) never evicts', async (reason) => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    reader.setCold('gh', reason, makeDefinition({ id: 'gh' }));
+    const result = await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    expect(names(registry)).toEqual(['mcp__fs__readFile', 'mcp__gh__createIssue', 'mcp__gh__listIssues']);
+    expect(result.catalogVersion).toEqual({ fs: 'v-read_file' });
+  });
+
+  it('a stale server keeps serving its last known good list', async () => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['fs:read_file']);
+    const read = reader.reads.get('fs');
+    if (read) read.status = { state: 'stale', error: 'timeout', lastAttemptAt: 1, toolCount: 1, failures: 3 };
+    await sync(registry, reader, ['fs:read_file']);
+    expect(names(registry)).toEqual(['mcp__fs__readFile']);
+  });
+
+  it.each(['disabled', 'unknown-server'] as const)('a %s server is evicted', async (reason) => {
+    const { reader, registry } = world();
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    reader.setCold('gh', reason, reason === 'disabled' ? makeDefinition({ id: 'gh', enabled: false }) : null);
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    expect(names(registry)).toEqual(['mcp__fs__readFile']);
+  });
+
+  it('one failing server does not stop the others', async () => {
+    const { reader, registry } = world();
+    reader.setCold('gh', 'corrupt', makeDefinition({ id: 'gh' }));
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    expect(names(registry)).toEqual(['mcp__fs__readFile']);
+  });
+
+  it('never touches entries of other namespaces, or of servers outside the sync', async () => {
+    const { reader, registry } = world();
+    registry.register(makeEntry('web_search', { namespace: 'web' }));
+    registry.register(makeEntry('mcp__gh__createIssue_lookalike', { namespace: 'kb' }));
+    await sync(registry, reader, ['gh:create_issue']);
+    reader.setCold('gh', 'unknown-server');
+    await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);
+    expect(names(registry)).toEqual(['mcp__fs__readFile', 'mcp__gh__createIssue_lookalike', 'web_search']);
+  });
+
+  it('overlapping concurrent syncs of different selections both survive', async () => {
+    const { reader, registry } = world();
+    await Promise.all([sync(registry, reader, ['gh:create_issue']), sync(registry, reader, ['fs:read_file'])]);
+    expect(names(registry)).toEqual(['mcp__fs__readFile', 'mcp__gh__createIssue', 'mcp__gh__listIssues']);
+    await Promise.all([
+      sync(registry, reader, ['gh:list_issues']),
+      sync(registry, reader, ['fs:read_file', 'gh:create_issue']),
+    ]);
+    expect(names(registry)).toEqual(['mcp__fs__readFile', 'mcp__gh__createIssue', 'mcp__gh__listIssues']);
+  });
+
+  it('skips tools the server disables', async () => {
+    const reader = new FakeCatalogReader();
+    reader.setReady(makeDefinition({ id: 'gh', disabledTools: ['list_issues'] }), [
+      makeCatalogTool('create_issue'),
+      makeCatalogTool('list_issues'),
+    ]);
+    const registry = new ToolRegistry();
+    await sync(registry, reader, ['gh:create_issue']);
+    expect(names(registry)).toEqual(['mcp__gh__createIssue']);
+  });
+
+  it('keeps names injective when a second server slugs to the same segment, renaming the first', async () => {
+    const reader = new FakeCatalogReader();
+    reader.setReady(makeDefinition({ id: 'my-server' }), [makeCatalogTool('ping')]);
+    reader.setReady(makeDefinition({ id: 'my_server' }), [makeCatalogTool('ping')]);
+    const registry = new ToolRegistry();
+    await sync(registry, reader, ['my-server:ping']);
+    expect(names(registry)).toEqual(['mcp__myServer__ping']);
+    const result = await sync(registry, reader, ['my_server:ping']);
+    const all = registry.getAll();
+    expect(all).toHaveLength(2);
+    expect(new Set(all.map((entry) => entry.mcp?.toolId))).toEqual(new Set(['my-server:ping', 'my_server:ping']));
+    expect(names(registry)).not.toContain('mcp__myServer__ping');
+    expect(result.wireNames.get('my_server:ping')).toBe(all.find((entry) => entry.mcp?.serverId === 'my_server')?.name);
+  });
+
+  it('gives same-server tools with one slug distinct names', async () => {
+    const reader = new FakeCatalogReader();
+    reader.setReady(makeDefinition({ id: 'calc' }), [makeCatalogTool('get-sum'), makeCatalogTool('get_sum')]);
+    const registry = new ToolRegistry();
+    const result = await sync(registry, reader, ['calc:get-sum', 'calc:get_sum']);
+    expect(registry.size).toBe(2);
+    expect(result.wireNames.get('calc:get-sum')).not.toBe(result.wireNames.get('calc:get_sum'));
+  });
+});

@@ -1,0 +1,267 @@
+import type { Tool, ToolSet } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { createRunToolState, type RunToolState } from '../exposition/run-tool-state.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import type { ToolEntry } from '../registry/tool-entry.js';
+import { makeEntry, makeTool } from '../test-support/fixtures.js';
+import { createMetaTools } from './create-meta-tools.js';
+
+interface Fixture {
+  tools: ToolSet;
+  deferred: ToolEntry[];
+  state: RunToolState;
+  executed: Array<{ name: string; input: unknown; toolCallId: string; abortSignal?: AbortSignal }>;
+  meta: ReturnType<typeof createMetaTools>;
+}
+
+const schema = {
+  type: 'object',
+  properties: { path: { type: 'string', description: 'File path' }, lines: { type: 'integer' } },
+  required: ['path'],
+};
+
+function fixture(): Fixture {
+  const executed: Fixture['executed'] = [];
+  const recording = (name: string, extra: Partial<Parameters<typeof makeTool>[0]> = {}): Tool =>
+    makeTool({
+      description: `${name} description`,
+      schema,
+      execute: (input, options) => {
+        executed.push({
+          name,
+          input,
+          toolCallId: options.toolCallId,
+          abortSignal: (options as { abortSignal?: AbortSignal }).abortSignal,
+        });
+        return { ran: name };
+      },
+      ...extra,
+    });
+  const tools: ToolSet = {
+    mcp__fs__readFile: recording('mcp__fs__readFile'),
+    mcp__fs__writeFile: recording('mcp__fs__writeFile'),
+    mcp__gh__createIssue: recording('mcp__gh__createIssue'),
+    gated_inline: recording('gated_inline', { needsApproval: true }),
+    inline_plain: recording('inline_plain'),
+  };
+  const deferred = [
+    makeEntry('mcp__fs__readFile', {
+      namespace: 'mcp:fs',
+      label: 'mcp:Files',
+      description: 'Read a text file',
+      tool: tools.mcp__fs__readFile,
+    }),
+    makeEntry('mcp__fs__writeFile', {
+      namespace: 'mcp:fs',
+      label: 'mcp:Files',
+      description: 'Write a text file',
+      tool: tools.mcp__fs__writeFile,
+    }),
+    makeEntry('mcp__gh__createIssue', {
+      namespace: 'mcp:gh',
+      label: 'mcp:GitHub',
+      description: 'Open an issue',
+      tool: tools.mcp__gh__createIssue,
+    }),
+  ];
+  const state = createRunToolState();
+  state.allowedNames = Object.keys(tools).sort();
+  const meta = createMetaTools({ registry: new ToolRegistry(), tools, deferred, state });
+  return { tools, deferred, state, executed, meta };
+}
+
+async function run(tool: Tool, input: unknown, options: { toolCallId?: string; abortSignal?: AbortSignal } = {}) {
+  return (await tool.execute?.(input as never, {
+    toolCallId: options.toolCallId ?? 'outer-1',
+    messages: [],
+    abortSignal: options.abortSignal,
+  })) as Record<string, unknown>;
+}
+
+describe('tool_search', () => {
+  it('lists deferred tools only, grouped by label, as { name, description }', async () => {
+    const { meta } = fixture();
+    const result = await run(meta.tool_search, {});
+    expect(result.results).toEqual([
+      {
+        namespace: 'mcp:Files',
+        tools: [
+          { name: 'mcp__fs__readFile', description: 'Read a text file' },
+          { name: 'mcp__fs__writeFile', description: 'Write a text file' },
+        ],
+      },
+      { namespace: 'mcp:GitHub', tools: [{ name: 'mcp__gh__createIssue', description: 'Open an issue' }] },
+    ]);
+    expect(JSON.stringify(result)).not.toContain('inline_plain');
+  });
+
+  it('filters by namespace or label and ranks by query', async () => {
+    const { meta } = fixture();
+    const byLabel = await run(meta.tool_search, { namespace: 'mcp:GitHub' });
+    const byNamespace = await run(meta.tool_search, { namespace: 'mcp:gh' });
+    expect(byLabel).toEqual(byNamespace);
+    const ranked = (await run(meta.tool_search, { query: 'write a file' })) as {
+      results: Array<{ tools: Array<{ name: string }> }>;
+    };
+    expect(ranked.results[0]?.tools[0]?.name).toBe('mcp__fs__writeFile');
+  });
+
+  it('verbose adds the JSON schema and records the names as inspected', async () => {
+    const { meta, state } = fixture();
+    const result = (await run(meta.tool_search, { query: 'issue', verbose: true })) as {
+      results: Array<{ tools: Array<{ name: string; schema?: unknown }> }>;
+    };
+    const hit = result.results[0]?.tools[0];
+    expect(hit?.name).toBe('mcp__gh__createIssue');
+    expect(hit?.schema).toMatchObject({ properties: { path: { type: 'string' } } });
+    expect(state.inspectedNames).toContain('mcp__gh__createIssue');
+  });
+
+  it('an empty result tells the model to broaden the query', async () => {
+    const { meta } = fixture();
+    const result = await run(meta.tool_search, { query: 'zzqx' });
+    expect(result.results).toEqual([]);
+    expect(String(result.message)).toMatch(/broaden/i);
+  });
+});
+
+describe('tool_inspect', () => {
+  it('returns a JSDoc stub and records the name as inspected', async () => {
+    const { meta, state } = fixture();
+    const result = await run(meta.tool_inspect, { name: 'mcp__fs__readFile' });
+    expect(String(result.signature)).toContain('@param {string} params.path - File path (required)');
+    expect(String(result.signature)).toContain('function mcp__fs__readFile(params) {}');
+    expect(state.inspectedNames).toEqual(['mcp__fs__readFile']);
+  });
+
+  it('refuses names outside this request', async () => {
+    const { meta, state } = fixture();
+    const result = await run(meta.tool_inspect, { name: 'mcp__other__secret' });
+    expect(result).toMatchObject({ refused: true, code: 'TOOL_NOT_IN_REQUEST' });
+    expect(state.inspectedNames).toEqual([]);
+  });
+});
+
+describe('tool_invoke', () => {
+  it('1. refuses a name not in this request', async () => {
+    const { meta, executed } = fixture();
+    expect(await run(meta.tool_invoke, { name: 'nope', params: {} })).toMatchObject({ code: 'TOOL_NOT_IN_REQUEST' });
+    expect(executed).toEqual([]);
+  });
+
+  it('1. refuses a name not in the request even when the tool set has it', async () => {
+    const { meta, state, executed } = fixture();
+    state.allowedNames = state.allowedNames.filter((name) => name !== 'mcp__fs__readFile');
+    state.inspectedNames.push('mcp__fs__readFile');
+    expect(await run(meta.tool_invoke, { name: 'mcp__fs__readFile', params: { path: 'a' } })).toMatchObject({
+      code: 'TOOL_NOT_IN_REQUEST',
+    });
+    expect(executed).toEqual([]);
+  });
+
+  it('2. refuses a name in the request that the tool set no longer has', async () => {
+    const { meta, state } = fixture();
+    state.allowedNames.push('ghost');
+    expect(await run(meta.tool_invoke, { name: 'ghost', params: {} })).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+  });
+
+  it('3. refuses a tool without execute', async () => {
+    const { meta, tools, state } = fixture();
+    tools.no_exec = { ...makeTool(), execute: undefined } as unknown as Tool;
+    state.allowedNames.push('no_exec');
+    state.inspectedNames.push('no_exec');
+    expect(await run(meta.tool_invoke, { name: 'no_exec', params: {} })).toMatchObject({ code: 'TOOL_NOT_EXECUTABLE' });
+  });
+
+  it('4. refuses an approval-gated tool before anything else runs, even when not inspected', async () => {
+    const { meta, state, executed } = fixture();
+    const result = await run(meta.tool_invoke, { name: 'gated_inline', params: { path: 'x' } });
+    expect(result).toMatchObject({ refused: true, code: 'TOOL_NEEDS_APPROVAL' });
+    expect(String(result.message)).toContain('gated_inline');
+    expect(executed).toEqual([]);
+    expect(state.inspectedNames).not.toContain('gated_inline');
+  });
+
+  it('4. refuses a tool whose needsApproval function throws (fail closed)', async () => {
+    const { meta, tools, state, executed } = fixture();
+    tools.flaky_gate = makeTool({
+      needsApproval: () => {
+        throw new Error('policy lookup failed');
+      },
+      execute: () => executed.push({ name: 'flaky_gate', input: null, toolCallId: '' }),
+    });
+    state.allowedNames.push('flaky_gate');
+    state.inspectedNames.push('flaky_gate');
+    expect(await run(meta.tool_invoke, { name: 'flaky_gate', params: {} })).toMatchObject({
+      code: 'TOOL_NEEDS_APPROVAL',
+    });
+    expect(executed).toEqual([]);
+  });
+
+  it('5. refuses once when not inspected, with the signature, then lets the retry through', async () => {
+    const { meta, state, executed } = fixture();
+    const first = await run(meta.tool_invoke, { name: 'mcp__fs__readFile', params: { path: 'a.txt' } });
+    expect(first).toMatchObject({ refused: true, code: 'TOOL_NOT_INSPECTED' });
+    expect(String(first.signature)).toContain('function mcp__fs__readFile(params) {}');
+    expect(state.inspectedNames).toContain('mcp__fs__readFile');
+    expect(executed).toEqual([]);
+    expect(await run(meta.tool_invoke, { name: 'mcp__fs__readFile', params: { path: 'a.txt' } })).toEqual({
+      ran: 'mcp__fs__readFile',
+    });
+  });
+
+  it('6. refuses invalid params with the error and the signature', async () => {
+    const { meta, state, executed } = fixture();
+    state.inspectedNames.push('mcp__fs__readFile');
+    const result = await run(meta.tool_invoke, { name: 'mcp__fs__readFile', params: { lines: 'three' } });
+    expect(result).toMatchObject({ refused: true, code: 'INVALID_PARAMS' });
+    expect(String(result.message)).toContain('path');
+    expect(String(result.signature)).toContain('params.path');
+    expect(executed).toEqual([]);
+  });
+
+  it('executes with the nested call id <outer>::<name> and passes the abort signal through', async () => {
+    const { meta, state, executed } = fixture();
+    state.inspectedNames.push('mcp__gh__createIssue');
+    const controller = new AbortController();
+    const result = await run(
+      meta.tool_invoke,
+      { name: 'mcp__gh__createIssue', params: { path: 'p', lines: 2 } },
+      { toolCallId: 'call-9', abortSignal: controller.signal },
+    );
+    expect(result).toEqual({ ran: 'mcp__gh__createIssue' });
+    expect(executed).toEqual([
+      {
+        name: 'mcp__gh__createIssue',
+        input: { path: 'p', lines: 2 },
+        toolCallId: 'call-9::mcp__gh__createIssue',
+        abortSignal: controller.signal,
+      },
+    ]);
+  });
+
+  it('resolves from the per-run set, not the registry: a registry-only tool is unreachable', async () => {
+    const registry = new ToolRegistry();
+    const registryOnly = makeEntry('registry_only');
+    registry.register(registryOnly);
+    const state = createRunToolState();
+    state.allowedNames = ['registry_only'];
+    state.inspectedNames = ['registry_only'];
+    const meta = createMetaTools({ registry, tools: {}, deferred: [], state });
+    expect(await run(meta.tool_invoke, { name: 'registry_only', params: {} })).toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
+  });
+
+  it('a tool error propagates as the tool_invoke error', async () => {
+    const { meta, tools, state } = fixture();
+    tools.failing = makeTool({
+      execute: () => {
+        throw new Error('upstream failed');
+      },
+    });
+    state.allowedNames.push('failing');
+    state.inspectedNames.push('failing');
+    await expect(run(meta.tool_invoke, { name: 'failing', params: {} })).rejects.toThrow('upstream failed');
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '@agentq/shared';
+import { makeEntry } from '../test-support/fixtures.js';
+import { registry as processRegistry, ToolRegistry } from './tool-registry.js';
+
+function recordingLogger(): { logger: Logger; warnings: unknown[] } {
+  const warnings: unknown[] = [];
+  const logger: Logger = {
+    trace: () => {},
+    debug: () => {},
+    info: () => {},
+    warn: (context: unknown) => void warnings.push(context),
+    error: () => {},
+    child: () => logger,
+  };
+  return { logger, warnings };
+}
+
+describe('ToolRegistry', () => {
+  it('upserts by name: the last write wins and the count stays the same', () => {
+    const registry = new ToolRegistry();
+    registry.register(makeEntry('a', { description: 'first' }));
+    registry.register(makeEntry('a', { description: 'second' }));
+    expect(registry.size).toBe(1);
+    expect(registry.getByName('a')?.description).toBe('second');
+  });
+
+  it('deregister reports whether the name existed', () => {
+    const registry = new ToolRegistry();
+    registry.register(makeEntry('a'));
+    expect(registry.deregister('a')).toBe(true);
+    expect(registry.deregister('a')).toBe(false);
+    expect(registry.getByName('a')).toBeUndefined();
+  });
+
+  it('getAll sorts by name whatever the registration order', () => {
+    const registry = new ToolRegistry();
+    for (const name of ['c', 'a', 'b']) registry.register(makeEntry(name));
+    expect(registry.getAll().map((entry) => entry.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('getAll filters by raw namespace or by label', () => {
+    const registry = new ToolRegistry();
+    registry.register(makeEntry('x', { namespace: 'mcp:gh', label: 'mcp:GitHub' }));
+    registry.register(makeEntry('y', { namespace: 'web' }));
+    expect(registry.getAll({ namespace: 'mcp:gh' }).map((entry) => entry.name)).toEqual(['x']);
+    expect(registry.getAll({ namespace: 'mcp:GitHub' }).map((entry) => entry.name)).toEqual(['x']);
+    expect(registry.getAll({ namespace: 'web' }).map((entry) => entry.name)).toEqual(['y']);
+    expect(registry.getAll({ namespace: 'nope' })).toEqual([]);
+  });
+
+  it('getAll query is a case-insensitive substring of name, blurb or label', () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      makeEntry('create_issue', { description: 'Opens a ticket', namespace: 'mcp:gl', label: 'mcp:GitLab' }),
+    );
+    registry.register(makeEntry('web_fetch', { description: 'Fetches a URL', namespace: 'web' }));
+    expect(registry.getAll({ query: 'ISSUE' }).map((entry) => entry.name)).toEqual(['create_issue']);
+    expect(registry.getAll({ query: 'ticket' }).map((entry) => entry.name)).toEqual(['create_issue']);
+    expect(registry.getAll({ query: 'gitlab' }).map((entry) => entry.name)).toEqual(['create_issue']);
+    expect(registry.getAll({ query: 'url' }).map((entry) => entry.name)).toEqual(['web_fetch']);
+  });
+
+  it('selectActive keeps entries that apply, sorted by name', () => {
+    const registry = new ToolRegistry();
+    registry.register(makeEntry('z-always'));
+    registry.register(makeEntry('b-selected', { applies: (scope) => scope.mcpToolIds.has('s:b') }));
+    registry.register(makeEntry('a-not', { applies: (scope) => scope.mcpToolIds.has('s:a') }));
+    const active = registry.selectActive({ mcpToolIds: new Set(['s:b']) });
+    expect(active.map((entry) => entry.name)).toEqual(['b-selected', 'z-always']);
+  });
+
+  it('treats an entry whose applies throws as inactive and logs a warning', () => {
+    const { logger, warnings } = recordingLogger();
+    const registry = new ToolRegistry({ logger });
+    registry.register(
+      makeEntry('broken', {
+        applies: () => {
+          throw new Error('boom');
+        },
+      }),
+    );
+    registry.register(makeEntry('fine'));
+    expect(registry.selectActive({ mcpToolIds: new Set() }).map((entry) => entry.name)).toEqual(['fine']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ tool: 'broken' });
+  });
+
+  it('registries built in tests never share state with the process-wide one', () => {
+    const mine = new ToolRegistry();
+    mine.register(makeEntry('only-mine'));
+    expect(processRegistry.getByName('only-mine')).toBeUndefined();
+    expect(processRegistry).toBeInstanceOf(ToolRegistry);
+  });
+});
