@@ -245,7 +245,7 @@ export async function readServersFile(path: string): Promise<ServerDefinition[]>
       issues: [{ field: '', message: 'expected `servers:` with a list or a map of definitions' }],
     });
   }
-  const entries: Array<{ label: string; value: unknown }> = [];
+  const entries: Array<{ label: string; value: unknown; key?: string }> = [];
   const list = Array.isArray(shape.data) ? shape.data : shape.data.servers;
   if (Array.isArray(list)) {
     list.forEach((value, index) => {
@@ -257,7 +257,11 @@ export async function readServersFile(path: string): Promise<ServerDefinition[]>
     });
   } else {
     for (const [id, value] of Object.entries(list)) {
-      entries.push({ label: id, value: typeof value === 'object' && value !== null ? { id, ...value } : value });
+      entries.push({
+        label: id,
+        key: id,
+        value: typeof value === 'object' && value !== null ? { id, ...value } : value,
+      });
     }
   }
   const issues: ValidationIssue[] = [];
@@ -272,6 +276,11 @@ export async function readServersFile(path: string): Promise<ServerDefinition[]>
           message: issue.message,
         });
       }
+      continue;
+    }
+    // In the map form the key is the id: an inner `id` that disagrees would import the wrong server.
+    if (entry.key !== undefined && parsed.data.id !== entry.key) {
+      issues.push({ field: `servers.${entry.label}.id`, message: `does not match its key (${parsed.data.id})` });
       continue;
     }
     if (seen.has(parsed.data.id)) {
