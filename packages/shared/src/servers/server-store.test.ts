@@ -109,6 +109,19 @@ describe('readServersFile', () => {
     expect((error as ValidationError).issues[0]!.field).toBe('servers.#0.id');
   });
 
+  it('rejects an id inside a map entry that disagrees with its key', async () => {
+    const error = await importError(
+      file('mismatch.yaml', 'servers:\n  github:\n    id: gitlab\n    transport: { type: stdio, command: node }\n'),
+    );
+    expect(error.code).toBe('IMPORT_INVALID');
+    expect(error.field).toBe('servers.github.id');
+    const same = file(
+      'same.yaml',
+      'servers:\n  github:\n    id: github\n    transport: { type: stdio, command: node }\n',
+    );
+    expect((await readServersFile(same))[0]!.id).toBe('github');
+  });
+
   it('rejects duplicate ids', async () => {
     const error = await importError(
       file(
