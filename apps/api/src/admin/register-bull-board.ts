@@ -1,0 +1,33 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import { QUEUE_NAMES } from '@agentq/shared';
+import type { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+
+/** Base path of Bull Board. */
+export const BULL_BOARD_PATH = '/admin/queues';
+
+/**
+ * Mounts Bull Board for every agentq queue. `approvals` is read-only: promoting or removing an
+ * approval job by hand would resume a run without a recorded decision or strand it.
+ */
+export async function registerBullBoard(scope: FastifyInstance, queues: Record<string, Queue>): Promise<void> {
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(BULL_BOARD_PATH);
+  createBullBoard({
+    queues: Object.entries(queues).map(
+      ([name, queue]) =>
+        new BullMQAdapter(queue, {
+          readOnlyMode: name === QUEUE_NAMES.approvals,
+          description:
+            name === QUEUE_NAMES.approvals ? 'Read-only: decide approvals in the inbox (/admin/approvals)' : '',
+        }),
+    ),
+    // @bull-board/fastify pins its own copy of @bull-board/api; the two copies differ only in
+    // private members, so the adapter is structurally what createBullBoard expects.
+    serverAdapter: serverAdapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    options: { uiConfig: { boardTitle: 'agentq' } },
+  });
+  await scope.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
+}

@@ -1,0 +1,33 @@
+import { AgentqError, ValidationError } from '@agentq/shared';
+import { describe, expect, it } from 'vitest';
+import { errorResponse } from './error-response.js';
+
+describe('errorResponse', () => {
+  it('maps agentq codes to statuses and keeps the field', () => {
+    const validation = new ValidationError({ what: 'body', issues: [{ field: 'spec.input', message: 'missing' }] });
+    expect(errorResponse(validation)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION', field: 'spec.input' } },
+    });
+    const cases: Array<[string, number]> = [
+      ['NOT_FOUND', 404],
+      ['CONFLICT', 409],
+      ['ALREADY_DECIDED', 409],
+      ['EXPIRED', 410],
+      ['UNAUTHORIZED', 401],
+    ];
+    for (const [code, status] of cases) {
+      expect(errorResponse(new AgentqError({ code, message: 'x' })).status).toBe(status);
+    }
+  });
+
+  it('never leaks the message of an unexpected failure', () => {
+    const { status, body } = errorResponse(new Error('secret internals'));
+    expect(status).toBe(500);
+    expect(body.error).toEqual({ code: 'INTERNAL', message: 'Internal error' });
+  });
+
+  it('reports an unreachable Redis as 503', () => {
+    expect(errorResponse(new Error('Connection is closed.')).status).toBe(503);
+  });
+});

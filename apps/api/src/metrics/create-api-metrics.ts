@@ -1,0 +1,246 @@
+import type { Queue } from 'bullmq';
+import {
+  approvalJobSchema,
+  approvalResultSchema,
+  catalogEntrySchema,
+  catalogStatusSchema,
+  definitionHash,
+  keyNames,
+  refreshJobSchema,
+  runResultSchema,
+  safeParseJson,
+  ServerStore,
+  type Logger,
+  type RedisConnection,
+} from '@agentq/shared';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { FinishedJobFeed } from './finished-job-feed.js';
+
+/** Options of {@link createApiMetrics}. */
+export interface ApiMetricsOptions {
+  redis: RedisConnection;
+  /** Key prefix, hash-tagged under cluster mode. */
+  prefix: string;
+  /** The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`. */
+  queues: Record<string, Queue>;
+  logger: Logger;
+}
+
+/** The Prometheus registry of the API and the scrape that fills it. */
+export interface ApiMetrics {
+  registry: Registry;
+  /** Reads Redis and BullMQ, then renders the exposition text. */
+  render(): Promise<string>;
+}
+
+const seconds = (ms: number) => Math.max(0, ms) / 1000;
+
+/**
+ * Metrics gathered at scrape time from Redis and BullMQ rather than from in-process events, so
+ * they are right whichever process ran the job and even when the API runs alone.
+ */
+export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
+  const registry = new Registry();
+  const keys = keyNames(options.prefix);
+  const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger: options.logger });
+  const queueJobs = new Gauge({
+    name: 'agentq_queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
+  });
+  const runsTotal = new Counter({
+    name: 'agentq_runs_total',
+    help: 'Finished runs by outcome (completed or failed)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const runDuration = new Histogram({
+    name: 'agentq_run_duration_seconds',
+    help: 'Enqueue to finish of completed runs, approval waits included',
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800, 3600, 86400],
+    registers: [registry],
+  });
+  const runSteps = new Histogram({
+    name: 'agentq_run_steps',
+    help: 'Model steps of completed runs',
+    buckets: [1, 2, 3, 5, 8, 13, 21, 50, 100, 200],
+    registers: [registry],
+  });
+  const toolTokens = new Counter({
+    name: 'agentq_tool_tokens_total',
+    help: 'Tokens of tool definitions per run: sent inline versus deferred behind the meta tools',
+    labelNames: ['exposure'],
+    registers: [registry],
+  });
+  const approvalsTotal = new Counter({
+    name: 'agentq_approvals_total',
+    help: 'Finished approvals by outcome (approved, denied, expired)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const approvalWait = new Histogram({
+    name: 'agentq_approval_wait_seconds',
+    help: 'Time from approval request to decision or expiry',
+    buckets: [1, 5, 15, 60, 300, 900, 3600, 14400, 86400],
+    registers: [registry],
+  });
+  const refreshTotal = new Counter({
+    name: 'agentq_catalog_refresh_total',
+    help: 'Finished catalog refreshes per server and outcome',
+    labelNames: ['server', 'outcome'],
+    registers: [registry],
+  });
+  const refreshDuration = new Histogram({
+    name: 'agentq_catalog_refresh_duration_seconds',
+    help: 'Duration of catalog refreshes per server',
+    labelNames: ['server'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const catalogAge = new Gauge({
+    name: 'agentq_catalog_age_seconds',
+    help: 'Age of the cached tool list per server (absent when never warmed)',
+    labelNames: ['server'],
+    registers: [registry],
+  });
+  const catalogTools = new Gauge({
+    name: 'agentq_catalog_tools',
+    help: 'Cached tools per server',
+    labelNames: ['server'],
+    registers: [registry],
+  });
+  const catalogState = new Gauge({
+    name: 'agentq_catalog_state',
+    help: 'Catalog state per server (1 for the current state)',
+    labelNames: ['server', 'state'],
+    registers: [registry],
+  });
+
+  const feeds = {
+    runsCompleted: options.queues['agent-runs'] && new FinishedJobFeed(options.queues['agent-runs'], 'completed'),
+    runsFailed: options.queues['agent-runs'] && new FinishedJobFeed(options.queues['agent-runs'], 'failed'),
+    approvals: options.queues.approvals && new FinishedJobFeed(options.queues.approvals, 'completed'),
+    refreshCompleted:
+      options.queues['catalog-refresh'] && new FinishedJobFeed(options.queues['catalog-refresh'], 'completed'),
+    refreshFailed:
+      options.queues['catalog-refresh'] && new FinishedJobFeed(options.queues['catalog-refresh'], 'failed'),
+  };
+
+  async function collectQueues(): Promise<void> {
+    queueJobs.reset();
+    for (const [name, queue] of Object.entries(options.queues)) {
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'waiting-children',
+        'prioritized',
+        'completed',
+        'failed',
+      );
+      for (const [state, count] of Object.entries(counts)) queueJobs.set({ queue: name, state }, count);
+    }
+  }
+
+  async function collectRuns(): Promise<void> {
+    for (const job of (await feeds.runsCompleted?.next()) ?? []) {
+      runsTotal.inc({ outcome: 'completed' });
+      if (job.finishedOn) runDuration.observe(seconds(job.finishedOn - job.timestamp));
+      const result = runResultSchema.safeParse(job.returnvalue);
+      if (!result.success) continue;
+      runSteps.observe(result.data.steps.length);
+      if (result.data.tools) {
+        toolTokens.inc({ exposure: 'inline' }, result.data.tools.inlineTokens);
+        toolTokens.inc({ exposure: 'deferred' }, result.data.tools.deferredTokens);
+      }
+    }
+    const failed = (await feeds.runsFailed?.next()) ?? [];
+    if (failed.length > 0) runsTotal.inc({ outcome: 'failed' }, failed.length);
+  }
+
+  async function collectApprovals(): Promise<void> {
+    for (const job of (await feeds.approvals?.next()) ?? []) {
+      const result = approvalResultSchema.safeParse(job.returnvalue);
+      if (!result.success) continue;
+      const outcome = result.data.outcome === 'expired' ? 'expired' : result.data.approved ? 'approved' : 'denied';
+      approvalsTotal.inc({ outcome });
+      const data = approvalJobSchema.safeParse(job.data);
+      const requestedAt = data.success ? data.data.requestedAt : job.timestamp;
+      const decidedAt = result.data.decidedAt ?? job.finishedOn ?? Date.now();
+      approvalWait.observe(seconds(decidedAt - requestedAt));
+    }
+  }
+
+  async function collectRefreshes(): Promise<void> {
+    const completed = (await feeds.refreshCompleted?.next()) ?? [];
+    const failed = (await feeds.refreshFailed?.next()) ?? [];
+    for (const [jobs, failedJobs] of [
+      [completed, false],
+      [failed, true],
+    ] as const) {
+      for (const job of jobs) {
+        const data = refreshJobSchema.safeParse(job.data);
+        const server = data.success ? data.data.serverId : 'unknown';
+        const returned = job.returnvalue as { state?: unknown; outcome?: unknown } | null | undefined;
+        const outcome = failedJobs
+          ? 'failed'
+          : typeof returned?.outcome === 'string'
+            ? returned.outcome
+            : typeof returned?.state === 'string'
+              ? returned.state
+              : 'completed';
+        refreshTotal.inc({ server, outcome });
+        if (job.processedOn && job.finishedOn) {
+          refreshDuration.observe({ server }, seconds(job.finishedOn - job.processedOn));
+        }
+      }
+    }
+  }
+
+  async function collectCatalog(): Promise<void> {
+    catalogAge.reset();
+    catalogTools.reset();
+    catalogState.reset();
+    const servers = await store.list();
+    if (servers.length === 0) return;
+    const pipeline = options.redis.pipeline();
+    for (const server of servers) pipeline.get(keys.tools(server.id)).get(keys.status(server.id));
+    const replies = (await pipeline.exec()) ?? [];
+    servers.forEach((server, index) => {
+      const entryText = replies[index * 2]?.[1] as string | null | undefined;
+      const statusText = replies[index * 2 + 1]?.[1] as string | null | undefined;
+      const entry = entryText ? safeParseJson(entryText, catalogEntrySchema, 'catalog entry') : null;
+      const status = statusText ? safeParseJson(statusText, catalogStatusSchema, 'catalog status') : null;
+      if (entry?.success && entry.data.definitionHash === definitionHash(server)) {
+        catalogAge.set({ server: server.id }, seconds(Date.now() - entry.data.refreshedAt));
+        catalogTools.set({ server: server.id }, entry.data.tools.length);
+      }
+      const state = status?.success ? status.data.state : server.enabled ? 'never-warmed' : 'disabled';
+      catalogState.set({ server: server.id, state }, 1);
+    });
+  }
+
+  let scraping: Promise<void> | undefined;
+  return {
+    registry,
+    async render() {
+      // Concurrent scrapes share one collection, so a finished job is never counted twice.
+      scraping ??= (async () => {
+        try {
+          for (const collect of [collectQueues, collectRuns, collectApprovals, collectRefreshes, collectCatalog]) {
+            try {
+              await collect();
+            } catch (error) {
+              options.logger.warn({ error: (error as Error).message, part: collect.name }, 'metrics collection failed');
+            }
+          }
+        } finally {
+          scraping = undefined;
+        }
+      })();
+      await scraping;
+      return await registry.metrics();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { AgentqClient } from '@agentq/client';
+import { describe, expect, it } from 'vitest';
+import { apiRoutes } from '../build-api.js';
+import { buildOpenApiDocument } from './build-openapi-document.js';
+
+describe('buildOpenApiDocument', () => {
+  const document = buildOpenApiDocument(apiRoutes({} as AgentqClient), { version: '1.2.3' }) as {
+    openapi: string;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { parameters: Array<{ name: string; in: string }>; requestBody?: unknown; responses: Record<string, unknown> }
+      >
+    >;
+  };
+
+  it('is an OpenAPI 3.1 document with every route', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/v1/approvals/{approvalId}/decision');
+    expect(Object.keys(document.paths['/v1/runs'] ?? {})).toEqual(['post']);
+  });
+
+  it('documents path parameters, JSON bodies from the zod schemas, and error responses', () => {
+    const decide = document.paths['/v1/approvals/{approvalId}/decision']?.post;
+    expect(decide?.parameters).toEqual([expect.objectContaining({ name: 'approvalId', in: 'path', required: true })]);
+    const body = decide?.requestBody as {
+      content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } };
+    };
+    expect(Object.keys(body.content['application/json'].schema.properties)).toEqual([
+      'approved',
+      'reason',
+      'decidedBy',
+    ]);
+    expect(body.content['application/json'].schema.required).toEqual(['approved']);
+    expect(Object.keys(decide?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '401', '404', '409', '410']),
+    );
+    const enqueue = document.paths['/v1/runs']?.post?.requestBody as {
+      content: { 'application/json': { schema: { properties: { spec: { properties: Record<string, unknown> } } } } };
+    };
+    expect(Object.keys(enqueue.content['application/json'].schema.properties.spec.properties)).toEqual(
+      expect.arrayContaining(['assistant', 'input', 'approval']),
+    );
+  });
+});

@@ -1,0 +1,39 @@
+import type { AgentqClient } from '@agentq/client';
+import { catalogStatusSchema, catalogToolSchema, serverIdSchema } from '@agentq/shared';
+import { z } from 'zod';
+import { defineRoute, type ApiRoute } from '../http/api-route.js';
+import { commonErrors, notFoundError } from './common-schemas.js';
+
+const catalogViewSchema = z
+  .looseObject({
+    serverId: z.string(),
+    state: z.enum(['connected', 'stale', 'error', 'disabled', 'never-warmed']),
+    tools: z.array(catalogToolSchema),
+    version: z.string().optional(),
+    refreshedAt: z.number().optional(),
+    ageMs: z.number().optional(),
+    status: catalogStatusSchema.nullable(),
+  })
+  .meta({ id: 'CatalogView' });
+
+/** `/v1/catalog`: the cached tool list of a server, as runs see it. Cache-only. */
+export function catalogRoutes(client: AgentqClient): ApiRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/catalog/{serverId}',
+      operationId: 'getCatalog',
+      summary: 'Cached tools, status and age of a server',
+      tag: 'catalog',
+      params: z.strictObject({ serverId: serverIdSchema }),
+      responses: {
+        200: { description: 'The catalog', schema: catalogViewSchema },
+        404: notFoundError,
+        ...commonErrors,
+      },
+      async handler({ params }) {
+        return { body: await client.getCatalog(params.serverId) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,109 @@
+import { runIdSchema, type AgentqClient } from '@agentq/client';
+import { runResultSchema, runSpecSchema } from '@agentq/shared';
+import { z } from 'zod';
+import { defineRoute, type ApiRoute } from '../http/api-route.js';
+import { commonErrors, conflictError, notFoundError, validationError } from './common-schemas.js';
+
+const runParams = z.strictObject({ runId: runIdSchema });
+
+const enqueueBody = z.strictObject({
+  runId: runIdSchema.optional().meta({
+    description: 'Idempotency key and job id. Sending the same spec again under it adds nothing.',
+  }),
+  spec: runSpecSchema,
+});
+
+const runInfoSchema = z
+  .looseObject({
+    runId: z.string(),
+    state: z.enum(['waiting', 'active', 'delayed', 'waiting-approval', 'completed', 'failed', 'unknown']),
+    progress: z.record(z.string(), z.unknown()),
+    result: runResultSchema.optional(),
+    error: z.strictObject({ message: z.string() }).optional(),
+    attemptsMade: z.number(),
+    createdAt: z.number(),
+    startedAt: z.number().optional(),
+    finishedAt: z.number().optional(),
+    pendingApprovals: z.array(z.looseObject({ approvalId: z.string(), toolCallId: z.string(), toolName: z.string() })),
+  })
+  .meta({ id: 'RunInfo' });
+
+const getRunQuery = z.strictObject({
+  waitMs: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .optional()
+    .meta({ description: 'Long-poll: wait up to this long for the run to finish before answering.' }),
+});
+
+const finished = new Set(['completed', 'failed']);
+
+/** `/v1/runs`: enqueue, inspect, long-poll and cancel runs. */
+export function runsRoutes(client: AgentqClient): ApiRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/runs',
+      operationId: 'enqueueRun',
+      summary: 'Enqueue a run',
+      tag: 'runs',
+      body: enqueueBody,
+      responses: {
+        201: { description: 'Run enqueued', schema: z.strictObject({ runId: z.string(), created: z.boolean() }) },
+        200: {
+          description: 'A run with this id and spec already existed',
+          schema: z.strictObject({ runId: z.string(), created: z.boolean() }),
+        },
+        400: validationError,
+        409: conflictError,
+        ...commonErrors,
+      },
+      async handler({ body }) {
+        const enqueued = await client.enqueueRun(body.spec, { runId: body.runId });
+        return { status: enqueued.created ? 201 : 200, body: enqueued };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/runs/{runId}',
+      operationId: 'getRun',
+      summary: 'State, progress, result or error, and pending approvals of a run',
+      tag: 'runs',
+      params: runParams,
+      query: getRunQuery,
+      responses: { 200: { description: 'The run', schema: runInfoSchema }, 404: notFoundError, ...commonErrors },
+      async handler({ params, query, request }) {
+        let run = await client.getRun(params.runId);
+        if (query.waitMs && !finished.has(run.state)) {
+          const deadline = Date.now() + query.waitMs;
+          const controller = new AbortController();
+          request.raw.once('close', () => controller.abort());
+          while (!finished.has(run.state) && Date.now() < deadline && !controller.signal.aborted) {
+            await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
+            run = await client.getRun(params.runId);
+          }
+        }
+        return { body: run };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/runs/{runId}',
+      operationId: 'cancelRun',
+      summary: 'Cancel a run that is queued, delayed or waiting for approval',
+      tag: 'runs',
+      params: runParams,
+      responses: {
+        200: { description: 'Removed', schema: z.strictObject({ runId: z.string(), previousState: z.string() }) },
+        404: notFoundError,
+        409: conflictError,
+        ...commonErrors,
+      },
+      async handler({ params }) {
+        return { body: await client.cancelRun(params.runId) };
+      },
+    }),
+  ];
+}
