@@ -22,11 +22,14 @@ function scrub(value: unknown, secrets: ReadonlySet<string>, depth: number): unk
   if (typeof value === 'string') return scrubText(value, secrets);
   if (depth > 8 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
+    // Own fields such as `code`, `field` and `retryAfterMs` say what went wrong; keep them, scrubbed.
+    const fields = scrub({ ...value }, secrets, depth + 1) as Record<string, unknown>;
     return {
+      ...fields,
       type: value.name,
       message: scrubText(value.message, secrets),
       stack: scrubText(value.stack ?? '', secrets),
-      code: (value as { code?: unknown }).code,
+      cause: value.cause === undefined ? undefined : scrub(value.cause, secrets, depth + 1),
     };
   }
   if (Array.isArray(value)) return value.map((item) => scrub(item, secrets, depth + 1));
@@ -66,6 +69,9 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger & { secr
     {
       level: options.level ?? 'info',
       name: options.name,
+      // `formatters.log` runs before serializers and already turns errors into scrubbed plain
+      // objects; pino's own `err` serializer would relabel those as type "Object".
+      serializers: { err: (value: unknown) => value },
       formatters: {
         log: (object) => scrub(object, secrets, 0) as Record<string, unknown>,
       },
