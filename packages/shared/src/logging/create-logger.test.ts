@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { NonRetryableError } from '../errors/non-retryable-error.js';
 import { createLogger, silentLogger } from './create-logger.js';
 
 /** A pino destination that keeps every line in memory, parsed. */
@@ -91,6 +92,30 @@ describe('createLogger redaction', () => {
     expect(JSON.stringify(lines[2])).toContain('failed with [redacted]');
     expect(raw.join('')).not.toContain('resolved-env-value');
     expect(raw.join('')).not.toContain('added-later-value');
+  });
+
+  it('logs errors with their class, code, field and cause, scrubbed', () => {
+    const { stream, lines, raw } = memoryDestination();
+    const logger = createLogger({ destination: stream, secretValues: ['error-secret-value'] });
+    const error = new NonRetryableError({
+      code: 'SECRET_MISSING',
+      field: 'transport.url',
+      message: 'cannot use error-secret-value',
+      cause: new Error('inner error-secret-value'),
+    });
+    logger.error({ err: error }, 'failed');
+    logger.error({ error }, 'failed again');
+    for (const line of lines) {
+      const logged = (line.err ?? line.error) as Record<string, unknown>;
+      expect(logged).toMatchObject({
+        type: 'NonRetryableError',
+        code: 'SECRET_MISSING',
+        field: 'transport.url',
+        message: 'cannot use [redacted]',
+        cause: { type: 'Error', message: 'inner [redacted]' },
+      });
+    }
+    expect(raw.join('')).not.toContain('error-secret-value');
   });
 
   it('masks secrets in child logger bindings too', () => {
