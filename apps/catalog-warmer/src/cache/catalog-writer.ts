@@ -1,0 +1,265 @@
+import {
+  catalogEntrySchema,
+  catalogStatusSchema,
+  catalogUpdatedEventSchema,
+  definitionHash,
+  digestOf,
+  keyNames,
+  safeParseJson,
+  serverDefinitionSchema,
+  type CatalogEntry,
+  type CatalogStatus,
+  type CatalogTool,
+  type KeyNames,
+  type Logger,
+  type RedisConnection,
+} from '@agentq/shared';
+import { nextAttemptAfterFailure, nextAttemptAfterSuccess } from '../refresh/backoff.js';
+
+// One atomic step for entry + status + event, guarded twice:
+// - the stored definition must still be the exact text the refresh started from, so a refresh
+//   that raced a definition change, a disable or a removal never writes a list for a definition
+//   that is gone (returns 0);
+// - the entry must still be what the caller read, so two writers never interleave (returns -1).
+const commitScript = `
+local definition = redis.call('HGET', KEYS[1], ARGV[1])
+if (definition or '') ~= ARGV[2] then return 0 end
+local entry = redis.call('GET', KEYS[2])
+if (entry or '') ~= ARGV[3] then return -1 end
+if ARGV[4] == 'set' then
+  redis.call('SET', KEYS[2], ARGV[5])
+elseif ARGV[4] == 'delete' then
+  redis.call('DEL', KEYS[2])
+end
+redis.call('SET', KEYS[3], ARGV[6])
+if ARGV[7] ~= '' then redis.call('PUBLISH', KEYS[4], ARGV[7]) end
+return 1
+`;
+
+// Clears what a removed server left behind, unless it was added again meanwhile.
+const clearScript = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+local existed = redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[3])
+if existed == 1 then redis.call('PUBLISH', KEYS[4], ARGV[2]) end
+return 1
+`;
+
+/** How a write ended. `superseded`: the definition changed, was disabled or removed meanwhile. */
+export type WriteResult =
+  | { written: true; state: CatalogStatus['state']; version: string | undefined; published: boolean }
+  | { written: false; reason: 'superseded' };
+
+/** What a refresh started from: the stored definition text, as read at the start. */
+export interface RefreshBase {
+  serverId: string;
+  definitionText: string;
+}
+
+interface Snapshot {
+  entryText: string;
+  entry: CatalogEntry | undefined;
+  status: CatalogStatus | undefined;
+}
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * The only writer of `P:mcp.tools.<id>` and `P:mcp.status.<id>`. Every write is one Lua script:
+ * entry, status and the `catalog.updated` event change together or not at all, so a reader never
+ * sees half an update.
+ */
+export class CatalogWriter {
+  private readonly redis: RedisConnection;
+  private readonly keys: KeyNames;
+  private readonly logger: Logger;
+
+  constructor(options: { redis: RedisConnection; prefix: string; logger: Logger }) {
+    this.redis = options.redis;
+    this.keys = keyNames(options.prefix);
+    this.logger = options.logger;
+  }
+
+  /**
+   * Records a successful read. The entry is replaced (its `refreshedAt` is when the read began,
+   * so a request made after that point is known not to be covered by it). `catalog.updated` is
+   * published only when readers' view changes: no entry before, another version, or another
+   * definition hash.
+   */
+  async recordSuccess(input: RefreshBase & { tools: CatalogTool[]; startedAt: number }): Promise<WriteResult> {
+    const version = digestOf(input.tools);
+    return await this.commit(input, (snapshot, hash, now) => {
+      const entry = catalogEntrySchema.parse({
+        tools: input.tools,
+        definitionHash: hash,
+        refreshedAt: input.startedAt,
+        state: 'connected',
+        version,
+      });
+      const status = catalogStatusSchema.parse({
+        state: 'connected',
+        lastAttemptAt: now,
+        lastSuccessAt: now,
+        toolCount: input.tools.length,
+        failures: 0,
+        nextAttemptAt: nextAttemptAfterSuccess({ toolCount: input.tools.length, now }),
+        definitionHash: hash,
+      });
+      const changed = !snapshot.entry || snapshot.entry.version !== version || snapshot.entry.definitionHash !== hash;
+      return {
+        mode: 'set',
+        entryText: JSON.stringify(entry),
+        status,
+        publish: changed ? { serverId: input.serverId, version } : undefined,
+        version,
+      };
+    });
+  }
+
+  /**
+   * Records a failed read. Last known good: an entry read from the same definition keeps its
+   * tools and is marked `stale`; otherwise the entry is left as it is (an entry of an older
+   * definition stays invisible to readers through its hash) and the status says `error`. The
+   * failure count and `nextAttemptAt` grow the backoff.
+   */
+  async recordFailure(input: RefreshBase & { error: string }): Promise<WriteResult> {
+    return await this.commit(input, (snapshot, hash, now) => {
+      const previous = snapshot.status?.definitionHash === hash ? snapshot.status : undefined;
+      const failures = (previous?.failures ?? 0) + 1;
+      const nextAttemptAt = nextAttemptAfterFailure({ failures, now });
+      const good = snapshot.entry?.definitionHash === hash ? snapshot.entry : undefined;
+      const status = catalogStatusSchema.parse({
+        state: good ? 'stale' : 'error',
+        error: input.error,
+        lastAttemptAt: now,
+        lastSuccessAt: previous?.lastSuccessAt ?? good?.refreshedAt,
+        toolCount: good?.tools.length ?? 0,
+        failures,
+        nextAttemptAt,
+        definitionHash: hash,
+      });
+      if (!good || good.state === 'stale') {
+        return { mode: 'keep', entryText: '', status, publish: undefined, version: good?.version };
+      }
+      const entry = catalogEntrySchema.parse({ ...good, state: 'stale' });
+      return { mode: 'set', entryText: JSON.stringify(entry), status, publish: undefined, version: good.version };
+    });
+  }
+
+  /** Clears the entry of a disabled server and marks it `disabled`. */
+  async recordDisabled(input: RefreshBase): Promise<WriteResult> {
+    return await this.commit(input, (snapshot, hash, now) => {
+      const status = catalogStatusSchema.parse({
+        state: 'disabled',
+        lastAttemptAt: now,
+        lastSuccessAt: snapshot.status?.lastSuccessAt,
+        toolCount: 0,
+        failures: 0,
+        definitionHash: hash,
+      });
+      return {
+        mode: 'delete',
+        entryText: '',
+        status,
+        publish: snapshot.entryText === '' ? undefined : { serverId: input.serverId, version: '' },
+        version: undefined,
+      };
+    });
+  }
+
+  /** Deletes entry and status of a server that no longer exists. Returns whether it cleared. */
+  async clearRemoved(serverId: string): Promise<boolean> {
+    const event = catalogUpdatedEventSchema.parse({ serverId, version: '' });
+    const result = await this.redis.eval(
+      clearScript,
+      4,
+      this.keys.servers,
+      this.keys.tools(serverId),
+      this.keys.status(serverId),
+      this.keys.catalogUpdated,
+      serverId,
+      JSON.stringify(event),
+    );
+    return Number(result) === 1;
+  }
+
+  private async snapshot(serverId: string): Promise<Snapshot> {
+    const [entryText, statusText] = await this.redis.mget(this.keys.tools(serverId), this.keys.status(serverId));
+    let entry: CatalogEntry | undefined;
+    if (entryText !== null && entryText !== undefined) {
+      const parsed = safeParseJson(entryText, catalogEntrySchema, `catalog entry ${serverId}`);
+      if (parsed.success) entry = parsed.data;
+      else this.logger.warn({ serverId, error: parsed.error.message }, 'replacing unreadable catalog entry');
+    }
+    let status: CatalogStatus | undefined;
+    if (statusText !== null && statusText !== undefined) {
+      const parsed = safeParseJson(statusText, catalogStatusSchema, `catalog status ${serverId}`);
+      if (parsed.success) status = parsed.data;
+    }
+    return { entryText: entryText ?? '', entry, status };
+  }
+
+  private async commit(
+    base: RefreshBase,
+    build: (
+      snapshot: Snapshot,
+      hash: string,
+      now: number,
+    ) => {
+      mode: 'set' | 'keep' | 'delete';
+      entryText: string;
+      status: CatalogStatus;
+      publish: { serverId: string; version: string } | undefined;
+      version: string | undefined;
+    },
+  ): Promise<WriteResult> {
+    let definitionText = base.definitionText;
+    const parsedBase = safeParseJson(definitionText, serverDefinitionSchema, `server definition ${base.serverId}`);
+    if (!parsedBase.success) return { written: false, reason: 'superseded' };
+    const hash = definitionHash(parsedBase.data);
+    const enabled = parsedBase.data.enabled;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const snapshot = await this.snapshot(base.serverId);
+      const plan = build(snapshot, hash, Date.now());
+      const result = Number(
+        await this.redis.eval(
+          commitScript,
+          4,
+          this.keys.servers,
+          this.keys.tools(base.serverId),
+          this.keys.status(base.serverId),
+          this.keys.catalogUpdated,
+          base.serverId,
+          definitionText,
+          snapshot.entryText,
+          plan.mode,
+          plan.entryText,
+          JSON.stringify(plan.status),
+          plan.publish ? JSON.stringify(catalogUpdatedEventSchema.parse(plan.publish)) : '',
+        ),
+      );
+      if (result === 1) {
+        return {
+          written: true,
+          state: plan.status.state,
+          version: plan.version,
+          published: plan.publish !== undefined,
+        };
+      }
+      if (result === 0) {
+        // The stored text changed. Edits that keep the hash and the enabled flag (display name,
+        // timeouts, approval lists) leave the list valid: write against the new text.
+        const current = await this.redis.hget(this.keys.servers, base.serverId);
+        const parsed =
+          current === null
+            ? undefined
+            : safeParseJson(current, serverDefinitionSchema, `server definition ${base.serverId}`);
+        if (!parsed?.success || definitionHash(parsed.data) !== hash || parsed.data.enabled !== enabled) {
+          return { written: false, reason: 'superseded' };
+        }
+        definitionText = current ?? '';
+      }
+    }
+    throw new Error(`catalog write for ${base.serverId} kept conflicting`);
+  }
+}

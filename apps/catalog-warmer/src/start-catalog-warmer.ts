@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  QUEUE_NAMES,
+  ServerStore,
+  createRedisConnection,
+  keyNames,
+  keyPrefix,
+  parseServerChangeEvent,
+  requestRefresh,
+  waitForRedis,
+  type Config,
+  type Logger,
+  type RedisConnection,
+  type RefreshReason,
+  type SecretRegistry,
+} from '@agentq/shared';
+import { Queue, Worker } from 'bullmq';
+import { CatalogWriter } from './cache/catalog-writer.js';
+import { pruneDeadWarmers, writeWarmerRecord, type WarmerRecord } from './health/warmer-health.js';
+import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
+import { RefreshLock } from './refresh/refresh-lock.js';
+import { RefreshSchedules } from './schedule/refresh-schedules.js';
+import { reactToServerChange } from './servers/react-to-server-change.js';
+import { resolveWarmerTimings } from './warmer-timings.js';
+import { WatchCoordinator } from './watch/watch-coordinator.js';
+
+/** Options of {@link startCatalogWarmer}. */
+export interface StartCatalogWarmerOptions {
+  config: Config;
+  /** Root logger; when it has a `secrets` registry (from `createLogger`), resolved secrets are added. */
+  logger: Logger;
+  /** Id of this warmer in leases and health records. @default `<hostname>-<pid>-<random>` */
+  warmerId?: string;
+  /** Environment for `${ENV}` secrets in server definitions. @default process.env */
+  env?: Record<string, string | undefined>;
+}
+
+/** A running warmer. */
+export interface CatalogWarmer {
+  readonly id: string;
+  /**
+   * Stops taking jobs, lets running refreshes finish, releases watcher leases, closes MCP clients
+   * (ending stdio children) and Redis connections. Idempotent; every step runs even if one fails.
+   */
+  close(): Promise<void>;
+}
+
+const PREWARM_PARALLELISM = 16;
+
+/**
+ * Starts one catalog warmer: the `catalog-refresh` worker (`config.warmerConcurrency` refreshes
+ * at once), the `list_changed` watchers it owns, its reaction to server changes, and its
+ * heartbeat. On start it prewarms every enabled server and clears what disabled servers left.
+ * Any number of warmers can run against one Redis; they share the work through the queue and the
+ * watcher leases.
+ */
+export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Promise<CatalogWarmer> {
+  const { config } = options;
+  const id = options.warmerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const env = options.env ?? process.env;
+  const timings = resolveWarmerTimings({ watchLeaseMs: config.watchLeaseMs });
+  const prefix = keyPrefix(config);
+  const keys = keyNames(prefix);
+  const logger = options.logger.child({ component: 'catalog-warmer', warmerId: id });
+  const secrets = (options.logger as Partial<{ secrets: SecretRegistry }>).secrets;
+  const registerSecrets = (values: readonly string[]) => secrets?.add(values);
+  const startedAt = Date.now();
+
+  const connect = (role: 'worker' | 'producer', purpose: string) => {
+    const connection = createRedisConnection({
+      url: config.redisUrl,
+      role,
+      cluster: config.cluster,
+      name: `agentq-warmer-${purpose}-${id}`,
+    });
+    connection.on('error', (error: unknown) => logger.warn({ error, connection: purpose }, 'redis connection error'));
+    return connection;
+  };
+  const redis = connect('producer', 'main');
+  const connections: RedisConnection[] = [redis];
+  try {
+    await waitForRedis(redis);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  const workerConnection = connect('worker', 'worker');
+  const subscriber = connect('worker', 'events');
+  connections.push(workerConnection, subscriber);
+
+  const queue = new Queue(QUEUE_NAMES.catalogRefresh, { connection: redis, prefix });
+  queue.on('error', (error) => logger.warn({ error }, 'refresh queue error'));
+  const enqueue = async (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => {
+    await requestRefresh(queue, request);
+  };
+  const store = new ServerStore({ redis, prefix, logger });
+  const writer = new CatalogWriter({ redis, prefix, logger });
+  const schedules = new RefreshSchedules({ queue });
+  const watchers = new WatchCoordinator({
+    redis,
+    prefix,
+    warmerId: id,
+    store: new ServerStore({ redis, prefix }),
+    schedules,
+    leaseTtlMs: timings.leaseTtlMs,
+    livenessMs: timings.livenessMs,
+    logger,
+    env,
+    registerSecrets,
+    allowPrivateNetwork: config.allowPrivateFetch,
+    requestRefresh: enqueue,
+  });
+  const processor = createRefreshProcessor({
+    redis,
+    prefix,
+    writer,
+    lock: new RefreshLock({ redis, prefix, ttlMs: timings.refreshLockTtlMs, logger }),
+    logger,
+    warmerId: id,
+    env,
+    registerSecrets,
+    allowPrivateNetwork: config.allowPrivateFetch,
+    watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
+  });
+
+  let state: WarmerRecord['state'] = 'running';
+  const beat = async () => {
+    const snapshot = watchers.snapshot();
+    await writeWarmerRecord({
+      redis,
+      prefix,
+      ttlMs: timings.recordTtlMs,
+      record: {
+        id,
+        pid: process.pid,
+        hostname: hostname(),
+        startedAt,
+        heartbeatAt: Date.now(),
+        state,
+        ownedServers: snapshot.owned,
+        watchingServers: snapshot.watching,
+        pollingServers: snapshot.polling,
+        activeRefreshes: processor.active(),
+        concurrency: config.warmerConcurrency,
+      },
+    });
+  };
+  let ticks = 0;
+  const tick = async () => {
+    try {
+      await beat();
+      await watchers.tick();
+      ticks += 1;
+      if (ticks % 20 === 0) await pruneDeadWarmers({ redis, prefix, olderThanMs: timings.forgetAfterMs });
+    } catch (error) {
+      logger.warn({ error }, 'warmer tick failed');
+    }
+  };
+
+  // Server changes are handled one at a time, in the order they were published.
+  let changes: Promise<void> = Promise.resolve();
+  subscriber.on('message', (channel: string, message: string) => {
+    if (channel !== keys.serversChanged || state !== 'running') return;
+    const event = parseServerChangeEvent(message, logger);
+    if (!event) return;
+    changes = changes.then(() =>
+      reactToServerChange(event, {
+        store,
+        writer,
+        requestRefresh: enqueue,
+        removeSchedule: (serverId) => schedules.remove(serverId),
+        watchers,
+        logger,
+      }),
+    );
+  });
+  await subscriber.subscribe(keys.serversChanged);
+
+  await beat();
+  const worker = new Worker(QUEUE_NAMES.catalogRefresh, (job, token, signal) => processor.process(job, token, signal), {
+    connection: workerConnection,
+    prefix,
+    concurrency: config.warmerConcurrency,
+  });
+  worker.on('error', (error) => logger.warn({ error }, 'refresh worker error'));
+
+  await prewarm({ store, redis, keysTools: keys.tools, enqueue, logger });
+  await tick();
+  const ticker = setInterval(() => void tick(), timings.tickMs);
+  logger.info(
+    { concurrency: config.warmerConcurrency, leaseMs: config.watchLeaseMs, prefix },
+    'catalog warmer started',
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    const step = async (name: string, run: () => Promise<unknown>) => {
+      try {
+        await run();
+      } catch (error) {
+        logger.warn({ error, step: name }, 'shutdown step failed');
+      }
+    };
+    state = 'stopping';
+    clearInterval(ticker);
+    await step('unsubscribe', () => subscriber.unsubscribe());
+    await step('heartbeat', beat);
+    // Waits for running refreshes: each is bounded by its server's connect and list timeouts.
+    await step('worker', () => worker.close());
+    await step('server changes', () => changes);
+    await step('watchers', () => watchers.close());
+    await step('mcp connections', () => processor.drain());
+    state = 'stopped';
+    await step('health record', beat);
+    await step('queue', () => queue.close());
+    for (const connection of connections) await step('redis', () => connection.quit());
+    logger.info('catalog warmer stopped');
+  };
+  return {
+    id,
+    close() {
+      closing ??= close();
+      return closing;
+    },
+  };
+}
+
+async function prewarm(input: {
+  store: ServerStore;
+  redis: RedisConnection;
+  keysTools: (serverId: string) => string;
+  enqueue: (request: { serverId: string; reason: RefreshReason }) => Promise<void>;
+  logger: Logger;
+}): Promise<void> {
+  const { servers, corrupt } = await input.store.listWithErrors();
+  for (const entry of corrupt) {
+    input.logger.error(
+      { serverId: entry.serverId, code: entry.error.code, error: entry.error.message },
+      'malformed server definition skipped',
+    );
+  }
+  const requests: Array<{ serverId: string; reason: RefreshReason }> = [];
+  for (const definition of servers) {
+    if (definition.enabled) {
+      requests.push({ serverId: definition.id, reason: 'prewarm' });
+    } else if ((await input.redis.exists(input.keysTools(definition.id))) === 1) {
+      // Disabled while no warmer was running: clear what it left.
+      requests.push({ serverId: definition.id, reason: 'disable' });
+    }
+  }
+  for (let index = 0; index < requests.length; index += PREWARM_PARALLELISM) {
+    await Promise.all(requests.slice(index, index + PREWARM_PARALLELISM).map((request) => input.enqueue(request)));
+  }
+  input.logger.info({ servers: requests.length, corrupt: corrupt.length }, 'prewarm requested');
+}

@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import {
+  definitionHash,
+  resolveSecrets,
+  type Logger,
+  type RedisConnection,
+  type RefreshReason,
+  type ServerChangeEvent,
+  type ServerDefinition,
+  type ServerStore,
+} from '@agentq/shared';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { countLiveWarmers } from '../health/warmer-health.js';
+import { connectMcpServer, messageOf, type McpConnection } from '../mcp/connect-mcp-server.js';
+import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
+import { WatchLeases } from './watch-leases.js';
+
+/** Options of {@link WatchCoordinator}. */
+export interface WatchCoordinatorOptions {
+  redis: RedisConnection;
+  prefix: string;
+  warmerId: string;
+  /** Definitions; read on every tick (give it a silent logger: corrupt ones are reported elsewhere). */
+  store: ServerStore;
+  schedules: RefreshSchedules;
+  /** TTL of a watcher lease. */
+  leaseTtlMs: number;
+  /** A warmer whose heartbeat is older than this does not count as live. */
+  livenessMs: number;
+  logger: Logger;
+  env: Record<string, string | undefined>;
+  registerSecrets: (values: readonly string[]) => void;
+  allowPrivateNetwork: boolean;
+  /** Enqueues a refresh (through `requestRefresh`). */
+  requestRefresh: (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => Promise<void>;
+}
+
+type Mode = 'starting' | 'watching' | 'polling' | 'idle' | 'broken';
+
+interface OwnedServer {
+  serverId: string;
+  definitionHash: string;
+  mode: Mode;
+  connection: McpConnection | undefined;
+  /** Bumped on every (re)start and stop, so a slow start that lost the race cleans up after itself. */
+  generation: number;
+  failures: number;
+  retryAt: number;
+}
+
+const MAX_RECONNECT_WAIT_MS = 60_000;
+
+/**
+ * Owns the long-lived side of the catalog: one `tools/list_changed` watcher per enabled server
+ * across all warmers, or its polling schedule when the server cannot notify.
+ *
+ * Ownership is a Redis lease per server ({@link WatchLeases}), renewed on every tick while this
+ * warmer lives. Each warmer holds at most its fair share, `ceil(enabled servers / live warmers)`,
+ * and prefers servers by rendezvous hashing of `(warmer id, server id)`, so claims rarely collide
+ * and the split stays stable as warmers come and go. When a warmer dies its leases lapse after
+ * `leaseTtlMs` and its heartbeat leaves the live count at the same time, so the others' shares grow
+ * and they claim the orphans on their next tick.
+ *
+ * The owner connects, reads the capabilities and then either keeps the connection and turns each
+ * notification into a `list-changed` refresh, or closes it and keeps a job scheduler for
+ * `refreshIntervalMs`. A watcher that connects asks for a background catch-up refresh, since the
+ * list may have changed before it subscribed. Connections never block a tick: they start in the
+ * background, and a broken one is retried with backoff while the lease is kept.
+ */
+export class WatchCoordinator {
+  private readonly options: WatchCoordinatorOptions;
+  private readonly leases: WatchLeases;
+  private readonly logger: Logger;
+  private readonly owned = new Map<string, OwnedServer>();
+  private readonly starting = new Set<Promise<void>>();
+  private readonly ranks = new Map<string, string>();
+  private ticking: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: WatchCoordinatorOptions) {
+    this.options = options;
+    this.logger = options.logger.child({ component: 'watch' });
+    this.leases = new WatchLeases({
+      redis: options.redis,
+      prefix: options.prefix,
+      owner: options.warmerId,
+      ttlMs: options.leaseTtlMs,
+    });
+  }
+
+  /** Servers whose lease this warmer holds, and what it does with each. */
+  snapshot(): { owned: string[]; watching: string[]; polling: string[] } {
+    const all = [...this.owned.values()];
+    const ids = (mode?: Mode) =>
+      all
+        .filter((server) => mode === undefined || server.mode === mode)
+        .map((server) => server.serverId)
+        .sort();
+    return { owned: ids(), watching: ids('watching'), polling: ids('polling') };
+  }
+
+  /** The live watcher client of a server, when this warmer holds one for that definition. */
+  connectionFor(serverId: string, hash: string): Client | undefined {
+    const server = this.owned.get(serverId);
+    if (server?.mode !== 'watching' || server.definitionHash !== hash) return undefined;
+    return server.connection?.client;
+  }
+
+  /** Renews, rebalances and repairs leases and watchers. Runs one at a time; never waits on MCP. */
+  tick(): Promise<void> {
+    this.ticking ??= this.runTick().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  /** Reacts to a `servers.changed` event for an owned server. */
+  async serverChanged(event: ServerChangeEvent): Promise<void> {
+    if (this.closed) return;
+    if (event.type === 'remove' || event.type === 'disabled') {
+      if (this.owned.has(event.serverId)) await this.stop(event.serverId, { release: true });
+      return;
+    }
+    const server = this.owned.get(event.serverId);
+    if (!server) return;
+    const definition = await this.options.store.get(event.serverId);
+    if (!definition?.enabled) {
+      await this.stop(event.serverId, { release: true });
+      return;
+    }
+    // A new command line or URL needs a new connection; other edits may change the poll interval.
+    await this.restart(server, definition);
+  }
+
+  /** Stops every watcher and releases every lease. Each step runs even if another fails. */
+  async close(): Promise<void> {
+    this.closed = true;
+    try {
+      await this.ticking;
+    } catch {
+      // a failed tick has nothing left to clean
+    }
+    await Promise.allSettled([...this.starting]);
+    await Promise.allSettled([...this.owned.keys()].map((serverId) => this.stop(serverId, { release: true })));
+  }
+
+  private async runTick(): Promise<void> {
+    if (this.closed) return;
+    const lost = await this.leases.renew([...this.owned.keys()]);
+    for (const serverId of lost) {
+      this.logger.warn({ serverId }, 'watcher lease lost; another warmer owns it now');
+      await this.stop(serverId, { release: false });
+    }
+
+    const enabled = (await this.options.store.list()).filter((definition) => definition.enabled);
+    const byId = new Map(enabled.map((definition) => [definition.id, definition]));
+    for (const serverId of [...this.owned.keys()]) {
+      if (!byId.has(serverId)) await this.stop(serverId, { release: true });
+    }
+
+    const live = await countLiveWarmers({
+      redis: this.options.redis,
+      prefix: this.options.prefix,
+      livenessMs: this.options.livenessMs,
+    });
+    const share = Math.ceil(enabled.length / live);
+    const ranked = [...enabled].sort((a, b) => (this.rank(a.id) < this.rank(b.id) ? -1 : 1));
+
+    if (this.owned.size > share) {
+      const excess = ranked.filter((definition) => this.owned.has(definition.id)).slice(share);
+      for (const definition of excess) {
+        this.logger.info({ serverId: definition.id, share, live }, 'handing a watcher over to rebalance');
+        await this.stop(definition.id, { release: true });
+      }
+    }
+
+    if (this.owned.size < share && !this.closed) {
+      const candidates = ranked.filter((definition) => !this.owned.has(definition.id));
+      const holders = await this.leases.holders(candidates.map((definition) => definition.id));
+      for (const [index, definition] of candidates.entries()) {
+        if (this.owned.size >= share || this.closed) break;
+        if (holders[index] !== null) continue;
+        if (await this.leases.claim(definition.id)) {
+          this.logger.info({ serverId: definition.id }, 'watcher lease claimed');
+          this.start(definition);
+        }
+      }
+    }
+
+    const now = Date.now();
+    for (const server of this.owned.values()) {
+      const definition = byId.get(server.serverId);
+      if (!definition) continue;
+      const changed = definitionHash(definition) !== server.definitionHash;
+      if (changed || (server.mode === 'broken' && server.retryAt <= now)) await this.restart(server, definition);
+    }
+  }
+
+  private rank(serverId: string): string {
+    let rank = this.ranks.get(serverId);
+    if (rank === undefined) {
+      rank = createHash('sha1').update(`${this.options.warmerId}\0${serverId}`).digest('hex');
+      this.ranks.set(serverId, rank);
+    }
+    return rank;
+  }
+
+  private start(definition: ServerDefinition, previous?: OwnedServer): void {
+    const server: OwnedServer = {
+      serverId: definition.id,
+      definitionHash: definitionHash(definition),
+      mode: 'starting',
+      connection: undefined,
+      generation: (previous?.generation ?? 0) + 1,
+      failures: previous?.failures ?? 0,
+      retryAt: 0,
+    };
+    this.owned.set(definition.id, server);
+    const run: Promise<void> = this.watch(server, definition).finally(() => this.starting.delete(run));
+    this.starting.add(run);
+  }
+
+  private async restart(server: OwnedServer, definition: ServerDefinition): Promise<void> {
+    const connection = server.connection;
+    server.connection = undefined;
+    server.generation += 1;
+    await connection?.close();
+    if (this.closed || this.owned.get(server.serverId) !== server) return;
+    this.start(definition, server);
+  }
+
+  private async stop(serverId: string, options: { release: boolean }): Promise<void> {
+    const server = this.owned.get(serverId);
+    this.owned.delete(serverId);
+    if (server) {
+      server.generation += 1;
+      const connection = server.connection;
+      server.connection = undefined;
+      try {
+        await connection?.close();
+      } catch (error) {
+        this.logger.warn({ serverId, error }, 'closing watcher connection failed');
+      }
+    }
+    if (options.release) {
+      try {
+        await this.leases.release(serverId);
+      } catch (error) {
+        this.logger.warn({ serverId, error }, 'releasing watcher lease failed; it will lapse');
+      }
+    }
+  }
+
+  private current(server: OwnedServer, generation: number): boolean {
+    return !this.closed && server.generation === generation && this.owned.get(server.serverId) === server;
+  }
+
+  private async watch(server: OwnedServer, definition: ServerDefinition): Promise<void> {
+    const generation = server.generation;
+    const logger = this.logger.child({ serverId: server.serverId });
+    const connectStartedAt = Date.now();
+    let connection: McpConnection | undefined;
+    try {
+      const resolved = resolveSecrets(definition, this.options.env);
+      this.options.registerSecrets(resolved.secretValues);
+      connection = await connectMcpServer({
+        definition: resolved.definition,
+        logger,
+        allowPrivateNetwork: this.options.allowPrivateNetwork,
+        onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
+      });
+      if (!this.current(server, generation)) {
+        await connection.close();
+        return;
+      }
+      if (connection.capabilities?.tools?.listChanged) {
+        const serverId = server.serverId;
+        connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+          logger.debug('tools/list_changed received');
+          try {
+            await this.options.requestRefresh({ serverId, reason: 'list-changed' });
+          } catch (error) {
+            logger.error({ error }, 'could not enqueue list-changed refresh');
+          }
+        });
+        server.connection = connection;
+        server.mode = 'watching';
+        server.failures = 0;
+        logger.info({ transport: connection.transport }, 'watching tools/list_changed');
+        await this.options.schedules.remove(serverId);
+        await this.options.requestRefresh({ serverId, reason: 'prewarm', requestedAt: connectStartedAt });
+        return;
+      }
+      await connection.close();
+      connection = undefined;
+      server.failures = 0;
+      if (definition.refreshIntervalMs !== undefined) {
+        await this.options.schedules.ensure(definition);
+        if (this.current(server, generation)) server.mode = 'polling';
+        logger.info({ everyMs: definition.refreshIntervalMs }, 'no list_changed support; polling on a schedule');
+      } else {
+        await this.options.schedules.remove(server.serverId);
+        if (this.current(server, generation)) server.mode = 'idle';
+        logger.info('no list_changed support and no refreshIntervalMs; refreshed on request only');
+      }
+    } catch (error) {
+      if (!this.current(server, generation)) {
+        await connection?.close();
+        return;
+      }
+      this.broken(server, generation, messageOf(error));
+    }
+  }
+
+  private broken(server: OwnedServer, generation: number, reason: string): void {
+    if (!this.current(server, generation)) return;
+    server.failures += 1;
+    server.mode = 'broken';
+    const connection = server.connection;
+    server.connection = undefined;
+    void connection?.close();
+    const wait = Math.min(MAX_RECONNECT_WAIT_MS, 1_000 * 2 ** Math.min(server.failures - 1, 10));
+    server.retryAt = Date.now() + wait;
+    this.logger.warn({ serverId: server.serverId, error: reason, retryInMs: wait }, 'watcher down; will reconnect');
+  }
+}
