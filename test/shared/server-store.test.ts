@@ -8,6 +8,7 @@ import {
   ServerStore,
   definitionHash,
   keyNames,
+  keyPrefix,
   parseServerChangeEvent,
   type ServerChangeEvent,
   type ServerDefinitionInput,
@@ -84,6 +85,15 @@ describe('ServerStore round trip', () => {
     expect(await store.remove('everything')).toBe(false);
     expect(await store.get('everything')).toBeNull();
     expect((await store.list()).map((definition) => definition.id)).toEqual(['remote']);
+  });
+
+  it('works under a hash-tagged cluster prefix, keeping its keys in that tag', async () => {
+    const tagged = keyPrefix({ prefix: context.prefix, cluster: true });
+    const clusterStore = new ServerStore({ redis: context.redis, prefix: tagged });
+    await clusterStore.put(everything);
+    expect((await clusterStore.get('everything'))?.id).toBe('everything');
+    expect(await context.redis.hkeys(`{${context.prefix}}:servers`)).toEqual(['everything']);
+    expect(await store.list()).toEqual([]);
   });
 
   it('rejects an invalid definition with VALIDATION naming the field, writing nothing', async () => {
