@@ -20,7 +20,7 @@ const SYNONYM_GROUPS: string[][] = [
   ['get', 'fetch', 'retrieve', 'read', 'obtain', 'load', 'show', 'view', 'open'],
   ['list', 'enumerate', 'browse', 'all'],
   ['find', 'search', 'lookup', 'query', 'locate', 'look'],
-  ['create', 'add', 'new', 'make', 'insert', 'register'],
+  ['create', 'add', 'new', 'make', 'insert', 'register', 'open'],
   ['update', 'edit', 'modify', 'change', 'patch', 'set', 'alter'],
   ['delete', 'remove', 'drop', 'erase', 'destroy', 'discard'],
   ['write', 'save', 'store', 'put', 'persist', 'record'],

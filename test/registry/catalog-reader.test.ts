@@ -1,0 +1,236 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { catalogStatusSchema, definitionHash, keyNames, ServerStore, type Logger } from '@agentq/shared';
+import { createCatalogReader, type CatalogRead } from '@agentq/registry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCatalog, catalogVersionOf } from '../fixtures/tool-pools/write-catalog.js';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+
+function recordingLogger() {
+  const warnings: Array<Record<string, unknown>> = [];
+  const logger: Logger = {
+    trace: () => {},
+    debug: () => {},
+    info: () => {},
+    warn: (context: unknown) =>
+      void warnings.push(typeof context === 'object' ? (context as Record<string, unknown>) : { message: context }),
+    error: () => {},
+    child: () => logger,
+  };
+  return { logger, warnings };
+}
+
+const tool = (name: string) => ({
+  name,
+  description: `Does ${name}.`,
+  inputSchema: { type: 'object' as const, properties: {} },
+});
+// If anything ever tried to start this server, the marker file would appear.
+const marker = join(tmpdir(), `agentq-never-started-${randomUUID()}`);
+const neverStarted = { type: 'stdio' as const, command: 'sh', args: ['-c', `touch ${marker}`] };
+
+let ctx: TestContext;
+let keys: ReturnType<typeof keyNames>;
+
+beforeAll(async () => {
+  ctx = createTestContext();
+  keys = keyNames(ctx.prefix);
+  await writeCatalog(ctx.redis, ctx.prefix, [
+    { definition: { id: 'ready', name: 'Ready Server', transport: neverStarted }, tools: [tool('a'), tool('b')] },
+    { definition: { id: 'empty', transport: neverStarted }, tools: [] },
+  ]);
+  const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+  await store.put({ id: 'never-warmed', transport: neverStarted });
+  await store.put({ id: 'off', transport: neverStarted, enabled: false });
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+describe('catalog reader (real Redis)', () => {
+  it('tells ready, empty and cold apart, with version, status and age', async () => {
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, now: () => Date.now() + 1_000 });
+    const reads = await reader.readMany(['ready', 'empty', 'never-warmed']);
+    const ready = reads.get('ready') as CatalogRead;
+    expect(ready.state).toBe('ready');
+    expect(ready.tools.map((t) => t.name)).toEqual(['a', 'b']);
+    expect(ready.version).toBe(catalogVersionOf([tool('a'), tool('b')]));
+    expect(ready.status?.state).toBe('connected');
+    expect(ready.ageMs).toBeGreaterThanOrEqual(1_000);
+    expect(ready.definition?.name).toBe('Ready Server');
+    expect(reads.get('empty')).toMatchObject({ state: 'empty', tools: [] });
+    expect(reads.get('never-warmed')).toMatchObject({ state: 'cold', coldReason: 'missing', tools: [] });
+  });
+
+  it('reports unknown and disabled servers as cold with their reason', async () => {
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix });
+    expect(await reader.listTools('ghost')).toMatchObject({
+      state: 'cold',
+      coldReason: 'unknown-server',
+      definition: null,
+    });
+    expect(await reader.listTools('off')).toMatchObject({ state: 'cold', coldReason: 'disabled' });
+  });
+
+  it('treats an entry read from another definition as cold (hash mismatch)', async () => {
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'moved', transport: neverStarted }, tools: [tool('old')] },
+    ]);
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix });
+    expect((await reader.listTools('moved')).state).toBe('ready');
+    const changed = await store.put({
+      id: 'moved',
+      transport: { ...neverStarted, args: ['-c', `touch ${marker}-v2`] },
+    });
+    const read = await reader.listTools('moved');
+    expect(read).toMatchObject({ state: 'cold', coldReason: 'definition-changed', tools: [] });
+    expect(definitionHash(read.definition ?? changed)).toBe(definitionHash(changed));
+  });
+
+  it('reports corrupt entries, treats them as cold and never throws', async () => {
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await store.put({ id: 'bad-json', transport: neverStarted });
+    await store.put({ id: 'bad-shape', transport: neverStarted });
+    await ctx.redis.set(keys.tools('bad-json'), '{not json');
+    await ctx.redis.set(keys.tools('bad-shape'), JSON.stringify({ tools: 'nope', definitionHash: 1 }));
+    const { logger, warnings } = recordingLogger();
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger });
+    const reads = await reader.readMany(['bad-json', 'bad-shape', 'ready']);
+    expect(reads.get('bad-json')).toMatchObject({ state: 'cold', coldReason: 'corrupt' });
+    expect(reads.get('bad-shape')).toMatchObject({ state: 'cold', coldReason: 'corrupt' });
+    expect(reads.get('ready')?.state).toBe('ready');
+    expect(warnings.map((warning) => warning.serverId).sort()).toEqual(['bad-json', 'bad-shape']);
+  });
+
+  it('ignores a corrupt status but keeps the tools', async () => {
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'odd-status', transport: neverStarted }, tools: [tool('x')] },
+    ]);
+    await ctx.redis.set(keys.status('odd-status'), '{"state":"sideways"}');
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix });
+    const read = await reader.listTools('odd-status');
+    expect(read.state).toBe('ready');
+    expect(read.status).toBeUndefined();
+  });
+
+  it('returns a stale status with the last known good list', async () => {
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'stale', transport: neverStarted }, tools: [tool('kept')] },
+    ]);
+    const status = catalogStatusSchema.parse({
+      state: 'stale',
+      error: 'connect timeout',
+      lastAttemptAt: Date.now(),
+      toolCount: 1,
+      failures: 2,
+    });
+    await ctx.redis.set(keys.status('stale'), JSON.stringify(status));
+    const read = await createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix }).listTools('stale');
+    expect(read).toMatchObject({ state: 'ready', status: { state: 'stale', error: 'connect timeout' } });
+    expect(read.tools.map((t) => t.name)).toEqual(['kept']);
+  });
+
+  it('fires onColdServer once per reader per server and definition, across many concurrent reads', async () => {
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await store.put({ id: 'cold-many', transport: neverStarted });
+    const calls: Array<{ reader: number; serverId: string }> = [];
+    const readers = Array.from({ length: 4 }, (_, index) =>
+      createCatalogReader({
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        onColdServer: (serverId) => void calls.push({ reader: index, serverId }),
+      }),
+    );
+    await Promise.all(
+      readers.flatMap((reader) => Array.from({ length: 25 }, () => reader.readMany(['cold-many', 'ready', 'empty']))),
+    );
+    expect(calls.sort((a, b) => a.reader - b.reader)).toEqual(
+      readers.map((_, index) => ({ reader: index, serverId: 'cold-many' })),
+    );
+    // A new definition is a new reason to warm up.
+    await store.put({ id: 'cold-many', transport: { ...neverStarted, args: ['-c', 'true'] } });
+    await readers[0]?.listTools('cold-many');
+    await readers[0]?.listTools('cold-many');
+    expect(calls.filter((call) => call.reader === 0)).toHaveLength(2);
+  });
+
+  it('a throwing or rejecting onColdServer is logged and never reaches the caller', async () => {
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await store.put({ id: 'cold-throw', transport: neverStarted });
+    await store.put({ id: 'cold-reject', transport: neverStarted });
+    const { logger, warnings } = recordingLogger();
+    const reader = createCatalogReader({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      logger,
+      onColdServer: (serverId) => {
+        if (serverId === 'cold-throw') throw new Error('queue down');
+        return Promise.reject(new Error('queue down'));
+      },
+    });
+    const reads = await reader.readMany(['cold-throw', 'cold-reject']);
+    expect([...reads.values()].map((read) => read.state)).toEqual(['cold', 'cold']);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(warnings.filter((warning) => warning.error === 'queue down')).toHaveLength(2);
+  });
+
+  it('reads N servers in one round trip (one pipeline, no single commands)', async () => {
+    const servers = Array.from({ length: 30 }, (_, index) => ({
+      definition: { id: `batch-${index}`, transport: neverStarted },
+      tools: [tool('t')],
+    }));
+    await writeCatalog(ctx.redis, ctx.prefix, servers);
+    let pipelines = 0;
+    let execs = 0;
+    let singles = 0;
+    const redis = ctx.redis.duplicate();
+    const originalPipeline = redis.pipeline.bind(redis);
+    redis.pipeline = ((...args: Parameters<typeof redis.pipeline>) => {
+      pipelines += 1;
+      const pipeline = originalPipeline(...args);
+      const exec = pipeline.exec.bind(pipeline);
+      pipeline.exec = ((...execArgs: Parameters<typeof exec>) => {
+        execs += 1;
+        return exec(...execArgs);
+      }) as typeof pipeline.exec;
+      return pipeline;
+    }) as typeof redis.pipeline;
+    for (const command of ['get', 'hget', 'mget', 'hgetall', 'hmget'] as const) {
+      const original = (redis[command] as (...args: unknown[]) => unknown).bind(redis);
+      (redis as unknown as Record<string, unknown>)[command] = (...args: unknown[]) => {
+        singles += 1;
+        return original(...args);
+      };
+    }
+    try {
+      const reader = createCatalogReader({ redis, prefix: ctx.prefix });
+      const reads = await reader.readMany(servers.map((server) => server.definition.id));
+      expect(reads.size).toBe(30);
+      expect([...reads.values()].every((read) => read.state === 'ready')).toBe(true);
+      expect({ pipelines, execs, singles }).toEqual({ pipelines: 1, execs: 1, singles: 0 });
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('never starts or connects to an MCP server, whatever the state', async () => {
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, onColdServer: () => {} });
+    await reader.readMany(['ready', 'empty', 'never-warmed', 'off', 'moved', 'ghost']);
+    await reader.listServers();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('lists valid server definitions sorted by id', async () => {
+    const ids = (await createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix }).listServers()).map(
+      (definition) => definition.id,
+    );
+    expect(ids).toEqual([...ids].sort());
+    expect(ids).toContain('ready');
+    expect(ids).toContain('off');
+  });
+});
