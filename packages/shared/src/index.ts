@@ -85,3 +85,19 @@ export type { CreateLoggerOptions, SecretRegistry } from './logging/create-logge
 export type { LogContext, Logger } from './logging/logger.js';
 
 export { parseToolId, toolId } from './tools/tool-id.js';
+
+export {
+  pendingApprovalIds,
+  queueApprovalRegistrations,
+  readApprovalRecord,
+  readApprovalRecords,
+  recordDecision,
+  registerApprovalRequests,
+  settleApproval,
+} from './approvals/approval-records.js';
+export type {
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRecordsOptions,
+  EvalQueue,
+} from './approvals/approval-records.js';

@@ -1,0 +1,246 @@
+import { AgentqError } from '../errors/agentq-error.js';
+import { safeParseJson } from '../json/safe-parse-json.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { keyNames } from '../redis/keys.js';
+import {
+  approvalJobSchema,
+  decisionRecordSchema,
+  type ApprovalJob,
+  type DecisionInput,
+  type DecisionRecord,
+} from '../schemas/approval.js';
+
+/**
+ * The durable record of one approval, shared by the worker (which requests and settles approvals)
+ * and every decision path (client, API, CLI, the `decisions` queue).
+ *
+ * `P:approval.<approvalId>` is a hash: `request` (the {@link ApprovalJob} JSON), `expiresAt`,
+ * and once decided `decision` ({@link DecisionRecord} JSON) with `outcome` (`decision`,
+ * `expired` or `no-decision`). `P:approvals.pending` is a sorted set of approval ids whose approval
+ * job has not finished: scored by expiry while undecided, and by decision time once decided, so a
+ * sweeper finds decided-but-not-yet-delivered approvals at the low end.
+ */
+export type ApprovalOutcome = 'decision' | 'expired' | 'no-decision';
+
+/** Everything known about one approval. */
+export interface ApprovalRecord {
+  request: ApprovalJob;
+  decision: DecisionRecord | null;
+  outcome: ApprovalOutcome | null;
+}
+
+/** Time a settled approval's record is kept, for audits and late `decide` answers. */
+const settledTtlSeconds = 7 * 24 * 3600;
+
+// KEYS: record hash, pending set. ARGV: approval id, decision JSON, now.
+// The first decision wins; the record is written before anyone is told, so nothing that happens
+// afterwards (a crash, a lost promote) can undo or double it.
+const recordDecisionScript = `
+if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
+local existing = redis.call('HGET', KEYS[1], 'decision')
+if existing then
+  local outcome = redis.call('HGET', KEYS[1], 'outcome')
+  if outcome == 'expired' then return {'EXPIRED', existing} end
+  return {'ALREADY_DECIDED', existing}
+end
+local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
+if expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
+redis.call('HSET', KEYS[1], 'decision', ARGV[2], 'outcome', 'decision')
+redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
+return {'OK', ARGV[2]}
+`;
+
+// KEYS: record hash, pending set. ARGV: approval id, fallback decision JSON, fallback outcome, ttl.
+// Settles an approval whose job is running: the recorded decision if there is one, else the
+// fallback (expired or no-decision), recorded so that a late decide gets a definite answer.
+const settleScript = `
+if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
+local existing = redis.call('HGET', KEYS[1], 'decision')
+local outcome = redis.call('HGET', KEYS[1], 'outcome')
+if not existing then
+  existing = ARGV[2]
+  outcome = ARGV[3]
+  redis.call('HSET', KEYS[1], 'decision', existing, 'outcome', outcome)
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+return {outcome, existing}
+`;
+
+// KEYS: record hash, pending set. ARGV: approval id, request JSON, expiresAt.
+// Idempotent: a re-run of a crashed worker keeps the first request and its expiry.
+const registerScript = `
+if redis.call('HSETNX', KEYS[1], 'request', ARGV[2]) == 1 then
+  redis.call('HSET', KEYS[1], 'expiresAt', ARGV[3])
+  if redis.call('HEXISTS', KEYS[1], 'decision') == 0 then
+    redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
+  end
+end
+return redis.call('HGET', KEYS[1], 'request')
+`;
+
+/** Options shared by the approval record functions. */
+export interface ApprovalRecordsOptions {
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+}
+
+/** The part of an ioredis MULTI or pipeline that {@link queueApprovalRegistrations} uses. */
+export interface EvalQueue {
+  eval(script: string, keyCount: number, ...args: Array<string | number>): unknown;
+}
+
+/**
+ * Queues the registration of approval requests on `transaction`, so that a run's checkpoint and
+ * its approvals land in one MULTI. Idempotent: an existing request keeps its first expiry; read
+ * the stored requests back with {@link readApprovalRecords}.
+ */
+export function queueApprovalRegistrations(
+  transaction: EvalQueue,
+  options: { prefix: string; requests: readonly ApprovalJob[] },
+): void {
+  const keys = keyNames(options.prefix);
+  for (const request of options.requests) {
+    const valid = approvalJobSchema.parse(request);
+    transaction.eval(
+      registerScript,
+      2,
+      keys.decision(valid.approvalId),
+      keys.pendingApprovals,
+      valid.approvalId,
+      JSON.stringify(valid),
+      String(valid.expiresAt),
+    );
+  }
+}
+
+/** Registers approval requests on their own (see {@link queueApprovalRegistrations}). */
+export async function registerApprovalRequests(
+  options: ApprovalRecordsOptions & { requests: readonly ApprovalJob[] },
+): Promise<void> {
+  const transaction = options.redis.multi();
+  queueApprovalRegistrations(transaction as unknown as EvalQueue, options);
+  await transaction.exec();
+}
+
+/**
+ * Records a decision, first and atomically. Throws `AgentqError` with code `NOT_FOUND` (no such
+ * approval), `ALREADY_DECIDED` (the first decision stands; it is in the error's `cause`) or
+ * `EXPIRED`. Returns the recorded decision and the request it answers.
+ */
+export async function recordDecision(
+  options: ApprovalRecordsOptions & { input: DecisionInput; now?: number },
+): Promise<{ decision: DecisionRecord; request: ApprovalJob }> {
+  const keys = keyNames(options.prefix);
+  const { input } = options;
+  const now = options.now ?? Date.now();
+  const decision: DecisionRecord = {
+    approved: input.approved,
+    reason: input.reason,
+    decidedBy: input.decidedBy,
+    decidedAt: now,
+  };
+  const [status, text] = (await options.redis.eval(
+    recordDecisionScript,
+    2,
+    keys.decision(input.approvalId),
+    keys.pendingApprovals,
+    input.approvalId,
+    JSON.stringify(decisionRecordSchema.parse(decision)),
+    String(now),
+  )) as [string, string | undefined];
+  if (status === 'NOT_FOUND') {
+    throw new AgentqError({ code: 'NOT_FOUND', field: 'approvalId', message: `No approval ${input.approvalId}` });
+  }
+  if (status === 'EXPIRED') {
+    throw new AgentqError({ code: 'EXPIRED', field: 'approvalId', message: `Approval ${input.approvalId} expired` });
+  }
+  if (status === 'ALREADY_DECIDED') {
+    const first = safeParseJson(text, decisionRecordSchema, 'recorded decision');
+    throw new AgentqError({
+      code: 'ALREADY_DECIDED',
+      field: 'approvalId',
+      message: `Approval ${input.approvalId} was already decided${first.success ? ` (${first.data.approved ? 'approved' : 'denied'} by ${first.data.decidedBy})` : ''}`,
+      cause: first.success ? first.data : undefined,
+    });
+  }
+  const record = await readApprovalRecord({ ...options, approvalId: input.approvalId });
+  if (!record) throw new AgentqError({ code: 'NOT_FOUND', message: `No approval ${input.approvalId}` });
+  return { decision, request: record.request };
+}
+
+/**
+ * Settles an approval when its job runs: the recorded decision, or else `fallback` (expired, or
+ * no decision at all), which is recorded so the first outcome stands. Removes it from the pending
+ * set.
+ */
+export async function settleApproval(
+  options: ApprovalRecordsOptions & {
+    approvalId: string;
+    fallback: { outcome: 'expired' | 'no-decision'; decision: DecisionRecord };
+  },
+): Promise<{ outcome: ApprovalOutcome; decision: DecisionRecord } | null> {
+  const keys = keyNames(options.prefix);
+  const [outcome, text] = (await options.redis.eval(
+    settleScript,
+    2,
+    keys.decision(options.approvalId),
+    keys.pendingApprovals,
+    options.approvalId,
+    JSON.stringify(options.fallback.decision),
+    options.fallback.outcome,
+    String(settledTtlSeconds),
+  )) as [string, string | undefined];
+  if (outcome === 'NOT_FOUND') return null;
+  const parsed = safeParseJson(text, decisionRecordSchema, 'recorded decision');
+  if (!parsed.success) return { outcome: options.fallback.outcome, decision: options.fallback.decision };
+  return { outcome: outcome as ApprovalOutcome, decision: parsed.data };
+}
+
+/** One approval's record, or `null` when unknown. */
+export async function readApprovalRecord(
+  options: ApprovalRecordsOptions & { approvalId: string },
+): Promise<ApprovalRecord | null> {
+  const [record] = await readApprovalRecords({ ...options, approvalIds: [options.approvalId] });
+  return record ?? null;
+}
+
+/** Records of several approvals in one round trip; unknown ids are left out. */
+export async function readApprovalRecords(
+  options: ApprovalRecordsOptions & { approvalIds: readonly string[] },
+): Promise<ApprovalRecord[]> {
+  const keys = keyNames(options.prefix);
+  if (options.approvalIds.length === 0) return [];
+  const pipeline = options.redis.pipeline();
+  for (const id of options.approvalIds) pipeline.hmget(keys.decision(id), 'request', 'decision', 'outcome');
+  const results = (await pipeline.exec()) ?? [];
+  const records: ApprovalRecord[] = [];
+  for (const [error, value] of results) {
+    if (error) throw error;
+    const [requestText, decisionText, outcome] = value as Array<string | null>;
+    if (!requestText) continue;
+    const request = safeParseJson(requestText, approvalJobSchema, 'approval request');
+    if (!request.success) continue;
+    const decision = decisionText ? safeParseJson(decisionText, decisionRecordSchema, 'recorded decision') : null;
+    records.push({
+      request: request.data,
+      decision: decision?.success ? decision.data : null,
+      outcome: (outcome as ApprovalOutcome | null) ?? null,
+    });
+  }
+  return records;
+}
+
+/**
+ * Ids in the pending set scored at or below `maxScore`: undecided approvals expiring by then, and
+ * decided ones whose job has not delivered the decision yet.
+ */
+export async function pendingApprovalIds(
+  options: ApprovalRecordsOptions & { maxScore?: number; limit?: number },
+): Promise<string[]> {
+  const keys = keyNames(options.prefix);
+  const max = options.maxScore === undefined ? '+inf' : String(options.maxScore);
+  if (options.limit === undefined) return await options.redis.zrangebyscore(keys.pendingApprovals, '-inf', max);
+  return await options.redis.zrangebyscore(keys.pendingApprovals, '-inf', max, 'LIMIT', 0, options.limit);
+}
