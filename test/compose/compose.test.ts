@@ -118,8 +118,10 @@ describe('agentq CLI', () => {
     const commands = new Set(
       stdout
         .slice(stdout.indexOf('Commands:'))
+        .split('\n\n')[0]!
         .split('\n')
-        .map((line) => /^\s+([a-z][a-z-]*)/.exec(line)?.[1])
+        // Command lines are indented by two spaces; wrapped descriptions by many more.
+        .map((line) => /^ {2}([a-z][a-z-]*)\b/.exec(line)?.[1])
         .filter((name): name is string => name !== undefined),
     );
     const used = roleServices().map(([, service]) => (service.command as string[])[3]!);
