@@ -32,10 +32,12 @@ export async function listServerTools(options: {
     for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new AgentqError({ code: 'MCP_LIST_TIMEOUT', message: 'list deadline passed' });
-      const result = await options.client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        looseListResultSchema,
-        { timeout: remaining, signal: options.signal },
+      const result = await withPageSignal(options.signal, (signal) =>
+        options.client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          looseListResultSchema,
+          { timeout: remaining, signal },
+        ),
       );
       items.push(...result.tools);
       cursor = result.nextCursor;
@@ -55,5 +57,22 @@ export async function listServerTools(options: {
         : `MCP server ${options.serverId}: tools/list failed (${messageOf(error)})`,
       cause: error,
     });
+  }
+}
+
+// The SDK leaves its abort listener on the signal it is given; one short-lived signal per page
+// keeps a long pagination from piling listeners onto the job's signal.
+async function withPageSignal<T>(
+  parent: AbortSignal | undefined,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const abort = () => controller.abort(parent?.reason);
+  if (parent?.aborted) abort();
+  parent?.addEventListener('abort', abort, { once: true });
+  try {
+    return await run(controller.signal);
+  } finally {
+    parent?.removeEventListener('abort', abort);
   }
 }
