@@ -1,0 +1,66 @@
+import {
+  approvalJobSchema,
+  approvalResultSchema,
+  settleApproval,
+  type ApprovalResult,
+  type Logger,
+  type RedisConnection,
+} from '@agentq/shared';
+import type { Job } from 'bullmq';
+
+/** Options of {@link createApprovalProcessor}. */
+export interface ApprovalProcessorOptions {
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  logger: Logger;
+  /**
+   * Slack when deciding whether the job ran because its delay ran out, in ms.
+   * @default 250
+   */
+  expirySlackMs?: number;
+}
+
+/**
+ * The `approvals` processor. An approval job runs when a decision promoted it or when its delay
+ * (the approval timeout) ran out. It returns the recorded decision; with none, a denial:
+ * `expired` when the timeout passed, `no-decision` when something promoted it early without a
+ * decision (Bull Board's "promote" button). Never an approval without a recorded decision. The
+ * outcome is recorded, so a later `decide` gets `EXPIRED` or `ALREADY_DECIDED`.
+ */
+export function createApprovalProcessor(options: ApprovalProcessorOptions) {
+  const slack = options.expirySlackMs ?? 250;
+  return async (job: Job): Promise<ApprovalResult> => {
+    const now = Date.now();
+    const parsed = approvalJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      // Fail closed and let the run go on: a broken approval job can only ever deny.
+      options.logger.error({ jobId: job.id, error: parsed.error.message }, 'invalid approval job data; denying');
+      return { approvalId: String(job.id), approved: false, reason: 'no-decision', outcome: 'no-decision' };
+    }
+    const request = parsed.data;
+    const expired = now + slack >= request.expiresAt;
+    const outcome = expired ? ('expired' as const) : ('no-decision' as const);
+    const settled = await settleApproval({
+      redis: options.redis,
+      prefix: options.prefix,
+      approvalId: request.approvalId,
+      fallback: {
+        outcome,
+        decision: { approved: false, reason: outcome, decidedBy: `agentq:${outcome}`, decidedAt: now },
+      },
+    });
+    if (!settled) {
+      return { approvalId: request.approvalId, approved: false, reason: 'no-decision', outcome: 'no-decision' };
+    }
+    const { decision } = settled;
+    return approvalResultSchema.parse({
+      approvalId: request.approvalId,
+      approved: settled.outcome === 'decision' && decision.approved,
+      reason: decision.reason,
+      decidedBy: decision.decidedBy,
+      decidedAt: decision.decidedAt,
+      outcome: settled.outcome,
+    });
+  };
+}

@@ -1,0 +1,51 @@
+import {
+  AgentqError,
+  decisionInputSchema,
+  NonRetryableError,
+  recordDecision,
+  ValidationError,
+  type DecisionRecord,
+  type Logger,
+  type RedisConnection,
+} from '@agentq/shared';
+import { Job, type Queue } from 'bullmq';
+import { toBullmqError } from '../errors/to-bullmq-error.js';
+import { promoteQuietly } from './add-approval-job.js';
+
+/** Options of {@link createDecisionProcessor}. */
+export interface DecisionProcessorOptions {
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  approvalsQueue: Queue;
+  logger: Logger;
+}
+
+/**
+ * The `decisions` processor: decisions sent as jobs by other services go through the same steps as
+ * `decide` (validate, record first and atomically, then promote). A decision that cannot apply
+ * (`NOT_FOUND`, `ALREADY_DECIDED`, `EXPIRED`, invalid) fails the job once, with that code, and is
+ * never retried; only Redis trouble retries.
+ */
+export function createDecisionProcessor(options: DecisionProcessorOptions) {
+  return async (job: Job, token?: string): Promise<DecisionRecord> => {
+    try {
+      const parsed = decisionInputSchema.safeParse(job.data);
+      if (!parsed.success) throw ValidationError.fromZod('decision', parsed.error);
+      let decision: DecisionRecord;
+      try {
+        ({ decision } = await recordDecision({ redis: options.redis, prefix: options.prefix, input: parsed.data }));
+      } catch (error) {
+        if (AgentqError.isInstance(error) && ['NOT_FOUND', 'ALREADY_DECIDED', 'EXPIRED'].includes(error.code)) {
+          throw new NonRetryableError({ code: error.code, field: error.field, message: error.message, cause: error });
+        }
+        throw error;
+      }
+      const approval = await Job.fromId(options.approvalsQueue, parsed.data.approvalId);
+      if (approval) await promoteQuietly(approval, options.logger);
+      return decision;
+    } catch (error) {
+      throw await toBullmqError(error, { job, token });
+    }
+  };
+}

@@ -1,0 +1,131 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { AgentqError, serverDefinitionSchema, silentLogger, type ServerDefinition } from '@agentq/shared';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { McpClientPool } from './mcp-client-pool.js';
+
+function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {
+  return serverDefinitionSchema.parse({
+    id: 'mem',
+    transport: { type: 'stdio', command: 'unused' },
+    timeouts: { connectMs: 1_000, listMs: 1_000, callMs: 300 },
+    ...overrides,
+  });
+}
+
+/** A linked in-memory server per connect, counting connects and keeping the server sides. */
+function inMemoryServers() {
+  const servers: McpServer[] = [];
+  let connects = 0;
+  let failNext = 0;
+  const openTransport = () => {
+    connects += 1;
+    if (failNext > 0) {
+      failNext -= 1;
+      throw new Error('spawn failed');
+    }
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    const mcp = new McpServer({ name: 'mem', version: '1.0.0' });
+    mcp.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }));
+    mcp.registerTool('never', { inputSchema: {} }, async () => await new Promise<never>(() => undefined));
+    void mcp.connect(server);
+    servers.push(mcp);
+    return client;
+  };
+  return {
+    openTransport,
+    servers,
+    get connects() {
+      return connects;
+    },
+    failNextConnect() {
+      failNext += 1;
+    },
+  };
+}
+
+describe('McpClientPool', () => {
+  let pool: McpClientPool;
+  afterEach(async () => {
+    await pool?.close();
+  });
+
+  it('connects lazily on the first call and reuses the client', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    expect(servers.connects).toBe(0);
+    const request = { serverId: 'mem', definition: definition(), toolName: 'echo' };
+    const [a, b] = await Promise.all([
+      pool.callTool({ ...request, input: { text: 'one' } }),
+      pool.callTool({ ...request, input: { text: 'two' } }),
+    ]);
+    expect(a.content).toEqual([{ type: 'text', text: 'one' }]);
+    expect(b.content).toEqual([{ type: 'text', text: 'two' }]);
+    expect(servers.connects).toBe(1);
+    expect(pool.size).toBe(1);
+  });
+
+  it('never caches a failed connect', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    servers.failNextConnect();
+    const request = { serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } };
+    await expect(pool.callTool(request)).rejects.toSatisfy(
+      (error) => AgentqError.isInstance(error) && error.code === 'MCP_CALL_FAILED',
+    );
+    expect(pool.size).toBe(0);
+    await expect(pool.callTool(request)).resolves.toMatchObject({ content: [{ type: 'text', text: 'x' }] });
+    expect(servers.connects).toBe(2);
+  });
+
+  it('keys clients by definition hash, so a changed definition gets its own client', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    await pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'a' } });
+    const changed = definition({ transport: { type: 'stdio', command: 'other', args: [], env: {} } });
+    await pool.callTool({ serverId: 'mem', definition: changed, toolName: 'echo', input: { text: 'b' } });
+    expect(servers.connects).toBe(2);
+  });
+
+  it('evicts a client whose server went away, and reconnects on the next call', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    const request = { serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } };
+    await pool.callTool(request);
+    await servers.servers[0]?.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pool.size).toBe(0);
+    await pool.callTool(request);
+    expect(servers.connects).toBe(2);
+  });
+
+  it('applies the definition call timeout and evicts the client', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    await expect(
+      pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'never', input: {} }),
+    ).rejects.toSatisfy((error) => AgentqError.isInstance(error) && error.code === 'MCP_CALL_FAILED');
+    expect(pool.size).toBe(0);
+  });
+
+  it('closes idle clients', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport, idleMs: 30 });
+    await pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } });
+    expect(pool.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(pool.size).toBe(0);
+  });
+
+  it('refuses calls after close, and close is idempotent', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    await Promise.all([pool.close(), pool.close()]);
+    await expect(
+      pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } }),
+    ).rejects.toSatisfy((error) => AgentqError.isInstance(error) && error.code === 'POOL_CLOSED');
+  });
+});

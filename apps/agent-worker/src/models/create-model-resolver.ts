@@ -1,0 +1,111 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
+import { NonRetryableError, type Assistant, type Config } from '@agentq/shared';
+import { createProviderRegistry, customProvider } from 'ai';
+import { demoFinalText, demoScript } from './demo-script.js';
+import { contextWindowOf } from './known-models.js';
+import { createScriptedModel } from './scripted-model.js';
+
+/** A model ready for `generateText`, with the context window deferral is sized against. */
+export interface ResolvedModel {
+  model: LanguageModelV3;
+  /** `provider:model` as given in the spec. */
+  modelId: string;
+  contextWindow: number;
+}
+
+/** Turns a run's `assistant.model` into a model. */
+export interface ModelResolver {
+  /**
+   * Throws a `NonRetryableError` (`MODEL_INVALID`, `PROVIDER_UNKNOWN` or `PROVIDER_KEY_MISSING`)
+   * when the model cannot be used, so that the run fails at once instead of retrying.
+   */
+  resolve(assistant: Pick<Assistant, 'model' | 'script' | 'contextWindow'>): ResolvedModel;
+}
+
+/** Options of {@link createModelResolver}. */
+export interface ModelResolverOptions {
+  /** Provider keys and the OpenAI-compatible base URL. */
+  config: Pick<Config, 'openaiApiKey' | 'anthropicApiKey' | 'openaiCompatibleBaseUrl' | 'openaiCompatibleApiKey'>;
+}
+
+const providerNames = ['openai', 'anthropic', 'openai-compatible', 'scripted'] as const;
+
+/**
+ * Resolves `provider:model` strings through the AI SDK provider registry: `openai:*`
+ * (`OPENAI_API_KEY`), `anthropic:*` (`ANTHROPIC_API_KEY`), `openai-compatible:*`
+ * (`OPENAI_COMPATIBLE_BASE_URL`, optional `OPENAI_COMPATIBLE_API_KEY`: Ollama, vLLM, llama.cpp)
+ * and `scripted:*`, the built-in deterministic test double that plays `assistant.script`
+ * (`scripted:demo` has a built-in script).
+ */
+export function createModelResolver(options: ModelResolverOptions): ModelResolver {
+  const { config } = options;
+  // Real providers are built once per process; only the scripted one depends on the run.
+  const realProviders: Record<string, ProviderV3> = {};
+  if (config.openaiApiKey) realProviders.openai = createOpenAI({ apiKey: config.openaiApiKey });
+  if (config.anthropicApiKey) realProviders.anthropic = createAnthropic({ apiKey: config.anthropicApiKey });
+  if (config.openaiCompatibleBaseUrl) {
+    realProviders['openai-compatible'] = createOpenAICompatible({
+      name: 'openai-compatible',
+      baseURL: config.openaiCompatibleBaseUrl,
+      apiKey: config.openaiCompatibleApiKey,
+    }) as unknown as ProviderV3;
+  }
+  const missing: Record<string, string> = {
+    openai: 'OPENAI_API_KEY is not set, so openai:* models cannot be used',
+    anthropic: 'ANTHROPIC_API_KEY is not set, so anthropic:* models cannot be used',
+    'openai-compatible': 'OPENAI_COMPATIBLE_BASE_URL is not set, so openai-compatible:* models cannot be used',
+  };
+
+  return {
+    resolve(assistant) {
+      const at = assistant.model.indexOf(':');
+      const provider = at > 0 ? assistant.model.slice(0, at) : '';
+      const name = at > 0 ? assistant.model.slice(at + 1) : '';
+      if (!provider || !name) {
+        throw new NonRetryableError({
+          code: 'MODEL_INVALID',
+          field: 'assistant.model',
+          message: `Model "${assistant.model}" must look like provider:model`,
+        });
+      }
+      if (!(providerNames as readonly string[]).includes(provider)) {
+        throw new NonRetryableError({
+          code: 'PROVIDER_UNKNOWN',
+          field: 'assistant.model',
+          message: `Unknown model provider "${provider}" in "${assistant.model}"; use one of ${providerNames.join(', ')}`,
+        });
+      }
+      const providers: Record<string, ProviderV3> = { ...realProviders };
+      if (provider === 'scripted') {
+        const script = assistant.script ?? (name === 'demo' ? demoScript : undefined);
+        if (!script) {
+          throw new NonRetryableError({
+            code: 'VALIDATION',
+            field: 'assistant.script',
+            message: `Model ${assistant.model} needs assistant.script (only scripted:demo has a built-in one)`,
+          });
+        }
+        const finalText = name === 'demo' && !assistant.script ? demoFinalText : undefined;
+        providers.scripted = customProvider({
+          languageModels: { [name]: createScriptedModel({ modelId: name, script, finalText }) },
+        });
+      } else if (!providers[provider]) {
+        throw new NonRetryableError({
+          code: 'PROVIDER_KEY_MISSING',
+          field: 'assistant.model',
+          message: `Cannot run ${assistant.model}: ${missing[provider] ?? 'provider not configured'}`,
+        });
+      }
+      const registry = createProviderRegistry(providers);
+      const model = registry.languageModel(assistant.model as `${string}:${string}`);
+      return {
+        model,
+        modelId: assistant.model,
+        contextWindow: contextWindowOf({ modelId: assistant.model, contextWindow: assistant.contextWindow }),
+      };
+    },
+  };
+}

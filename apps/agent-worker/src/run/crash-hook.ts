@@ -1,0 +1,16 @@
+/** Points where a test can make the worker process die, set through `AGENTQ_TEST_CRASH_AT`. */
+export type CrashPoint = 'after-step' | 'after-checkpoint' | 'after-child-add' | 'after-resume' | 'before-tool';
+
+/**
+ * A test hook: when `AGENTQ_TEST_CRASH_AT` names `point` (comma-separated list allowed), the
+ * process kills itself with SIGKILL, as a power cut would. Tests use it to prove every step is
+ * idempotent. Inert unless the variable is set; `AGENTQ_TEST_CRASH_RUN` limits it to one run id.
+ */
+export function crashPoint(point: CrashPoint, runId: string, env: Record<string, string | undefined>): void {
+  const setting = env.AGENTQ_TEST_CRASH_AT;
+  if (!setting) return;
+  if (!setting.split(',').includes(point)) return;
+  const onlyRun = env.AGENTQ_TEST_CRASH_RUN;
+  if (onlyRun && onlyRun !== runId) return;
+  process.kill(process.pid, 'SIGKILL');
+}

@@ -1,0 +1,387 @@
+import {
+  createToolCallRepair,
+  type CatalogReader,
+  type McpToolCaller,
+  type RunToolState,
+  type ToolRegistry,
+} from '@agentq/registry';
+import {
+  digestOf,
+  queueApprovalRegistrations,
+  runResultSchema,
+  runSpecSchema,
+  ValidationError,
+  type ApprovalJob,
+  type Config,
+  type EvalQueue,
+  type Logger,
+  type PendingApproval,
+  type RedisConnection,
+  type RunCheckpoint,
+  type RunResult,
+  type RunSpec,
+  type Usage,
+} from '@agentq/shared';
+import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import type { Job, Queue } from 'bullmq';
+import { approvalIdFor } from '../approvals/approval-id.js';
+import { collectApprovalResponses, appendApprovalResponses } from '../approvals/collect-approval-responses.js';
+import { parkForApprovals } from '../approvals/park-for-approvals.js';
+import { toBullmqError } from '../errors/to-bullmq-error.js';
+import type { ModelResolver } from '../models/create-model-resolver.js';
+import { buildRunTools } from './build-run-tools.js';
+import { crashPoint } from './crash-hook.js';
+import { recordToolExecutions } from './record-tool-executions.js';
+import type { RunStore } from './run-store.js';
+import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
+
+/** What the run processor works with; one set per worker process. */
+export interface RunProcessorDependencies {
+  store: RunStore;
+  /** Request/response connection for checkpoints and approval records. */
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  registry: ToolRegistry;
+  reader: CatalogReader;
+  caller: McpToolCaller;
+  models: ModelResolver;
+  approvalsQueue: Queue;
+  config: Pick<Config, 'approvalTimeoutMs'>;
+  logger: Logger;
+  /** Environment of the test crash hooks. */
+  env: Record<string, string | undefined>;
+}
+
+/** Progress reported with `job.updateProgress`. */
+export interface RunProgress {
+  step: number;
+  lastTool: string | null;
+  status: RunCheckpoint['status'];
+}
+
+type AgentRunJob = Job<unknown, RunResult>;
+
+const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+/**
+ * The `agent-runs` processor `(job, token, signal)`. Each run continues from its checkpoint when
+ * there is one (after a stall, a crash, a retry or an approval pause), so work already done is
+ * never redone: completed steps are not asked of the model again, and executed tool calls are
+ * replayed from their recorded results.
+ */
+export function createRunProcessor(dependencies: RunProcessorDependencies) {
+  return async (job: AgentRunJob, token?: string, signal?: AbortSignal): Promise<RunResult> => {
+    try {
+      return await processRun({ job, token, signal, dependencies });
+    } catch (error) {
+      throw await toBullmqError(error, { job, token });
+    }
+  };
+}
+
+async function processRun(options: {
+  job: AgentRunJob;
+  token: string | undefined;
+  signal: AbortSignal | undefined;
+  dependencies: RunProcessorDependencies;
+}): Promise<RunResult> {
+  const { job, token, dependencies } = options;
+  const { store, env } = dependencies;
+  const parsed = runSpecSchema.safeParse(job.data);
+  if (!parsed.success) throw ValidationError.fromZod('run spec', parsed.error);
+  const spec = parsed.data;
+  const runId = String(job.id);
+  const logger = dependencies.logger.child({ component: 'run', runId });
+  const resolved = dependencies.models.resolve(spec.assistant);
+
+  let checkpoint = (await store.read(runId)) ?? freshCheckpoint(runId, spec);
+  if (checkpoint.status === 'completed') return resultOf(checkpoint, spec);
+
+  const state: RunToolState = {
+    allowedNames: [...checkpoint.allowedNames],
+    inspectedNames: [...checkpoint.inspectedNames],
+  };
+  const runTools = await buildRunTools({
+    spec,
+    registry: dependencies.registry,
+    reader: dependencies.reader,
+    caller: dependencies.caller,
+    contextWindow: resolved.contextWindow,
+    state,
+    logger,
+    wrap: (tools) =>
+      recordToolExecutions(tools, {
+        runId,
+        store,
+        onExecute: async (toolName) => {
+          crashPoint('before-tool', runId, env);
+          await job.updateProgress({
+            step: checkpoint.step,
+            lastTool: toolName,
+            status: 'running',
+          } satisfies RunProgress);
+        },
+      }),
+  });
+  checkpoint.catalogVersion = { ...checkpoint.catalogVersion, ...runTools.catalogVersion };
+
+  if (checkpoint.pendingApprovals.length > 0) {
+    // A parked run: never ask the model again and never request a second approval; either
+    // everything is decided, or the missing approval jobs are (re)added and the run parks again.
+    const collected = await collectApprovalResponses({ job, checkpoint, runTools });
+    if (collected === null) {
+      await parkForApprovals({ job, token, checkpoint, dependencies, logger });
+      return await processRun(options);
+    }
+    checkpoint = {
+      ...checkpoint,
+      messages: appendApprovalResponses(checkpoint.messages, collected),
+      allowedNames: state.allowedNames,
+      inspectedNames: state.inspectedNames,
+      pendingApprovals: [],
+      status: 'running',
+      updatedAt: Date.now(),
+    };
+    checkpoint.toolCalls = summarizeToolCalls(checkpoint.messages);
+    await store.write(checkpoint);
+    crashPoint('after-resume', runId, env);
+  }
+
+  const maxSteps = spec.assistant.maxSteps;
+  const lastMessage = checkpoint.messages.at(-1);
+  const finished = checkpoint.step >= maxSteps || lastMessage?.role === 'assistant';
+  if (!finished) {
+    checkpoint = await runModelLoop({ ...options, spec, runId, checkpoint, state, runTools, resolved, logger });
+  }
+  if (checkpoint.pendingApprovals.length > 0) {
+    await parkForApprovals({ job, token, checkpoint, dependencies, logger });
+    // The children were all done already (decided before the run parked): resume right away.
+    return await processRun(options);
+  }
+  checkpoint = { ...checkpoint, status: 'completed', updatedAt: Date.now() };
+  await store.write(checkpoint);
+  const result = resultOf(checkpoint, spec, runTools);
+  await job.updateProgress({
+    step: checkpoint.step,
+    lastTool: lastToolOf(checkpoint),
+    status: 'completed',
+  } satisfies RunProgress);
+  return result;
+}
+
+async function runModelLoop(options: {
+  job: AgentRunJob;
+  signal: AbortSignal | undefined;
+  dependencies: RunProcessorDependencies;
+  spec: RunSpec;
+  runId: string;
+  checkpoint: RunCheckpoint;
+  state: RunToolState;
+  runTools: Awaited<ReturnType<typeof buildRunTools>>;
+  resolved: ReturnType<ModelResolver['resolve']>;
+  logger: Logger;
+}): Promise<RunCheckpoint> {
+  const { job, spec, runId, state, runTools, resolved, logger, dependencies } = options;
+  const { store, env } = dependencies;
+  let checkpoint = options.checkpoint;
+  const baseMessages = checkpoint.messages as ModelMessage[];
+  const firstStep = checkpoint.step;
+  // The SDK swallows errors thrown by step callbacks; a checkpoint that could not be written must
+  // stop the run instead, so that no step runs without its predecessor being durable.
+  const stop = new AbortController();
+  let checkpointError: unknown;
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const system = [spec.assistant.system, runTools.deferredPrompt].filter(Boolean).join('\n\n') || undefined;
+
+  const onStepFinish = async (step: StepResult<ToolSet>) => {
+    try {
+      const now = Date.now();
+      const requests = step.content.flatMap((part) =>
+        part.type === 'tool-approval-request' ? [{ sdkId: part.approvalId, toolCall: part.toolCall }] : [],
+      );
+      const idMap = new Map(
+        requests.map((request) => [request.sdkId, approvalIdFor(runId, request.toolCall.toolCallId)]),
+      );
+      const messages = [...baseMessages, ...renameApprovals(step.response.messages, idMap)];
+      const timeoutMs = spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs;
+      const pending: PendingApproval[] = [];
+      const approvalJobs: ApprovalJob[] = [];
+      for (const request of requests) {
+        const approvalId = idMap.get(request.sdkId) as string;
+        const argsDigest = digestOf(request.toolCall.input ?? {});
+        const schemaDigest = runTools.schemaDigests.get(request.toolCall.toolName) ?? digestOf(null);
+        pending.push({
+          approvalId,
+          toolCallId: request.toolCall.toolCallId,
+          toolName: request.toolCall.toolName,
+          argsDigest,
+          schemaDigest,
+          childAdded: false,
+        });
+        approvalJobs.push({
+          approvalId,
+          runId,
+          toolCallId: request.toolCall.toolCallId,
+          toolName: request.toolCall.toolName,
+          input: request.toolCall.input ?? {},
+          argsDigest,
+          schemaDigest,
+          requestedAt: now,
+          expiresAt: now + timeoutMs,
+        });
+      }
+      const executed = new Set(answeredToolCallIds(messages));
+      for (const approval of pending) executed.delete(approval.toolCallId);
+      checkpoint = {
+        ...checkpoint,
+        messages: messages as RunCheckpoint['messages'],
+        allowedNames: state.allowedNames,
+        inspectedNames: state.inspectedNames,
+        step: firstStep + step.stepNumber + 1,
+        steps: [
+          ...checkpoint.steps,
+          {
+            step: firstStep + step.stepNumber,
+            text: step.text,
+            finishReason: step.finishReason,
+            toolCalls: step.toolCalls.map((call) => call.toolCallId),
+            usage: usageOf(step.usage),
+          },
+        ],
+        toolCalls: summarizeToolCalls(messages),
+        usage: addUsage(checkpoint.usage, usageOf(step.usage)),
+        pendingApprovals: pending,
+        executedToolCallIds: [...executed],
+        status: pending.length > 0 ? 'waiting-approval' : 'running',
+        updatedAt: now,
+      };
+      // Checkpoint first, with the approval records in the same transaction: from here on a
+      // decision can be recorded even though no approval job exists yet.
+      await store.write(checkpoint, (transaction) => {
+        if (approvalJobs.length > 0) {
+          queueApprovalRegistrations(transaction as unknown as EvalQueue, {
+            prefix: dependencies.prefix,
+            requests: approvalJobs,
+          });
+        }
+      });
+      crashPoint('after-step', runId, env);
+      if (pending.length > 0) crashPoint('after-checkpoint', runId, env);
+      await job.updateProgress({
+        step: checkpoint.step,
+        lastTool: step.toolCalls.at(-1)?.toolName ?? lastToolOf(checkpoint),
+        status: checkpoint.status,
+      } satisfies RunProgress);
+    } catch (error) {
+      checkpointError ??= error;
+      stop.abort(error);
+    }
+  };
+
+  try {
+    await generateText({
+      model: resolved.model,
+      system,
+      messages: baseMessages,
+      tools: runTools.tools,
+      stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
+      experimental_repairToolCall: createToolCallRepair({ model: resolved.model, logger, abortSignal: signal }),
+      abortSignal: signal,
+      maxRetries: 1,
+      temperature: spec.assistant.settings.temperature,
+      topP: spec.assistant.settings.topP,
+      maxOutputTokens: spec.assistant.settings.maxOutputTokens,
+      seed: spec.assistant.settings.seed,
+      onStepFinish,
+    });
+  } catch (error) {
+    throw checkpointError ?? error;
+  }
+  if (checkpointError) throw checkpointError;
+  return checkpoint;
+}
+
+function renameApprovals(messages: readonly ModelMessage[], idMap: ReadonlyMap<string, string>): ModelMessage[] {
+  if (idMap.size === 0) return [...messages];
+  return messages.map((message) => {
+    if (message.role !== 'assistant' || typeof message.content === 'string') return message;
+    return {
+      ...message,
+      content: message.content.map((part) =>
+        part.type === 'tool-approval-request'
+          ? { ...part, approvalId: idMap.get(part.approvalId) ?? part.approvalId }
+          : part,
+      ),
+    };
+  });
+}
+
+function freshCheckpoint(runId: string, spec: RunSpec): RunCheckpoint {
+  const messages: RunCheckpoint['messages'] =
+    'prompt' in spec.input
+      ? [{ role: 'user', content: spec.input.prompt }]
+      : (spec.input.messages as RunCheckpoint['messages']);
+  return {
+    runId,
+    messages,
+    allowedNames: [],
+    inspectedNames: [],
+    step: 0,
+    steps: [],
+    toolCalls: [],
+    usage: { ...zeroUsage },
+    catalogVersion: {},
+    pendingApprovals: [],
+    executedToolCallIds: [],
+    status: 'running',
+    updatedAt: Date.now(),
+  };
+}
+
+function resultOf(
+  checkpoint: RunCheckpoint,
+  spec: RunSpec,
+  runTools?: Awaited<ReturnType<typeof buildRunTools>>,
+): RunResult {
+  const last = checkpoint.steps.at(-1);
+  return runResultSchema.parse({
+    runId: checkpoint.runId,
+    text: last?.text ?? '',
+    finishReason: last
+      ? checkpoint.step >= spec.assistant.maxSteps && last.finishReason === 'tool-calls'
+        ? 'max-steps'
+        : last.finishReason
+      : 'stop',
+    steps: checkpoint.steps,
+    toolCalls: checkpoint.toolCalls,
+    usage: checkpoint.usage,
+    catalogVersion: checkpoint.catalogVersion,
+    tools: runTools
+      ? {
+          inline: Object.keys(runTools.tools).length,
+          deferred: runTools.deferred.length,
+          inlineTokens: runTools.inlineTokens,
+          deferredTokens: runTools.deferredTokens,
+        }
+      : undefined,
+  });
+}
+
+function lastToolOf(checkpoint: RunCheckpoint): string | null {
+  return checkpoint.toolCalls.at(-1)?.toolName ?? null;
+}
+
+function usageOf(usage: StepResult<ToolSet>['usage']): Usage {
+  const inputTokens = usage.inputTokens ?? 0;
+  const outputTokens = usage.outputTokens ?? 0;
+  return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

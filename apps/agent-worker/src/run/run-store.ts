@@ -1,0 +1,96 @@
+import {
+  keyNames,
+  runCheckpointSchema,
+  safeParseJson,
+  type KeyNames,
+  type Logger,
+  type RedisConnection,
+  type RunCheckpoint,
+} from '@agentq/shared';
+import { z } from 'zod';
+
+/** A tool execution remembered by tool call id, so a re-run replays it instead of executing again. */
+export type RecordedToolResult = { ok: true; output: unknown } | { ok: false; error: string };
+
+const recordedToolResultSchema = z.union([
+  z.strictObject({ ok: z.literal(true), output: z.unknown() }),
+  z.strictObject({ ok: z.literal(false), error: z.string() }),
+]);
+
+/** Options of {@link RunStore}. */
+export interface RunStoreOptions {
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  logger: Logger;
+  /** How long a finished run's checkpoint stays readable. @default 7 days */
+  finishedTtlSeconds?: number;
+}
+
+/** Extra writes that must land in the same transaction as a checkpoint. */
+export type CheckpointSideWrites = (transaction: ReturnType<RedisConnection['multi']>) => void;
+
+/**
+ * The run's durable state in Redis: the checkpoint `P:run.<runId>` and, beside it, the results of
+ * executed tool calls by tool call id (`P:run.<runId>:tool-results`).
+ */
+export class RunStore {
+  readonly keys: KeyNames;
+  private readonly redis: RedisConnection;
+  private readonly logger: Logger;
+  private readonly finishedTtlSeconds: number;
+
+  constructor(options: RunStoreOptions) {
+    this.redis = options.redis;
+    this.keys = keyNames(options.prefix);
+    this.logger = options.logger;
+    this.finishedTtlSeconds = options.finishedTtlSeconds ?? 7 * 24 * 3600;
+  }
+
+  /** Key of the recorded tool results of a run. */
+  toolResultsKey(runId: string): string {
+    return `${this.keys.run(runId)}:tool-results`;
+  }
+
+  /** The checkpoint, or `null` when there is none (or it is unreadable, which is logged). */
+  async read(runId: string): Promise<RunCheckpoint | null> {
+    const text = await this.redis.get(this.keys.run(runId));
+    if (text === null) return null;
+    const parsed = safeParseJson(text, runCheckpointSchema, `checkpoint of run ${runId}`);
+    if (!parsed.success) {
+      // A checkpoint we cannot read cannot be resumed from; starting over is the only way forward.
+      this.logger.warn({ runId, error: parsed.error.message }, 'ignoring unreadable run checkpoint');
+      return null;
+    }
+    return parsed.data;
+  }
+
+  /** Writes the checkpoint, plus `sideWrites` in the same MULTI. */
+  async write(checkpoint: RunCheckpoint, sideWrites?: CheckpointSideWrites): Promise<void> {
+    const valid = runCheckpointSchema.parse(checkpoint);
+    const transaction = this.redis.multi();
+    const key = this.keys.run(valid.runId);
+    transaction.set(key, JSON.stringify(valid));
+    if (valid.status === 'completed' || valid.status === 'failed') {
+      transaction.expire(key, this.finishedTtlSeconds);
+      transaction.expire(this.toolResultsKey(valid.runId), this.finishedTtlSeconds);
+    }
+    sideWrites?.(transaction);
+    const results = await transaction.exec();
+    const failed = results?.find(([error]) => error !== null);
+    if (failed?.[0]) throw failed[0];
+  }
+
+  /** The recorded result of a tool call, or `null` when it never finished executing. */
+  async recordedToolResult(runId: string, toolCallId: string): Promise<RecordedToolResult | null> {
+    const text = await this.redis.hget(this.toolResultsKey(runId), toolCallId);
+    if (text === null) return null;
+    const parsed = safeParseJson(text, recordedToolResultSchema, `recorded result of ${toolCallId}`);
+    return parsed.success ? (parsed.data as RecordedToolResult) : null;
+  }
+
+  /** Remembers a tool call's result. */
+  async recordToolResult(options: { runId: string; toolCallId: string; result: RecordedToolResult }): Promise<void> {
+    await this.redis.hset(this.toolResultsKey(options.runId), options.toolCallId, JSON.stringify(options.result));
+  }
+}

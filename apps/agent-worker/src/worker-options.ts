@@ -1,0 +1,79 @@
+import type { Logger } from '@agentq/shared';
+
+/** Tuning of an agent worker that is not part of the deployment config. */
+export interface AgentWorkerTuning {
+  /**
+   * Runs executed at once by this process.
+   * @default config.workerConcurrency
+   */
+  concurrency?: number;
+  /**
+   * BullMQ lock duration of a run, in ms. A crashed worker's runs are taken over after about this
+   * long (plus `stalledIntervalMs`).
+   * @default 30000
+   */
+  lockDurationMs?: number;
+  /** How often stalled runs are looked for, in ms. @default 30000 */
+  stalledIntervalMs?: number;
+  /**
+   * How many times a run may stall (its worker died) before it fails. Runs resume from their
+   * checkpoint, so a stall costs little; the limit only stops a run that kills every worker.
+   * @default 5
+   */
+  maxStalledCount?: number;
+  /** Approval and decision jobs executed at once. @default 16 */
+  approvalConcurrency?: number;
+  /** How often the sweeper delivers decided-but-unpromoted approvals, in ms. @default 15000 */
+  sweepIntervalMs?: number;
+  /** Idle time before a pooled MCP client closes, in ms. @default 60000 */
+  mcpIdleMs?: number;
+  /**
+   * How long `close()` waits for active runs to finish before releasing them (they resume from
+   * their checkpoint on another worker), in ms.
+   * @default 30000
+   */
+  closeTimeoutMs?: number;
+}
+
+/** {@link AgentWorkerTuning} with every field filled in. */
+export type ResolvedAgentWorkerTuning = Required<AgentWorkerTuning>;
+
+/**
+ * Fills in defaults and repairs values that cannot work: non-positive or non-finite numbers fall
+ * back to their default, and a stalled interval longer than the lock is clamped, each with a
+ * warning.
+ */
+export function resolveWorkerTuning(
+  tuning: AgentWorkerTuning,
+  options: { workerConcurrency: number; logger: Logger },
+): ResolvedAgentWorkerTuning {
+  const defaults: ResolvedAgentWorkerTuning = {
+    concurrency: options.workerConcurrency,
+    lockDurationMs: 30_000,
+    stalledIntervalMs: 30_000,
+    maxStalledCount: 5,
+    approvalConcurrency: 16,
+    sweepIntervalMs: 15_000,
+    mcpIdleMs: 60_000,
+    closeTimeoutMs: 30_000,
+  };
+  const out = { ...defaults };
+  for (const key of Object.keys(defaults) as Array<keyof ResolvedAgentWorkerTuning>) {
+    const value = tuning[key];
+    if (value === undefined) continue;
+    if (!Number.isFinite(value) || value <= 0) {
+      options.logger.warn({ option: key, value, used: defaults[key] }, 'invalid worker option; using the default');
+      continue;
+    }
+    out[key] =
+      key === 'concurrency' || key === 'maxStalledCount' || key === 'approvalConcurrency' ? Math.floor(value) : value;
+  }
+  if (out.stalledIntervalMs > out.lockDurationMs) {
+    options.logger.warn(
+      { stalledIntervalMs: out.stalledIntervalMs, lockDurationMs: out.lockDurationMs },
+      'stalledIntervalMs is longer than lockDurationMs; clamping it',
+    );
+    out.stalledIntervalMs = out.lockDurationMs;
+  }
+  return out;
+}
