@@ -39,7 +39,7 @@ describe('bad refresh input', () => {
   it('fails a job for an unknown server once, with SERVER_NOT_FOUND', async () => {
     const result = await settle(
       await addRaw({ serverId: 'nobody-home', reason: 'on-demand', requestedAt: Date.now() }),
-      harness.events,
+      harness,
     );
     expect(result).toMatchObject({ state: 'failed', attemptsMade: 1 });
     expect(failureCode(result)).toBe('SERVER_NOT_FOUND');
@@ -48,7 +48,7 @@ describe('bad refresh input', () => {
   it('fails a job with an unknown reason once, naming the field', async () => {
     const result = await settle(
       await addRaw({ serverId: 'good', reason: 'because', requestedAt: Date.now() }),
-      harness.events,
+      harness,
     );
     expect(result).toMatchObject({ state: 'failed', attemptsMade: 1 });
     expect(failureCode(result)).toBe('INVALID_REFRESH_JOB');
@@ -57,10 +57,7 @@ describe('bad refresh input', () => {
 
   it('fails a job for a malformed stored definition once, with DEFINITION_INVALID', async () => {
     for (const serverId of ['broken', 'garbled']) {
-      const result = await settle(
-        await addRaw({ serverId, reason: 'on-demand', requestedAt: Date.now() }),
-        harness.events,
-      );
+      const result = await settle(await addRaw({ serverId, reason: 'on-demand', requestedAt: Date.now() }), harness);
       expect(result).toMatchObject({ state: 'failed', attemptsMade: 1 });
       expect(failureCode(result)).toBe('DEFINITION_INVALID');
     }

@@ -7,12 +7,12 @@ export type RefreshResult =
   | { state: 'failed'; failedReason: string; attemptsMade: number };
 
 /** Waits for a job to complete or fail and reports which, with its value or reason. */
-export async function settle(job: Job, events: QueueEvents): Promise<RefreshResult> {
+export async function settle(job: Job, context: { queue: Queue; events: QueueEvents }): Promise<RefreshResult> {
   try {
-    const value = (await job.waitUntilFinished(events, 60_000)) as Record<string, unknown>;
+    const value = (await job.waitUntilFinished(context.events, 60_000)) as Record<string, unknown>;
     return { state: 'completed', value };
   } catch {
-    const fresh = await job.queue.getJob(job.id ?? '');
+    const fresh = await context.queue.getJob(job.id ?? '');
     return { state: 'failed', failedReason: fresh?.failedReason ?? '', attemptsMade: fresh?.attemptsMade ?? -1 };
   }
 }
@@ -25,7 +25,7 @@ export async function refreshNow(input: {
   reason: RefreshReason;
 }): Promise<RefreshResult> {
   const job = (await requestRefresh(input.queue, { serverId: input.serverId, reason: input.reason })) as Job;
-  return await settle(job, input.events);
+  return await settle(job, input);
 }
 
 /** The agentq error code at the front of a failed job's reason (`CODE: message`). */
