@@ -9,6 +9,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Unit tests run first, in their own group, so a broken unit fails fast.
+          sequence: { groupOrder: 0 },
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
           environment: 'node',
         },
@@ -16,6 +18,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
