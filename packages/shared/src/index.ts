@@ -101,3 +101,6 @@ export type {
   ApprovalRecordsOptions,
   EvalQueue,
 } from './approvals/approval-records.js';
+
+export { checkFetchTarget, isPrivateAddress } from './net/check-fetch-target.js';
+export type { CheckFetchTargetOptions } from './net/check-fetch-target.js';
