@@ -72,6 +72,9 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       new Queue(name, { connection: client.redis, prefix: client.prefix }),
     ]),
   );
+  for (const [name, queue] of Object.entries(queues)) {
+    queue.on('error', (error: Error) => options.logger.debug({ queue: name, error: error.message }, 'queue error'));
+  }
   const metrics = createApiMetrics({
     redis: client.redis,
     prefix: client.prefix,

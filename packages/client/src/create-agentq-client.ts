@@ -9,16 +9,13 @@ import {
   silentLogger,
   type Logger,
   type RedisConnection,
+  type DecisionInput,
   type DecisionRecord,
   type RunResult,
   type ServerDefinition,
 } from '@agentq/shared';
-import {
-  decideBridge,
-  listPendingApprovalsBridge,
-  type DecideInput,
-  type PendingApprovalInfo,
-} from './approvals-bridge.js';
+import { decide } from './approvals/decide.js';
+import { listPendingApprovals, type PendingApprovalInfo } from './approvals/list-pending-approvals.js';
 import type { ClientContext } from './client-context.js';
 import { getCatalog, type CatalogView } from './catalog/get-catalog.js';
 import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
@@ -81,10 +78,15 @@ export interface AgentqClient {
    * Records a decision once (`ALREADY_DECIDED` after that, `EXPIRED` past the timeout, `NOT_FOUND`
    * for an unknown id) and wakes the parked run.
    */
-  decide(input: DecideInput): Promise<DecisionRecord>;
+  decide(input: DecisionInput): Promise<DecisionRecord>;
   listServers(): Promise<ServerInfo[]>;
   putServer(definition: unknown): Promise<ServerDefinition>;
   removeServer(serverId: string): Promise<void>;
+  /**
+   * Imports a YAML or JSON servers file, all or nothing (`IMPORT_INVALID` names the file, server
+   * and field). Returns the imported definitions.
+   */
+  importServers(path: string): Promise<ServerDefinition[]>;
   setServerEnabled(serverId: string, enabled: boolean): Promise<ServerDefinition>;
   /** Re-reads the server's tool list now (deduplicated per server). */
   refreshServer(serverId: string): Promise<void>;
@@ -110,7 +112,12 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
   // Producer connections fail fast instead of queueing; an error event without a listener would
   // crash the process, and the failing command already reports the problem to its caller.
   if (ownsConnection) redis.on('error', (error: Error) => logger.debug({ error: error.message }, 'redis error'));
-  const queue = (name: string) => new Queue(name, { connection: redis, prefix });
+  const queue = (name: string) => {
+    const created = new Queue(name, { connection: redis, prefix });
+    // Without a listener BullMQ prints every connection error; the failing call reports it anyway.
+    created.on('error', (error: Error) => logger.debug({ queue: name, error: error.message }, 'queue error'));
+    return created;
+  };
   const context: ClientContext = {
     redis,
     prefix,
@@ -136,11 +143,12 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     scheduleRun: (scheduleId, schedule) => scheduleRun(context, { scheduleId, schedule }),
     listSchedules: () => listSchedules(context),
     removeSchedule: (scheduleId) => removeSchedule(context, scheduleId),
-    listPendingApprovals: (filter) => listPendingApprovalsBridge(context, filter ?? {}),
-    decide: (input) => decideBridge(context, input),
+    listPendingApprovals: (filter) => listPendingApprovals(context, filter ?? {}),
+    decide: (input) => decide({ ...context, queue: context.queues.approvals }, input),
     listServers: () => listServers(context),
     putServer: (definition) => putServer(context, definition),
     removeServer: (serverId) => removeServer(context, serverId),
+    importServers: (path) => context.servers.importFile(path),
     setServerEnabled: (serverId, enabled) => setServerEnabled(context, { serverId, enabled }),
     refreshServer: (serverId) => requestServerRefresh(context, { serverId, reason: 'on-demand' }),
     restartServer: (serverId) => requestServerRefresh(context, { serverId, reason: 'restart' }),

@@ -14,7 +14,6 @@ export type { Schedule, ScheduleRunInput } from './schedules/schedule-run.js';
 
 export type { ServerInfo } from './servers/manage-servers.js';
 export type { CatalogView } from './catalog/get-catalog.js';
-export type { DecideInput, PendingApprovalInfo } from './approvals-bridge.js';
 
 export { decide, listPendingApprovals, promoteApproval } from './approvals/index.js';
-export type { ApprovalContext } from './approvals/index.js';
+export type { ApprovalContext, PendingApprovalInfo } from './approvals/index.js';

@@ -1,0 +1,183 @@
+import { Command, CommanderError, Option } from 'commander';
+import type { CliIo } from './cli-io.js';
+import { decideCommand, listApprovalsCommand } from './commands/approvals-command.js';
+import { catalogCommand } from './commands/catalog-command.js';
+import { devCommand } from './commands/dev-command.js';
+import { roleCommand } from './commands/role-command.js';
+import { runCommand, statusCommand } from './commands/run-command.js';
+import {
+  addServerCommand,
+  importServersCommand,
+  listServersCommand,
+  serverActionCommand,
+} from './commands/servers-command.js';
+import { EXIT_CODES } from './exit-codes.js';
+
+/** The version `agentq --version` prints. */
+export const CLI_VERSION = '0.1.0';
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+const environmentHelp = `
+Configuration comes from the environment (the same for every command):
+  REDIS_URL        Redis to use (default redis://127.0.0.1:6379)
+  AGENTQ_PREFIX    key prefix of the deployment (default agentq)
+  AGENTQ_MODEL     model of \`agentq run\` when --model is not given
+  LOG_LEVEL        log level of the long-running roles
+See the README for the full table.
+
+Exit codes: 0 ok, 1 failed, 2 usage or invalid input, 3 not found,
+4 conflict (e.g. already decided), 5 Redis unreachable, 6 timed out.`;
+
+/**
+ * The `agentq` command tree. Each action reports its exit code through `setExitCode`; errors are
+ * thrown and turned into one line and an exit code by `runCli`.
+ */
+export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command();
+  const done = (code: number) => setExitCode(code);
+  program
+    .name('agentq')
+    .description('Headless LLM agent runs on BullMQ, with a warm MCP tool catalog and durable approvals.')
+    .version(CLI_VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text.replace(/\n$/, '')),
+      writeErr: (text) => io.err(text.replace(/\n$/, '')),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', environmentHelp)
+    .action(() => {
+      program.outputHelp();
+      done(EXIT_CODES.usage);
+    });
+
+  program
+    .command('dev')
+    .description('Run warmer, worker and API in one process on a local Redis (what `npm start` runs)')
+    .option('--port <port>', 'API port (default AGENTQ_API_PORT or 3000; 0 picks a free one)')
+    .option('--no-import', 'do not import the servers file (AGENTQ_SERVERS_FILE) at start')
+    .option('--demo', 'enqueue the demo run once everything is up')
+    .option('--sandbox <dir>', 'folder the filesystem MCP server may use, created at start', 'sandbox')
+    .action(async (options: { port?: string; import: boolean; demo?: boolean; sandbox: string }) =>
+      done(
+        await devCommand(io, {
+          port: options.port,
+          import: options.import,
+          demo: options.demo ?? false,
+          sandbox: options.sandbox,
+        }),
+      ),
+    );
+
+  for (const [role, description] of [
+    ['warmer', 'Run one catalog warmer (consumes catalog-refresh, keeps the tool catalog warm)'],
+    ['worker', 'Run one agent worker (consumes agent-runs, approvals and decisions)'],
+    ['api', 'Run the HTTP API, Bull Board, approvals inbox and /metrics (needs AGENTQ_API_TOKEN)'],
+  ] as const) {
+    program
+      .command(role)
+      .description(description)
+      .action(async () => done(await roleCommand(io, role)));
+  }
+
+  program
+    .command('run')
+    .description('Enqueue a run; with --wait, show its progress and print the result')
+    .argument('[prompt]', 'what to ask the model')
+    .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini (default AGENTQ_MODEL or scripted:demo)')
+    .option('-s, --server <id>', 'MCP server the run may use (repeatable)', collect)
+    .option('--demo', 'enqueue the demo run (server-everything, pauses for one approval)')
+    .option('-w, --wait', 'follow the run until it finishes and print the result')
+    .option('--timeout <ms>', 'with --wait: give up waiting after this long', '600000')
+    .option('--run-id <id>', 'run id (idempotency key); default a fresh one')
+    .option('--system <text>', 'system prompt')
+    .option('--max-steps <n>', 'maximum model steps')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (prompt: string | undefined, options) => done(await runCommand(io, prompt, options)));
+
+  program
+    .command('status')
+    .description('Show the state, progress, pending approvals and result of a run')
+    .argument('<runId>')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (runId: string, options: { json?: boolean }) => done(await statusCommand(io, runId, options)));
+
+  const approvals = program.command('approvals').description('List and decide pending tool approvals');
+  approvals
+    .command('list', { isDefault: true })
+    .description('List pending approvals (the default)')
+    .option('--run <runId>', 'only this run')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (options: { run?: string; json?: boolean }) => done(await listApprovalsCommand(io, options)));
+  for (const [verb, approved] of [
+    ['approve', true],
+    ['deny', false],
+  ] as const) {
+    approvals
+      .command(verb)
+      .description(`${approved ? 'Approve' : 'Deny'} a pending tool call; the run resumes`)
+      .argument('<approvalId>')
+      .option('-r, --reason <text>', 'reason, recorded and shown to the model')
+      .option('--by <name>', 'who decides (default cli:<user>)')
+      .action(async (approvalId: string, options: { reason?: string; by?: string }) =>
+        done(await decideCommand(io, approvalId, { approved, reason: options.reason, by: options.by })),
+      );
+  }
+
+  const servers = program.command('servers').description('Manage MCP server definitions');
+  servers
+    .command('list', { isDefault: true })
+    .description('List servers with their catalog state (the default)')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (options: { json?: boolean }) => done(await listServersCommand(io, options)));
+  servers
+    .command('add')
+    .description('Add or replace a server: --command for stdio, --url for Streamable HTTP (or --sse)')
+    .argument('<serverId>', 'slug: lowercase letters, digits, "-" or "_"')
+    .option('--command <command>', 'stdio: the executable')
+    .option('--arg <value>', 'stdio: one argument (repeatable; use --arg=-x for dashes)', collect)
+    .option('--env <NAME=value>', 'stdio: environment (repeatable; secrets as ${ENV_NAME})', collect)
+    .option('--url <url>', 'HTTP: the server URL')
+    .option('--sse', 'HTTP: legacy SSE transport')
+    .option('--header <Name=value>', 'HTTP: header (repeatable; secrets as ${ENV_NAME})', collect)
+    .option('--name <name>', 'display name')
+    .option('--always-ask <tool>', 'tool that always needs approval (repeatable; * for all)', collect)
+    .option('--disabled', 'add it disabled')
+    .action(async (serverId: string, options) => done(await addServerCommand(io, serverId, options)));
+  servers
+    .command('import')
+    .description('Import a YAML or JSON servers file (all or nothing)')
+    .argument('<file>')
+    .action(async (file: string) => done(await importServersCommand(io, file)));
+  for (const [action, description] of [
+    ['enable', 'Enable a server (warmers list its tools)'],
+    ['disable', 'Disable a server (runs stop using it)'],
+    ['refresh', 'Re-read the tool list now'],
+    ['restart', 'Reconnect to the server, then re-read its tools'],
+    ['remove', 'Remove a server definition'],
+  ] as const) {
+    servers
+      .command(action)
+      .description(description)
+      .argument('<serverId>')
+      .action(async (serverId: string) => done(await serverActionCommand(io, action, serverId)));
+  }
+
+  program
+    .command('catalog')
+    .description('Show the cached tools, state and age of a server (never contacts it)')
+    .argument('<serverId>')
+    .addOption(new Option('--json', 'print machine-readable JSON'))
+    .action(async (serverId: string, options: { json?: boolean }) => done(await catalogCommand(io, serverId, options)));
+
+  return program;
+}
+
+/** Whether a commander error only means help or the version was printed. */
+export function isHelpExit(error: unknown): boolean {
+  return (
+    error instanceof CommanderError &&
+    (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help')
+  );
+}

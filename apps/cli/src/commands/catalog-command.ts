@@ -1,0 +1,38 @@
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { formatAge, formatTable } from '../output/format-table.js';
+import { withClient } from '../with-client.js';
+
+/** `agentq catalog <serverId>`: the cached tools of a server, as runs see them. */
+export async function catalogCommand(io: CliIo, serverId: string, options: { json?: boolean }): Promise<number> {
+  return await withClient(io, async (client) => {
+    const catalog = await client.getCatalog(serverId);
+    if (options.json) {
+      io.out(JSON.stringify(catalog, null, 2));
+      return EXIT_CODES.ok;
+    }
+    const age = catalog.ageMs === undefined ? '' : `, refreshed ${formatAge(catalog.ageMs)} ago`;
+    io.out(`${serverId}: ${catalog.state}, ${catalog.tools.length} tools${age}`);
+    if (catalog.status?.error) io.out(`last error: ${catalog.status.error}`);
+    if (catalog.tools.length > 0) {
+      const alwaysAsk = new Set(catalog.definition?.alwaysAsk ?? []);
+      io.out('');
+      io.out(
+        formatTable(
+          ['TOOL', 'APPROVAL', 'DESCRIPTION'],
+          catalog.tools.map((tool) => [
+            tool.name,
+            alwaysAsk.has(tool.name) || alwaysAsk.has('*') ? 'always ask' : '',
+            firstLine(tool.description ?? tool.title ?? ''),
+          ]),
+        ),
+      );
+    }
+    return EXIT_CODES.ok;
+  });
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 90 ? `${line.slice(0, 89)}…` : line;
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
+import { startApi, type RunningApi } from '@agentq/api';
+import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
+import { createAgentqClient, type AgentqClient } from '@agentq/client';
+import { createLogger, loadConfig, secretValuesOf, type Config } from '@agentq/shared';
+import type { CliIo } from '../cli-io.js';
+import { demoRunSpec } from '../dev/demo-run-spec.js';
+import { findRedis, type DevRedis } from '../dev/find-redis.js';
+import { pickDefaultModel } from '../dev/pick-default-model.js';
+import { waitForShutdown } from '../dev/wait-for-shutdown.js';
+import { EXIT_CODES } from '../exit-codes.js';
+
+/** Options of `agentq dev`. */
+export interface DevCommandOptions {
+  /** API port. @default AGENTQ_API_PORT or 3000 */
+  port?: string;
+  /** Import the servers file at start. @default true */
+  import: boolean;
+  /** Enqueue the demo run once everything is up. @default false */
+  demo: boolean;
+  /** Folder the filesystem MCP server may touch; created at start. @default ./sandbox */
+  sandbox: string;
+  /** Resolves to stop (tests); SIGINT/SIGTERM otherwise. */
+  until?: Promise<unknown>;
+}
+
+/**
+ * `agentq dev`: warmer, worker and API in one process on a local Redis, with the shipped MCP
+ * servers imported, a generated token, and private-address fetches allowed for the local demo.
+ */
+export async function devCommand(io: CliIo, options: DevCommandOptions): Promise<number> {
+  const redis = await findRedis(io.env);
+  const generatedToken = !io.env.AGENTQ_API_TOKEN;
+  const env: Record<string, string | undefined> = {
+    ...io.env,
+    REDIS_URL: redis.url,
+    AGENTQ_API_TOKEN: io.env.AGENTQ_API_TOKEN || randomBytes(24).toString('base64url'),
+    AGENTQ_MODEL: pickDefaultModel(io.env),
+    AGENTQ_ALLOW_PRIVATE_FETCH: io.env.AGENTQ_ALLOW_PRIVATE_FETCH || 'true',
+    AGENTQ_API_PORT: options.port ?? io.env.AGENTQ_API_PORT,
+    // Three roles log into one terminal: keep it to problems unless asked, so the banner stays readable.
+    LOG_LEVEL: io.env.LOG_LEVEL || 'warn',
+  };
+  const started: Array<{ name: string; close: () => Promise<void> }> = [{ name: 'redis', close: () => redis.stop() }];
+  const stopAll = async () => {
+    for (const part of started.reverse()) {
+      try {
+        await part.close();
+      } catch (error) {
+        io.err(`warning: closing ${part.name} failed: ${(error as Error).message}`);
+      }
+    }
+  };
+  try {
+    const sandbox = resolve(options.sandbox);
+    await mkdir(sandbox, { recursive: true });
+    // The shipped servers file points the memory and filesystem servers at ${AGENTQ_SANDBOX}.
+    env.AGENTQ_SANDBOX = io.env.AGENTQ_SANDBOX || sandbox;
+    const config = loadConfig(env);
+    const logger = createLogger({ level: config.logLevel, name: 'agentq-dev', secretValues: secretValuesOf(config) });
+
+    const client = createAgentqClient({
+      redisUrl: config.redisUrl,
+      prefix: config.prefix,
+      cluster: config.cluster,
+      runAttempts: config.runAttempts,
+      logger,
+    });
+    started.push({ name: 'client', close: () => client.close() });
+    const imported = options.import ? await importServers({ io, client, config }) : [];
+
+    const warmer: CatalogWarmer = await startCatalogWarmer({ config, logger, env });
+    started.push({ name: 'warmer', close: () => warmer.close() });
+    const worker: AgentWorker = await startAgentWorker({ config, logger, env });
+    started.push({ name: 'worker', close: () => worker.close() });
+    const api: RunningApi = await startApi({ config, logger, client });
+    started.push({ name: 'api', close: () => api.close() });
+
+    io.out(banner({ api, config, redis, imported, generatedToken, env: io.env }));
+    if (options.demo) {
+      // Runs read the catalog from the cache only: give the warmer its first listing of the demo
+      // server before the demo asks for its tools.
+      await waitForWarmCatalog(client, 'everything', 30_000);
+      const { runId } = await client.enqueueRun(demoRunSpec(config.defaultModel));
+      io.out(`Enqueued the demo run ${runId}. Follow it at ${api.url}/admin/runs/${runId}\n`);
+    }
+    await (options.until ?? waitForShutdown());
+    io.out('Stopping…');
+    return EXIT_CODES.ok;
+  } finally {
+    await stopAll();
+  }
+}
+
+async function waitForWarmCatalog(client: AgentqClient, serverId: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await client.getCatalog(serverId)).state !== 'never-warmed') return;
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function importServers(options: { io: CliIo; client: AgentqClient; config: Config }): Promise<string[]> {
+  const path = options.config.serversFile;
+  if (!existsSync(path)) {
+    options.io.err(`warning: no servers file at ${path}; nothing imported (set AGENTQ_SERVERS_FILE)`);
+    return [];
+  }
+  const definitions = await options.client.importServers(path);
+  return definitions.map((definition) => definition.id);
+}
+
+function banner(options: {
+  api: RunningApi;
+  config: Config;
+  redis: DevRedis;
+  imported: string[];
+  generatedToken: boolean;
+  env: Record<string, string | undefined>;
+}): string {
+  const { api, config, redis } = options;
+  const shellEnv: string[] = [];
+  if (redis.url !== 'redis://127.0.0.1:6379') shellEnv.push(`REDIS_URL=${redis.url}`);
+  if (config.prefix !== 'agentq') shellEnv.push(`AGENTQ_PREFIX=${config.prefix}`);
+  const next = `${shellEnv.length > 0 ? `${shellEnv.join(' ')} ` : ''}npm run agentq -- run --demo --wait`;
+  const redisNote = redis.source === 'private' ? 'private redis-server, stopped on exit' : redis.source;
+  return [
+    '',
+    'agentq dev is running: catalog warmer, agent worker and API in this process.',
+    '',
+    `  Inbox        ${api.url}/admin/approvals`,
+    `  Bull Board   ${api.url}/admin/queues`,
+    `  REST API     ${api.url}/v1  (OpenAPI: ${api.url}/v1/openapi.json)`,
+    `  Metrics      ${api.url}/metrics`,
+    `  API token    ${config.apiToken}${options.generatedToken ? '  (generated; set AGENTQ_API_TOKEN to choose one)' : ''}`,
+    `  Redis        ${redis.url} (${redisNote}), prefix ${config.prefix}`,
+    `  Model        ${config.defaultModel}`,
+    `  MCP servers  ${options.imported.length > 0 ? `${options.imported.join(', ')} (from ${config.serversFile})` : 'none imported'}`,
+    '',
+    'Next: log in to the inbox with the token, then in another terminal start the demo run:',
+    '',
+    `  ${next}`,
+    '',
+    'It pauses for approval of an `echo` call: approve it in the inbox (or with',
+    '`npm run agentq -- approvals approve <id>`) and watch it finish. Stop with Ctrl-C.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,38 @@
+import { startAgentWorker } from '@agentq/agent-worker';
+import { startApi } from '@agentq/api';
+import { startCatalogWarmer } from '@agentq/catalog-warmer';
+import { createLogger, loadConfig, secretValuesOf } from '@agentq/shared';
+import type { CliIo } from '../cli-io.js';
+import { waitForShutdown } from '../dev/wait-for-shutdown.js';
+import { EXIT_CODES } from '../exit-codes.js';
+
+/** One process role. */
+export type Role = 'warmer' | 'worker' | 'api';
+
+/**
+ * `agentq warmer|worker|api`: runs one role until SIGINT or SIGTERM, then closes it once. Scale a
+ * role by starting more processes on the same Redis.
+ */
+export async function roleCommand(io: CliIo, role: Role, options: { until?: Promise<unknown> } = {}): Promise<number> {
+  const config = loadConfig(io.env);
+  const names = { warmer: 'catalog-warmer', worker: 'agent-worker', api: 'api' } as const;
+  const logger = createLogger({ level: config.logLevel, name: names[role], secretValues: secretValuesOf(config) });
+  let close: () => Promise<void>;
+  if (role === 'warmer') {
+    const warmer = await startCatalogWarmer({ config, logger, env: io.env });
+    close = () => warmer.close();
+    logger.info({ warmerId: warmer.id }, 'catalog warmer started');
+  } else if (role === 'worker') {
+    const worker = await startAgentWorker({ config, logger, env: io.env });
+    close = () => worker.close();
+    logger.info({ workerId: worker.id }, 'agent worker started');
+  } else {
+    const api = await startApi({ config, logger });
+    close = () => api.close();
+    logger.info({ url: api.url }, 'api listening');
+  }
+  const signal = await (options.until ?? waitForShutdown());
+  logger.info({ signal }, 'stopping');
+  await close();
+  return EXIT_CODES.ok;
+}

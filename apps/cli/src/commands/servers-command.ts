@@ -1,0 +1,129 @@
+import { AgentqError, type ServerDefinitionInput } from '@agentq/shared';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { formatAge, formatTable } from '../output/format-table.js';
+import { withClient } from '../with-client.js';
+
+/** Options of `agentq servers add`. */
+export interface AddServerOptions {
+  command?: string;
+  arg?: string[];
+  env?: string[];
+  url?: string;
+  sse?: boolean;
+  header?: string[];
+  name?: string;
+  alwaysAsk?: string[];
+  disabled?: boolean;
+}
+
+/** `agentq servers list`. */
+export async function listServersCommand(io: CliIo, options: { json?: boolean }): Promise<number> {
+  return await withClient(io, async (client) => {
+    const servers = await client.listServers();
+    if (options.json) {
+      io.out(JSON.stringify(servers, null, 2));
+      return EXIT_CODES.ok;
+    }
+    if (servers.length === 0) {
+      io.out('No MCP servers. Add one with `agentq servers add` or `agentq servers import <file>`.');
+      return EXIT_CODES.ok;
+    }
+    io.out(
+      formatTable(
+        ['ID', 'ENABLED', 'STATE', 'TOOLS', 'LAST SUCCESS', 'TRANSPORT', 'ERROR'],
+        servers.map(({ definition, status }) => [
+          definition.id,
+          definition.enabled ? 'yes' : 'no',
+          status?.state ?? 'never-warmed',
+          status ? String(status.toolCount) : '—',
+          status?.lastSuccessAt ? `${formatAge(Date.now() - status.lastSuccessAt)} ago` : '—',
+          definition.transport.type === 'stdio'
+            ? `stdio ${definition.transport.command}`
+            : `${definition.transport.type} ${definition.transport.url}`,
+          status?.error ?? '',
+        ]),
+      ),
+    );
+    return EXIT_CODES.ok;
+  });
+}
+
+/** Builds a definition from `servers add` options. */
+export function definitionFromOptions(serverId: string, options: AddServerOptions): ServerDefinitionInput {
+  if ((options.command === undefined) === (options.url === undefined)) {
+    throw new AgentqError({
+      code: 'USAGE',
+      field: 'transport',
+      message: 'Give exactly one of --command (stdio) or --url (HTTP)',
+    });
+  }
+  const pairs = (items: string[] | undefined, what: string) =>
+    Object.fromEntries(
+      (items ?? []).map((item) => {
+        const at = item.indexOf('=');
+        if (at <= 0)
+          throw new AgentqError({ code: 'USAGE', field: what, message: `${what} must look like NAME=value` });
+        return [item.slice(0, at), item.slice(at + 1)];
+      }),
+    );
+  return {
+    id: serverId,
+    ...(options.name ? { name: options.name } : {}),
+    transport:
+      options.command !== undefined
+        ? { type: 'stdio', command: options.command, args: options.arg ?? [], env: pairs(options.env, 'env') }
+        : {
+            type: options.sse ? 'sse' : 'streamable-http',
+            url: options.url as string,
+            headers: pairs(options.header, 'header'),
+          },
+    alwaysAsk: options.alwaysAsk ?? [],
+    enabled: !options.disabled,
+  };
+}
+
+/** `agentq servers add <id> ...`. */
+export async function addServerCommand(io: CliIo, serverId: string, options: AddServerOptions): Promise<number> {
+  const definition = definitionFromOptions(serverId, options);
+  return await withClient(io, async (client) => {
+    const stored = await client.putServer(definition);
+    io.out(`Saved MCP server ${stored.id}${stored.enabled ? '; warmers will list its tools shortly' : ' (disabled)'}.`);
+    return EXIT_CODES.ok;
+  });
+}
+
+/** `agentq servers import <file>`. */
+export async function importServersCommand(io: CliIo, path: string): Promise<number> {
+  return await withClient(io, async (client) => {
+    const imported = await client.importServers(path);
+    io.out(
+      `Imported ${imported.length} MCP server(s)${imported.length > 0 ? `: ${imported.map((server) => server.id).join(', ')}` : ''}.`,
+    );
+    return EXIT_CODES.ok;
+  });
+}
+
+/** `agentq servers enable|disable|refresh|restart|remove <id>`. */
+export async function serverActionCommand(
+  io: CliIo,
+  action: 'enable' | 'disable' | 'refresh' | 'restart' | 'remove',
+  serverId: string,
+): Promise<number> {
+  return await withClient(io, async (client) => {
+    if (action === 'enable' || action === 'disable') {
+      await client.setServerEnabled(serverId, action === 'enable');
+      io.out(`MCP server ${serverId} ${action}d.`);
+    } else if (action === 'refresh') {
+      await client.refreshServer(serverId);
+      io.out(`Asked the warmers to refresh ${serverId}.`);
+    } else if (action === 'restart') {
+      await client.restartServer(serverId);
+      io.out(`Asked the warmers to reconnect to ${serverId} and refresh it.`);
+    } else {
+      await client.removeServer(serverId);
+      io.out(`Removed MCP server ${serverId}.`);
+    }
+    return EXIT_CODES.ok;
+  });
+}

@@ -1,0 +1,27 @@
+import { CommanderError } from 'commander';
+import { processIo, type CliIo } from './cli-io.js';
+import { buildProgram, isHelpExit } from './build-program.js';
+import { EXIT_CODES, exitCodeFor } from './exit-codes.js';
+import { describeError } from './output/describe-error.js';
+
+/**
+ * Runs `agentq` with `argv` (as `process.argv`) and returns the exit code. Errors are printed as
+ * one line with their code, never with a stack trace (set `AGENTQ_DEBUG=1` to see one).
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode: number = EXIT_CODES.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (error) {
+    if (isHelpExit(error)) return EXIT_CODES.ok;
+    // Commander has already printed its message (unknown option, missing argument...).
+    if (error instanceof CommanderError) return EXIT_CODES.usage;
+    io.err(describeError(error, { redisUrl: io.env.REDIS_URL }));
+    if (io.env.AGENTQ_DEBUG && error instanceof Error && error.stack) io.err(error.stack);
+    return exitCodeFor(error);
+  }
+}
