@@ -1,18 +1,21 @@
 import {
   catalogEntrySchema,
   catalogStatusSchema,
-  definitionHash,
   keyNames,
   safeParseJson,
   serverDefinitionSchema,
   ServerStore,
   silentLogger,
+  type CatalogEntry,
   type CatalogStatus,
   type CatalogTool,
   type Logger,
   type RedisConnection,
+  type SafeParseJsonResult,
   type ServerDefinition,
 } from '@agentq/shared';
+import type { z } from 'zod';
+import { memoizedDefinitionHash } from './memoized-definition-hash.js';
 
 /**
  * Why a read came back `cold`. `missing`: never warmed. `definition-changed`: the list was read from
@@ -80,6 +83,10 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   const now = options.now ?? Date.now;
   const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger });
   const announced = new Set<string>();
+  // Last parsed entry per server with its raw bytes. Parsing and validating a large entry costs
+  // far more than reading it, and most reads find it unchanged: equal bytes reuse the last parse,
+  // so a read where nothing changed costs one buffer comparison per server and decodes nothing.
+  const parsedEntries = new Map<string, { bytes: Buffer; entry: CatalogEntry }>();
 
   function announceCold(read: CatalogRead, hash: string): void {
     const onColdServer = options.onColdServer;
@@ -100,12 +107,34 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     }
   }
 
-  function interpret(serverId: string, values: Array<string | null>): CatalogRead {
-    const [definitionText, entryText, statusText] = values;
+  // Definitions and statuses are small but read on every sync; equal text reuses the last parse
+  // (and so the same definition object, whose hash is then cached too).
+  const smallParses = new Map<string, unknown>();
+  function parseCached<S extends z.ZodType>(text: string, schema: S, what: string): SafeParseJsonResult<z.output<S>> {
+    const key = `${what}\0${text}`;
+    const known = smallParses.get(key) as SafeParseJsonResult<z.output<S>> | undefined;
+    if (known) return known;
+    const parsed = safeParseJson(text, schema, what);
+    if (parsed.success) {
+      // Bounded: at most a few entries per server; drop everything when it grows past that.
+      if (smallParses.size > 4_096) smallParses.clear();
+      smallParses.set(key, parsed);
+    }
+    return parsed;
+  }
+
+  type KnownEntry = { bytes: Buffer; entry: CatalogEntry } | undefined;
+
+  function interpret(
+    serverId: string,
+    values: { definitionText: string | null; entryBytes: Buffer | null; statusText: string | null },
+    known: KnownEntry,
+  ): CatalogRead {
+    const { definitionText, entryBytes, statusText } = values;
     if (definitionText === null || definitionText === undefined) {
       return { serverId, state: 'cold', tools: [], definition: null, coldReason: 'unknown-server' };
     }
-    const definitionParsed = safeParseJson(definitionText, serverDefinitionSchema, `server definition ${serverId}`);
+    const definitionParsed = parseCached(definitionText, serverDefinitionSchema, `server definition ${serverId}`);
     if (!definitionParsed.success || definitionParsed.data.id !== serverId) {
       logger.warn(
         { serverId, error: definitionParsed.success ? 'id does not match its key' : definitionParsed.error.message },
@@ -116,21 +145,31 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     const definition = definitionParsed.data;
     let status: CatalogStatus | undefined;
     if (statusText !== null && statusText !== undefined) {
-      const statusParsed = safeParseJson(statusText, catalogStatusSchema, `catalog status ${serverId}`);
+      const statusParsed = parseCached(statusText, catalogStatusSchema, `catalog status ${serverId}`);
       if (statusParsed.success) status = statusParsed.data;
       else logger.warn({ serverId, error: statusParsed.error.message }, 'ignoring corrupt catalog status');
     }
     if (!definition.enabled) {
       return { serverId, state: 'cold', tools: [], definition, status, coldReason: 'disabled' };
     }
-    const hash = definitionHash(definition);
+    const hash = memoizedDefinitionHash(definition);
     const cold = (coldReason: ColdReason): CatalogRead => {
       const read: CatalogRead = { serverId, state: 'cold', tools: [], definition, status, coldReason };
       announceCold(read, hash);
       return read;
     };
-    if (entryText === null || entryText === undefined) return cold('missing');
-    const entryParsed = safeParseJson(entryText, catalogEntrySchema, `catalog entry ${serverId}`);
+    if (entryBytes === null) return cold('missing');
+    let entryParsed: ReturnType<typeof safeParseJson<typeof catalogEntrySchema>>;
+    if (known && known.bytes.equals(entryBytes)) {
+      entryParsed = { success: true, data: known.entry };
+    } else {
+      entryParsed = safeParseJson(entryBytes.toString('utf8'), catalogEntrySchema, `catalog entry ${serverId}`);
+      if (entryParsed.success) {
+        parsedEntries.set(serverId, { bytes: entryBytes, entry: entryParsed.data });
+      } else {
+        parsedEntries.delete(serverId);
+      }
+    }
     if (!entryParsed.success) {
       logger.warn(
         { serverId, code: entryParsed.error.code, error: entryParsed.error.message },
@@ -158,20 +197,29 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     const out = new Map<string, CatalogRead>();
     if (ids.length === 0) return out;
     const pipeline = options.redis.pipeline();
+    // Snapshot the known entries, in case a concurrent read replaces them meanwhile.
+    const known = ids.map((serverId) => parsedEntries.get(serverId));
     for (const serverId of ids) {
       pipeline.hget(keys.servers, serverId);
-      pipeline.get(keys.tools(serverId));
+      pipeline.getBuffer(keys.tools(serverId));
       pipeline.get(keys.status(serverId));
     }
     const results = (await pipeline.exec()) ?? [];
     ids.forEach((serverId, index) => {
-      const values: Array<string | null> = [];
-      for (let field = 0; field < fieldsPerServer; field += 1) {
+      const reply = (field: number): unknown => {
         const [error, value] = results[index * fieldsPerServer + field] ?? [null, null];
         if (error) throw error;
-        values.push(typeof value === 'string' ? value : null);
-      }
-      out.set(serverId, interpret(serverId, values));
+        return value;
+      };
+      const definitionText = reply(0);
+      const entryBytes = reply(1);
+      const statusText = reply(2);
+      const values = {
+        definitionText: typeof definitionText === 'string' ? definitionText : null,
+        entryBytes: Buffer.isBuffer(entryBytes) ? entryBytes : null,
+        statusText: typeof statusText === 'string' ? statusText : null,
+      };
+      out.set(serverId, interpret(serverId, values, known[index]));
     });
     return out;
   }

@@ -1,5 +1,4 @@
 import {
-  definitionHash,
   parseToolId,
   silentLogger,
   toolId as makeToolId,
@@ -8,6 +7,7 @@ import {
   type ServerDefinition,
 } from '@agentq/shared';
 import type { CatalogRead, CatalogReader } from '../catalog/catalog-reader.js';
+import { memoizedDefinitionHash } from '../catalog/memoized-definition-hash.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { assignMcpWireNames } from '../wire-names/mcp-wire-name.js';
 import { toCamelSegment } from '../wire-names/to-camel-segment.js';
@@ -65,15 +65,23 @@ function stateOf(registry: ToolRegistry): RegistryState {
  * Everything about a read that shapes its entries: the catalog version, and the definition
  * fields behind labels, approval and the disable list. Cheap, so an unchanged server is O(1).
  */
+const definitionParts = new WeakMap<ServerDefinition, string>();
+
 function fingerprintOf(read: CatalogRead, definition: ServerDefinition): string {
-  return JSON.stringify([
-    read.version,
-    definitionHash(definition),
-    definition.name ?? null,
-    definition.alwaysAsk,
-    definition.disabledTools,
-  ]);
+  let parts = definitionParts.get(definition);
+  if (parts === undefined) {
+    parts = JSON.stringify([
+      memoizedDefinitionHash(definition),
+      definition.name ?? null,
+      definition.alwaysAsk,
+      definition.disabledTools,
+    ]);
+    definitionParts.set(definition, parts);
+  }
+  return `${read.version ?? ''}\0${parts}`;
 }
+
+let defaultLogger: Logger | undefined;
 
 function offeredTools(server: Pick<ServerState, 'definition' | 'tools'>): CatalogTool[] {
   const disabled = new Set(server.definition.disabledTools);
@@ -96,11 +104,16 @@ export async function syncMcpToolsToRegistry(
   reader: CatalogReader,
   options: SyncMcpToolsOptions,
 ): Promise<SyncMcpToolsResult> {
-  const logger = (options.logger ?? silentLogger()).child({ component: 'mcp-sync' });
+  const logger = options.logger?.child({ component: 'mcp-sync' }) ?? (defaultLogger ??= silentLogger());
   const serverIds = new Set<string>();
+  const selectedByServer = new Map<string, string[]>();
   for (const id of options.selectedToolIds) {
     const parsed = parseToolId(id);
-    if (parsed) serverIds.add(parsed.serverId);
+    if (!parsed) continue;
+    serverIds.add(parsed.serverId);
+    const list = selectedByServer.get(parsed.serverId);
+    if (list) list.push(id);
+    else selectedByServer.set(parsed.serverId, [id]);
   }
   const catalogVersion: Record<string, string> = {};
   const wireNames = new Map<string, string>();
@@ -158,10 +171,13 @@ export async function syncMcpToolsToRegistry(
     rebuildSegment({ registry, state, segment, rebuilt, caller: options.caller, reader });
   }
 
-  for (const id of options.selectedToolIds) {
-    const parsed = parseToolId(id);
-    const name = parsed ? state.servers.get(parsed.serverId)?.names.get(id) : undefined;
-    if (name !== undefined) wireNames.set(id, name);
+  for (const [serverId, ids] of selectedByServer) {
+    const names = state.servers.get(serverId)?.names;
+    if (!names) continue;
+    for (const id of ids) {
+      const name = names.get(id);
+      if (name !== undefined) wireNames.set(id, name);
+    }
   }
   return { catalogVersion, wireNames, reads };
 }
