@@ -87,3 +87,75 @@ export function parseExposition(text: string): Map<string, number> {
   }
   return samples;
 }
+
+/** A whole deployment in this process: warmer, worker and API on the context's prefix. */
+export interface TestDeployment {
+  api: RunningApi;
+  http: ApiCaller;
+  config: Config;
+  /** Stops the API, the worker and the warmer, and obliterates the queues. */
+  close(): Promise<void>;
+}
+
+/** server-everything over stdio, with `echo` gated, as the demo expects it. */
+export const everythingServer = {
+  id: 'everything',
+  name: 'Everything',
+  transport: { type: 'stdio', command: 'node_modules/.bin/mcp-server-everything', args: ['stdio'] },
+  alwaysAsk: ['echo'],
+} as const;
+
+/** Starts warmer + worker + API in-process with a test prefix and the API on a free port. */
+export async function startTestDeployment(ctx: TestContext): Promise<TestDeployment> {
+  const { startCatalogWarmer } = await import('@agentq/catalog-warmer');
+  const { startAgentWorker } = await import('@agentq/agent-worker');
+  const config = testConfig(ctx, { AGENTQ_ALLOW_PRIVATE_FETCH: 'true' });
+  const logger = silentLogger();
+  const warmer = await startCatalogWarmer({ config, logger });
+  const worker = await startAgentWorker({ config, logger });
+  const api = await startApi({ config, logger });
+  return {
+    api,
+    http: apiCaller(api.url),
+    config,
+    async close() {
+      for (const close of [() => api.close(), () => worker.close(), () => warmer.close()]) {
+        try {
+          await close();
+        } catch (error) {
+          console.error('closing a test role failed', error);
+        }
+      }
+      const { Queue } = await import('bullmq');
+      const { QUEUE_NAMES } = await import('@agentq/shared');
+      for (const name of Object.values(QUEUE_NAMES)) {
+        const queue = new Queue(name, { connection: ctx.redis, prefix: ctx.prefix });
+        await queue.obliterate({ force: true }).catch(() => {});
+        await queue.close();
+      }
+    },
+  };
+}
+
+/** Polls `check` every 100 ms until it returns a value other than `undefined`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The demo's run spec: search + invoke a deferred tool, then an `echo` that needs approval. */
+export function demoSpec() {
+  return {
+    assistant: { model: 'scripted:demo', mcpServers: ['everything'], contextWindow: 8_000 },
+    input: { prompt: 'demo' },
+  };
+}

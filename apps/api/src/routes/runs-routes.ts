@@ -1,4 +1,4 @@
-import { runIdSchema, type AgentqClient } from '@agentq/client';
+import { customRunIdSchema, runIdSchema, type AgentqClient } from '@agentq/client';
 import { runResultSchema, runSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
@@ -7,7 +7,7 @@ import { commonErrors, conflictError, notFoundError, validationError } from './c
 const runParams = z.strictObject({ runId: runIdSchema });
 
 const enqueueBody = z.strictObject({
-  runId: runIdSchema.optional().meta({
+  runId: customRunIdSchema.optional().meta({
     description: 'Idempotency key and job id. Sending the same spec again under it adds nothing.',
   }),
   spec: runSpecSchema,

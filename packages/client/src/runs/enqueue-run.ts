@@ -1,6 +1,6 @@
 import { AgentqError, defaultRunJobOptions, digestOf, parseWith, runSpecSchema } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
-import { newRunId, runIdSchema } from './run-id.js';
+import { customRunIdSchema, newRunId } from './run-id.js';
 
 /** Options of `enqueueRun`. */
 export interface EnqueueRunOptions {
@@ -31,7 +31,8 @@ export async function enqueueRun(
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
   const spec = parseWith(runSpecSchema, input.spec, 'run spec');
-  const runId = input.options?.runId === undefined ? newRunId() : parseWith(runIdSchema, input.options.runId, 'run id');
+  const runId =
+    input.options?.runId === undefined ? newRunId() : parseWith(customRunIdSchema, input.options.runId, 'run id');
   const existing = await context.queues.runs.getJob(runId);
   if (existing) {
     // Idempotent on the id: a retried request is fine, a different run under a taken id is not.

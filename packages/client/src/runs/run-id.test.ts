@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newRunId, runIdSchema } from './run-id.js';
+import { customRunIdSchema, newRunId, runIdSchema } from './run-id.js';
 
 describe('runIdSchema', () => {
   it('accepts ids BullMQ accepts as custom job ids', () => {
@@ -12,5 +12,10 @@ describe('runIdSchema', () => {
     for (const id of ['a:b', '42', '', 'x'.repeat(129), '-leading', 'sp ace']) {
       expect(runIdSchema.safeParse(id).success).toBe(false);
     }
+  });
+
+  it('accepts the ids of scheduled runs for lookups but not for new runs', () => {
+    expect(runIdSchema.safeParse('repeat:nightly:1796020271018').success).toBe(true);
+    expect(customRunIdSchema.safeParse('repeat:nightly:1796020271018').success).toBe(false);
   });
 });
