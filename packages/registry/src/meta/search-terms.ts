@@ -86,7 +86,11 @@ for (const group of SYNONYM_GROUPS) {
 }
 
 /** Words of the query (stemmed, stop words out), and the stems of their synonyms. */
-export function queryTerms(query: string): { terms: string[]; expansions: string[] } {
+export function queryTerms(query: string): {
+  terms: string[];
+  expansions: string[];
+  synonymsOf: Map<string, string[]>;
+} {
   const terms = [
     ...new Set(
       splitWords(query)
@@ -96,9 +100,13 @@ export function queryTerms(query: string): { terms: string[]; expansions: string
   ];
   const own = new Set(terms);
   const expansions = new Set<string>();
-  for (const term of terms)
-    for (const synonym of synonymsByStem.get(term) ?? []) if (!own.has(synonym)) expansions.add(synonym);
-  return { terms, expansions: [...expansions] };
+  const synonymsOf = new Map<string, string[]>();
+  for (const term of terms) {
+    const synonyms = [...(synonymsByStem.get(term) ?? [])].filter((synonym) => !own.has(synonym));
+    synonymsOf.set(term, synonyms);
+    for (const synonym of synonyms) expansions.add(synonym);
+  }
+  return { terms, expansions: [...expansions], synonymsOf };
 }
 
 /** Lowercase letters and digits only: `Read_File` and `readFile` compare equal. */

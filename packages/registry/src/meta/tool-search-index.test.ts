@@ -92,6 +92,17 @@ describe('ToolSearchIndex', () => {
     expect(names(index.search('open an issue on GitHub'))[0]).toBe('mcp__github__createIssue');
   });
 
+  it('ranks a tool matching the whole need above look-alikes sharing one word', () => {
+    const index = new ToolSearchIndex([
+      entry('mcp__billing__invoices', 'Invoices of the account.', { title: 'Invoices' }),
+      entry('mcp__reports__exportData', 'Export invoices and bills to CSV.'),
+      entry('mcp__crm__exportUsers', 'Export users to CSV.'),
+      entry('mcp__shop__exportOrders', 'Export orders to CSV.'),
+      entry('mcp__ops__exportLogs', 'Export logs to CSV.'),
+    ]);
+    expect(names(index.search('export invoices as csv'))[0]).toBe('mcp__reports__exportData');
+  });
+
   it('filters by namespace or label', () => {
     const index = new ToolSearchIndex(pool);
     expect(names(index.search('create issue', { namespace: 'mcp:GitHub' }))).toEqual(['mcp__github__createIssue']);

@@ -156,7 +156,7 @@ export class ToolSearchIndex {
       }
     }
 
-    const { terms, expansions } = queryTerms(query);
+    const { terms, expansions, synonymsOf } = queryTerms(query);
     if (terms.length > 0) {
       const fuzzy = (term: string) => (term.length >= 6 ? 0.2 : false);
       const prefix = (term: string) => term.length >= 4;
@@ -166,12 +166,25 @@ export class ToolSearchIndex {
         { queries, combineWith: 'OR' },
         { boost: FIELD_BOOST, fuzzy, prefix, filter: (result) => allowed(result.id as number) },
       );
+      // Coordination: BM25 sums per-term scores, so one frequent word in a short name field can
+      // outrank a tool that matches the whole need. Scale by the share of query words matched
+      // (directly, by prefix or typo, or through a synonym).
+      const textHits: ToolSearchHit[] = [];
       for (const result of results) {
         const id = result.id as number;
         if (taken.has(id)) continue;
-        hits.push({ entry: this.entries[id] as ToolEntry, score: result.score, match: 'text' });
-        taken.add(id);
+        const matched = new Set(result.queryTerms);
+        const covered = terms.filter(
+          (term) => matched.has(term) || (synonymsOf.get(term) ?? []).some((synonym) => matched.has(synonym)),
+        ).length;
+        textHits.push({
+          entry: this.entries[id] as ToolEntry,
+          score: result.score * (covered / terms.length),
+          match: 'text',
+        });
       }
+      textHits.sort((a, b) => b.score - a.score || (a.entry.name < b.entry.name ? -1 : 1));
+      hits.push(...textHits);
     }
     return hits.slice(0, limit);
   }
