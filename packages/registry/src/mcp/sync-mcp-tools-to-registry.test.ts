@@ -185,6 +185,25 @@ describe('syncMcpToolsToRegistry', () => {
     expect(result.wireNames.get('my_server:ping')).toBe(all.find((entry) => entry.mcp?.serverId === 'my_server')?.name);
   });
 
+  it('renaming a server display name changes labels but never wire names (digest part included)', async () => {
+    const longTool = 'export_every_single_archived_conversation_transcript_as_csv_file';
+    const reader = new FakeCatalogReader();
+    reader.setReady(makeDefinition({ id: 'support-desk', name: 'Support' }), [
+      makeCatalogTool(longTool),
+      makeCatalogTool('ping'),
+    ]);
+    const registry = new ToolRegistry();
+    const first = await sync(registry, reader, [`support-desk:${longTool}`, 'support-desk:ping']);
+    expect(first.wireNames.get(`support-desk:${longTool}`)).toMatch(/_[0-9a-f]{10}$/);
+    reader.setReady(makeDefinition({ id: 'support-desk', name: 'Customer Care' }), [
+      makeCatalogTool(longTool),
+      makeCatalogTool('ping'),
+    ]);
+    const second = await sync(registry, reader, [`support-desk:${longTool}`, 'support-desk:ping']);
+    expect(second.wireNames).toEqual(first.wireNames);
+    expect(registry.getAll().map((entry) => entry.namespaceLabel)).toEqual(['mcp:Customer Care', 'mcp:Customer Care']);
+  });
+
   it('gives same-server tools with one slug distinct names', async () => {
     const reader = new FakeCatalogReader();
     reader.setReady(makeDefinition({ id: 'calc' }), [makeCatalogTool('get-sum'), makeCatalogTool('get_sum')]);

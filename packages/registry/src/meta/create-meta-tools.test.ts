@@ -10,7 +10,13 @@ interface Fixture {
   tools: ToolSet;
   deferred: ToolEntry[];
   state: RunToolState;
-  executed: Array<{ name: string; input: unknown; toolCallId: string; abortSignal?: AbortSignal }>;
+  executed: Array<{
+    name: string;
+    input: unknown;
+    toolCallId: string;
+    abortSignal?: AbortSignal;
+    messages?: unknown[];
+  }>;
   meta: ReturnType<typeof createMetaTools>;
 }
 
@@ -32,6 +38,7 @@ function fixture(): Fixture {
           input,
           toolCallId: options.toolCallId,
           abortSignal: (options as { abortSignal?: AbortSignal }).abortSignal,
+          messages: (options as { messages?: unknown[] }).messages,
         });
         return { ran: name };
       },
@@ -70,10 +77,14 @@ function fixture(): Fixture {
   return { tools, deferred, state, executed, meta };
 }
 
-async function run(tool: Tool, input: unknown, options: { toolCallId?: string; abortSignal?: AbortSignal } = {}) {
+async function run(
+  tool: Tool,
+  input: unknown,
+  options: { toolCallId?: string; abortSignal?: AbortSignal; messages?: Array<{ role: 'user'; content: string }> } = {},
+) {
   return (await tool.execute?.(input as never, {
     toolCallId: options.toolCallId ?? 'outer-1',
-    messages: [],
+    messages: options.messages ?? [],
     abortSignal: options.abortSignal,
   })) as Record<string, unknown>;
 }
@@ -227,7 +238,7 @@ describe('tool_invoke', () => {
     const result = await run(
       meta.tool_invoke,
       { name: 'mcp__gh__createIssue', params: { path: 'p', lines: 2 } },
-      { toolCallId: 'call-9', abortSignal: controller.signal },
+      { toolCallId: 'call-9', abortSignal: controller.signal, messages: [{ role: 'user', content: 'open one' }] },
     );
     expect(result).toEqual({ ran: 'mcp__gh__createIssue' });
     expect(executed).toEqual([
@@ -236,6 +247,7 @@ describe('tool_invoke', () => {
         input: { path: 'p', lines: 2 },
         toolCallId: 'call-9::mcp__gh__createIssue',
         abortSignal: controller.signal,
+        messages: [{ role: 'user', content: 'open one' }],
       },
     ]);
   });
