@@ -4,10 +4,7 @@ import { z } from 'zod';
 import { createScriptedModel, scriptedToolCallId } from './scripted-model.js';
 
 describe('createScriptedModel', () => {
-  const script = [
-    { toolCalls: [{ toolName: 'add', input: { a: 1, b: 2 } }] },
-    { text: 'three' },
-  ];
+  const script = [{ toolCalls: [{ toolName: 'add', input: { a: 1, b: 2 } }] }, { text: 'three' }];
 
   it('plays its script through generateText, calling tools with deterministic ids', async () => {
     const seen: string[] = [];
@@ -38,7 +35,9 @@ describe('createScriptedModel', () => {
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_0_0', toolName: 'add', input: {} }] },
         {
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: 'call_0_0', toolName: 'add', output: { type: 'json', value: 3 } }],
+          content: [
+            { type: 'tool-result', toolCallId: 'call_0_0', toolName: 'add', output: { type: 'json', value: 3 } },
+          ],
         },
       ],
     });

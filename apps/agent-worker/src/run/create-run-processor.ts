@@ -95,7 +95,10 @@ async function processRun(options: {
   const logger = dependencies.logger.child({ component: 'run', runId });
   const resolved = dependencies.models.resolve(spec.assistant);
 
-  let checkpoint = (await store.read(runId)) ?? freshCheckpoint(runId, spec);
+  // A job on its very first start cannot have a checkpoint (job ids are unique while the job
+  // exists), so the read is skipped there: it is one Redis round trip on every run's path.
+  const firstStart = job.attemptsStarted === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
+  let checkpoint = (firstStart ? null : await store.read(runId)) ?? freshCheckpoint(runId, spec);
   if (checkpoint.status === 'completed') return resultOf(checkpoint, spec);
 
   const state: RunToolState = {
@@ -116,11 +119,7 @@ async function processRun(options: {
         store,
         onExecute: async (toolName) => {
           crashPoint('before-tool', runId, env);
-          await job.updateProgress({
-            step: checkpoint.step,
-            lastTool: toolName,
-            status: 'running',
-          } satisfies RunProgress);
+          reportProgress(job, logger, { step: checkpoint.step, lastTool: toolName, status: 'running' });
         },
       }),
   });
@@ -159,15 +158,11 @@ async function processRun(options: {
     // The children were all done already (decided before the run parked): resume right away.
     return await processRun(options);
   }
-  checkpoint = { ...checkpoint, status: 'completed', updatedAt: Date.now() };
-  await store.write(checkpoint);
-  const result = resultOf(checkpoint, spec, runTools);
-  await job.updateProgress({
-    step: checkpoint.step,
-    lastTool: lastToolOf(checkpoint),
-    status: 'completed',
-  } satisfies RunProgress);
-  return result;
+  if (checkpoint.status !== 'completed') {
+    checkpoint = { ...checkpoint, status: 'completed', updatedAt: Date.now() };
+    await store.write(checkpoint);
+  }
+  return resultOf(checkpoint, spec, runTools);
 }
 
 async function runModelLoop(options: {
@@ -231,6 +226,11 @@ async function runModelLoop(options: {
           expiresAt: now + timeoutMs,
         });
       }
+      // A step without tool calls, or the last allowed one, ends the loop: mark the run completed
+      // in this same write instead of paying another round trip for it.
+      const final =
+        pending.length === 0 &&
+        (step.toolCalls.length === 0 || firstStep + step.stepNumber + 1 >= spec.assistant.maxSteps);
       const executed = new Set(answeredToolCallIds(messages));
       for (const approval of pending) executed.delete(approval.toolCallId);
       checkpoint = {
@@ -253,26 +253,31 @@ async function runModelLoop(options: {
         usage: addUsage(checkpoint.usage, usageOf(step.usage)),
         pendingApprovals: pending,
         executedToolCallIds: [...executed],
-        status: pending.length > 0 ? 'waiting-approval' : 'running',
+        status: pending.length > 0 ? 'waiting-approval' : final ? 'completed' : 'running',
         updatedAt: now,
       };
       // Checkpoint first, with the approval records in the same transaction: from here on a
       // decision can be recorded even though no approval job exists yet.
-      await store.write(checkpoint, (transaction) => {
-        if (approvalJobs.length > 0) {
-          queueApprovalRegistrations(transaction as unknown as EvalQueue, {
-            prefix: dependencies.prefix,
-            requests: approvalJobs,
-          });
-        }
-      });
+      await store.write(
+        checkpoint,
+        approvalJobs.length === 0
+          ? undefined
+          : (transaction) =>
+              queueApprovalRegistrations(transaction as unknown as EvalQueue, {
+                prefix: dependencies.prefix,
+                requests: approvalJobs,
+              }),
+      );
       crashPoint('after-step', runId, env);
       if (pending.length > 0) crashPoint('after-checkpoint', runId, env);
-      await job.updateProgress({
-        step: checkpoint.step,
-        lastTool: step.toolCalls.at(-1)?.toolName ?? lastToolOf(checkpoint),
-        status: checkpoint.status,
-      } satisfies RunProgress);
+      // The final step needs no progress report: the job's completion says it all.
+      if (!final) {
+        reportProgress(job, logger, {
+          step: checkpoint.step,
+          lastTool: step.toolCalls.at(-1)?.toolName ?? lastToolOf(checkpoint),
+          status: checkpoint.status,
+        });
+      }
     } catch (error) {
       checkpointError ??= error;
       stop.abort(error);
@@ -288,6 +293,8 @@ async function runModelLoop(options: {
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
       experimental_repairToolCall: createToolCallRepair({ model: resolved.model, logger, abortSignal: signal }),
       abortSignal: signal,
+      // System messages in the input come from the producing service, which is trusted.
+      allowSystemInMessages: true,
       maxRetries: 1,
       temperature: spec.assistant.settings.temperature,
       topP: spec.assistant.settings.topP,
@@ -300,6 +307,16 @@ async function runModelLoop(options: {
   }
   if (checkpointError) throw checkpointError;
   return checkpoint;
+}
+
+/**
+ * Progress is advisory (the checkpoint is the record), so it is sent without making the run wait
+ * for it; a failure is only logged.
+ */
+function reportProgress(job: AgentRunJob, logger: Logger, progress: RunProgress): void {
+  job.updateProgress(progress).catch((error: Error) => {
+    logger.debug({ error: error.message }, 'progress update failed');
+  });
 }
 
 function renameApprovals(messages: readonly ModelMessage[], idMap: ReadonlyMap<string, string>): ModelMessage[] {

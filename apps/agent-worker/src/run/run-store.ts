@@ -65,17 +65,35 @@ export class RunStore {
     return parsed.data;
   }
 
-  /** Writes the checkpoint, plus `sideWrites` in the same MULTI. */
+  /**
+   * Writes the checkpoint, plus `sideWrites` in the same MULTI. The checkpoint is built by typed
+   * code and parsed whenever it is read back, so it is not re-validated here: a step's write is
+   * on every run's critical path. Without side writes it is a single command.
+   */
   async write(checkpoint: RunCheckpoint, sideWrites?: CheckpointSideWrites): Promise<void> {
-    const valid = runCheckpointSchema.parse(checkpoint);
-    const transaction = this.redis.multi();
-    const key = this.keys.run(valid.runId);
-    transaction.set(key, JSON.stringify(valid));
-    if (valid.status === 'completed' || valid.status === 'failed') {
-      transaction.expire(key, this.finishedTtlSeconds);
-      transaction.expire(this.toolResultsKey(valid.runId), this.finishedTtlSeconds);
+    const key = this.keys.run(checkpoint.runId);
+    const text = JSON.stringify(checkpoint);
+    const finished = checkpoint.status === 'completed' || checkpoint.status === 'failed';
+    if (!sideWrites) {
+      if (!finished) {
+        await this.redis.set(key, text);
+        return;
+      }
+      // Recorded tool results exist only when a tool ran; they expire with the checkpoint.
+      const ranTools = checkpoint.toolCalls.length > 0;
+      await Promise.all([
+        this.redis.set(key, text, 'EX', this.finishedTtlSeconds),
+        ranTools ? this.redis.expire(this.toolResultsKey(checkpoint.runId), this.finishedTtlSeconds) : undefined,
+      ]);
+      return;
     }
-    sideWrites?.(transaction);
+    const transaction = this.redis.multi();
+    transaction.set(key, text);
+    if (finished) {
+      transaction.expire(key, this.finishedTtlSeconds);
+      transaction.expire(this.toolResultsKey(checkpoint.runId), this.finishedTtlSeconds);
+    }
+    sideWrites(transaction);
     const results = await transaction.exec();
     const failed = results?.find(([error]) => error !== null);
     if (failed?.[0]) throw failed[0];
