@@ -2,7 +2,6 @@ import type { Logger } from '@agentq/shared';
 import type { ToolSet } from 'ai';
 import { mayNeedApproval } from '../approval/is-approval-gated.js';
 import { createMetaTools } from '../meta/create-meta-tools.js';
-import { createToolSearchIndex } from '../meta/tool-search-index.js';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { estimateToolDefinitionTokens } from './estimate-tool-tokens.js';
@@ -71,13 +70,8 @@ export async function applyDeferExposition(
       inlineTokens += cost(name);
     }
   }
-  const meta = createMetaTools({
-    registry,
-    tools,
-    deferred,
-    state: options.state,
-    searchIndex: createToolSearchIndex(deferred),
-  });
+  // The search index is built (or taken from its cache) on the first tool_search, not here.
+  const meta = createMetaTools({ registry, tools, deferred, state: options.state });
   for (const [name, metaTool] of Object.entries(meta)) {
     exposed[name] = metaTool;
     inlineTokens += estimateToolDefinitionTokens(name, metaTool);

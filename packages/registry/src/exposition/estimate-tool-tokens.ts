@@ -2,7 +2,10 @@ import { asSchema, type Tool } from 'ai';
 import { countTokens } from 'gpt-tokenizer';
 import type { ToolEntry } from '../registry/tool-entry.js';
 
-const cache = new WeakMap<Tool, Map<string, number>>();
+// Keyed by the input schema object, not the tool: a run wraps registry tools in new objects
+// (approval policy) that share the schema, and counting 2 000 definitions on every run would cost
+// more than the run's own setup.
+const cache = new WeakMap<object, Map<string, { description: string | undefined; tokens: number }>>();
 
 /** The JSON Schema of a tool's input, or `{}` when it is only available asynchronously. */
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
@@ -18,18 +21,19 @@ export function toolJsonSchema(tool: Tool): Record<string, unknown> {
 /**
  * Tokens a tool definition costs in a prompt: the o200k tokens of
  * `JSON.stringify({ name, description, schema })`. Provider framing differs a little; this is the
- * part that grows with the pool. Cached per tool object and name.
+ * part that grows with the pool. Cached per input schema object, name and description.
  */
 export function estimateToolDefinitionTokens(name: string, tool: Tool): number {
-  let byName = cache.get(tool);
-  if (!byName) {
-    byName = new Map();
-    cache.set(tool, byName);
+  const schemaKey = typeof tool.inputSchema === 'object' && tool.inputSchema !== null ? tool.inputSchema : tool;
+  let known = cache.get(schemaKey);
+  if (!known) {
+    known = new Map();
+    cache.set(schemaKey, known);
   }
-  const known = byName.get(name);
-  if (known !== undefined) return known;
+  const cached = known.get(name);
+  if (cached !== undefined && cached.description === tool.description) return cached.tokens;
   const tokens = countTokens(JSON.stringify({ name, description: tool.description, schema: toolJsonSchema(tool) }));
-  byName.set(name, tokens);
+  known.set(name, { description: tool.description, tokens });
   return tokens;
 }
 

@@ -34,6 +34,16 @@ describe('estimateToolTokens', () => {
     expect(estimateToolTokens(entry)).toBe(expected);
   });
 
+  it('counts a per-run wrapper like its registry tool, and a changed description anew', () => {
+    const tool = makeTool({ description: 'Search issues.', schema: bulkySchema(2) });
+    const wrapped = { ...tool, needsApproval: true };
+    const renamed = { ...tool, description: 'Search issues and pull requests in a repository.' };
+    expect(estimateToolTokens(makeEntry('a', { tool: wrapped }))).toBe(estimateToolTokens(makeEntry('a', { tool })));
+    expect(estimateToolTokens(makeEntry('a', { tool: renamed }))).toBeGreaterThan(
+      estimateToolTokens(makeEntry('a', { tool })),
+    );
+  });
+
   it('grows with the schema', () => {
     const small = makeEntry('a', { tool: makeTool({ schema: { type: 'object' } }) });
     const large = makeEntry('a', { tool: makeTool({ schema: bulkySchema(1) }) });
