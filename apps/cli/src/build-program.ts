@@ -1,16 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
-import { decideCommand, listApprovalsCommand } from './commands/approvals-command.js';
-import { catalogCommand } from './commands/catalog-command.js';
-import { devCommand } from './commands/dev-command.js';
-import { roleCommand } from './commands/role-command.js';
-import { runCommand, statusCommand } from './commands/run-command.js';
-import {
-  addServerCommand,
-  importServersCommand,
-  listServersCommand,
-  serverActionCommand,
-} from './commands/servers-command.js';
 import { EXIT_CODES } from './exit-codes.js';
 
 /** The version `agentq --version` prints. */
@@ -30,7 +19,8 @@ Exit codes: 0 ok, 1 failed, 2 usage or invalid input, 3 not found,
 4 conflict (e.g. already decided), 5 Redis unreachable, 6 timed out.`;
 
 /**
- * The `agentq` command tree. Each action reports its exit code through `setExitCode`; errors are
+ * The `agentq` command tree. Commands load their modules when they run, so `--help` and the small
+ * commands do not pay for loading the worker, the warmer and the API. Each action reports its exit code through `setExitCode`; errors are
  * thrown and turned into one line and an exit code by `runCli`.
  */
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
@@ -61,7 +51,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--sandbox <dir>', 'folder the filesystem MCP server may use, created at start', 'sandbox')
     .action(async (options: { port?: string; import: boolean; demo?: boolean; sandbox: string }) =>
       done(
-        await devCommand(io, {
+        await (
+          await import('./commands/dev-command.js')
+        ).devCommand(io, {
           port: options.port,
           import: options.import,
           demo: options.demo ?? false,
@@ -78,7 +70,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     program
       .command(role)
       .description(description)
-      .action(async () => done(await roleCommand(io, role)));
+      .action(async () => done(await (await import('./commands/role-command.js')).roleCommand(io, role)));
   }
 
   program
@@ -94,14 +86,18 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--system <text>', 'system prompt')
     .option('--max-steps <n>', 'maximum model steps')
     .option('--json', 'print machine-readable JSON')
-    .action(async (prompt: string | undefined, options) => done(await runCommand(io, prompt, options)));
+    .action(async (prompt: string | undefined, options) =>
+      done(await (await import('./commands/run-command.js')).runCommand(io, prompt, options)),
+    );
 
   program
     .command('status')
     .description('Show the state, progress, pending approvals and result of a run')
     .argument('<runId>')
     .option('--json', 'print machine-readable JSON')
-    .action(async (runId: string, options: { json?: boolean }) => done(await statusCommand(io, runId, options)));
+    .action(async (runId: string, options: { json?: boolean }) =>
+      done(await (await import('./commands/run-command.js')).statusCommand(io, runId, options)),
+    );
 
   const approvals = program.command('approvals').description('List and decide pending tool approvals');
   approvals
@@ -109,7 +105,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .description('List pending approvals (the default)')
     .option('--run <runId>', 'only this run')
     .option('--json', 'print machine-readable JSON')
-    .action(async (options: { run?: string; json?: boolean }) => done(await listApprovalsCommand(io, options)));
+    .action(async (options: { run?: string; json?: boolean }) =>
+      done(await (await import('./commands/approvals-command.js')).listApprovalsCommand(io, options)),
+    );
   for (const [verb, approved] of [
     ['approve', true],
     ['deny', false],
@@ -121,7 +119,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .option('-r, --reason <text>', 'reason, recorded and shown to the model')
       .option('--by <name>', 'who decides (default cli:<user>)')
       .action(async (approvalId: string, options: { reason?: string; by?: string }) =>
-        done(await decideCommand(io, approvalId, { approved, reason: options.reason, by: options.by })),
+        done(
+          await (
+            await import('./commands/approvals-command.js')
+          ).decideCommand(io, approvalId, { approved, reason: options.reason, by: options.by }),
+        ),
       );
   }
 
@@ -130,7 +132,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .command('list', { isDefault: true })
     .description('List servers with their catalog state (the default)')
     .option('--json', 'print machine-readable JSON')
-    .action(async (options: { json?: boolean }) => done(await listServersCommand(io, options)));
+    .action(async (options: { json?: boolean }) =>
+      done(await (await import('./commands/servers-command.js')).listServersCommand(io, options)),
+    );
   servers
     .command('add')
     .description('Add or replace a server: --command for stdio, --url for Streamable HTTP (or --sse)')
@@ -144,12 +148,16 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--name <name>', 'display name')
     .option('--always-ask <tool>', 'tool that always needs approval (repeatable; * for all)', collect)
     .option('--disabled', 'add it disabled')
-    .action(async (serverId: string, options) => done(await addServerCommand(io, serverId, options)));
+    .action(async (serverId: string, options) =>
+      done(await (await import('./commands/servers-command.js')).addServerCommand(io, serverId, options)),
+    );
   servers
     .command('import')
     .description('Import a YAML or JSON servers file (all or nothing)')
     .argument('<file>')
-    .action(async (file: string) => done(await importServersCommand(io, file)));
+    .action(async (file: string) =>
+      done(await (await import('./commands/servers-command.js')).importServersCommand(io, file)),
+    );
   for (const [action, description] of [
     ['enable', 'Enable a server (warmers list its tools)'],
     ['disable', 'Disable a server (runs stop using it)'],
@@ -161,7 +169,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .command(action)
       .description(description)
       .argument('<serverId>')
-      .action(async (serverId: string) => done(await serverActionCommand(io, action, serverId)));
+      .action(async (serverId: string) =>
+        done(await (await import('./commands/servers-command.js')).serverActionCommand(io, action, serverId)),
+      );
   }
 
   program
@@ -169,7 +179,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .description('Show the cached tools, state and age of a server (never contacts it)')
     .argument('<serverId>')
     .addOption(new Option('--json', 'print machine-readable JSON'))
-    .action(async (serverId: string, options: { json?: boolean }) => done(await catalogCommand(io, serverId, options)));
+    .action(async (serverId: string, options: { json?: boolean }) =>
+      done(await (await import('./commands/catalog-command.js')).catalogCommand(io, serverId, options)),
+    );
 
   return program;
 }

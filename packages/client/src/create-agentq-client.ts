@@ -7,6 +7,7 @@ import {
   keyNames,
   keyPrefix,
   silentLogger,
+  waitForRedis,
   type Logger,
   type RedisConnection,
   type DecisionInput,
@@ -132,27 +133,38 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     runAttempts: options.runAttempts ?? 5,
   };
   let closing: Promise<void> | undefined;
+  // The producer connection fails fast instead of queueing commands, so a call made right after
+  // creating the client waits for the first connect (bounded) rather than failing at once.
+  const ready = async () => {
+    if (redis.status !== 'ready') await waitForRedis(redis, 5_000);
+  };
+  const guard =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await ready();
+      return await operation(...args);
+    };
 
   return {
     prefix,
     redis,
-    enqueueRun: (spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions }),
-    getRun: (runId) => getRun(context, runId),
-    waitForRun: (runId, waitOptions) => waitForRun(context, { runId, options: waitOptions }),
-    cancelRun: (runId) => cancelRun(context, runId),
-    scheduleRun: (scheduleId, schedule) => scheduleRun(context, { scheduleId, schedule }),
-    listSchedules: () => listSchedules(context),
-    removeSchedule: (scheduleId) => removeSchedule(context, scheduleId),
-    listPendingApprovals: (filter) => listPendingApprovals(context, filter ?? {}),
-    decide: (input) => decide({ ...context, queue: context.queues.approvals }, input),
-    listServers: () => listServers(context),
-    putServer: (definition) => putServer(context, definition),
-    removeServer: (serverId) => removeServer(context, serverId),
-    importServers: (path) => context.servers.importFile(path),
-    setServerEnabled: (serverId, enabled) => setServerEnabled(context, { serverId, enabled }),
-    refreshServer: (serverId) => requestServerRefresh(context, { serverId, reason: 'on-demand' }),
-    restartServer: (serverId) => requestServerRefresh(context, { serverId, reason: 'restart' }),
-    getCatalog: (serverId) => getCatalog(context, serverId),
+    enqueueRun: guard((spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions })),
+    getRun: guard((runId) => getRun(context, runId)),
+    waitForRun: guard((runId, waitOptions) => waitForRun(context, { runId, options: waitOptions })),
+    cancelRun: guard((runId) => cancelRun(context, runId)),
+    scheduleRun: guard((scheduleId, schedule) => scheduleRun(context, { scheduleId, schedule })),
+    listSchedules: guard(() => listSchedules(context)),
+    removeSchedule: guard((scheduleId) => removeSchedule(context, scheduleId)),
+    listPendingApprovals: guard((filter) => listPendingApprovals(context, filter ?? {})),
+    decide: guard((input) => decide({ ...context, queue: context.queues.approvals }, input)),
+    listServers: guard(() => listServers(context)),
+    putServer: guard((definition) => putServer(context, definition)),
+    removeServer: guard((serverId) => removeServer(context, serverId)),
+    importServers: guard((path) => context.servers.importFile(path)),
+    setServerEnabled: guard((serverId, enabled) => setServerEnabled(context, { serverId, enabled })),
+    refreshServer: guard((serverId) => requestServerRefresh(context, { serverId, reason: 'on-demand' })),
+    restartServer: guard((serverId) => requestServerRefresh(context, { serverId, reason: 'restart' })),
+    getCatalog: guard((serverId) => getCatalog(context, serverId)),
     close() {
       closing ??= (async () => {
         for (const open of Object.values(context.queues)) {

@@ -1,6 +1,3 @@
-import { startAgentWorker } from '@agentq/agent-worker';
-import { startApi } from '@agentq/api';
-import { startCatalogWarmer } from '@agentq/catalog-warmer';
 import { createLogger, loadConfig, secretValuesOf } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { waitForShutdown } from '../dev/wait-for-shutdown.js';
@@ -19,14 +16,17 @@ export async function roleCommand(io: CliIo, role: Role, options: { until?: Prom
   const logger = createLogger({ level: config.logLevel, name: names[role], secretValues: secretValuesOf(config) });
   let close: () => Promise<void>;
   if (role === 'warmer') {
+    const { startCatalogWarmer } = await import('@agentq/catalog-warmer');
     const warmer = await startCatalogWarmer({ config, logger, env: io.env });
     close = () => warmer.close();
     logger.info({ warmerId: warmer.id }, 'catalog warmer started');
   } else if (role === 'worker') {
+    const { startAgentWorker } = await import('@agentq/agent-worker');
     const worker = await startAgentWorker({ config, logger, env: io.env });
     close = () => worker.close();
     logger.info({ workerId: worker.id }, 'agent worker started');
   } else {
+    const { startApi } = await import('@agentq/api');
     const api = await startApi({ config, logger });
     close = () => api.close();
     logger.info({ url: api.url }, 'api listening');
