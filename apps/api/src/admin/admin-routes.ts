@@ -92,7 +92,7 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
   app.get('/admin/approvals', async (request, reply) => {
     const session = requireSession(request, reply);
     if (!session) return reply;
-    const query = request.query as { notice?: string; error?: string };
+    const query = request.query as { notice?: string; error?: string; run?: string };
     let approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>> = [];
     let loadError: string | undefined;
     try {
@@ -105,6 +105,7 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
         approvals,
         csrf: csrfTokenFor(apiToken, session),
         notice: query.notice,
+        runId: query.run,
         error: query.error ?? loadError,
       }),
     );
@@ -186,6 +187,8 @@ function inboxPage(options: {
   approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>>;
   csrf: string;
   notice?: string;
+  /** The run the last decision woke, linked from the notice. */
+  runId?: string;
   error?: string;
 }): string {
   const rows = options.approvals
@@ -209,7 +212,15 @@ function inboxPage(options: {
     title: 'Approvals',
     csrf: options.csrf,
     body: `<h1>Pending approvals</h1>
-${options.notice ? `<div class="notice" role="status">${escapeHtml(options.notice)}</div>` : ''}
+${
+  options.notice
+    ? `<div class="notice" role="status">${escapeHtml(options.notice)}${
+        options.runId
+          ? ` · <a id="run-link" href="/admin/runs/${encodeURIComponent(options.runId)}">follow the run</a>`
+          : ''
+      }</div>`
+    : ''
+}
 ${options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : ''}
 ${
   options.approvals.length === 0

@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { createAgentqClient, type AgentqClient } from '@agentq/client';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import {
+  TEST_TOKEN,
+  demoSpec,
+  eventually,
+  everythingServer,
+  startTestDeployment,
+  type TestDeployment,
+} from '../api/start-test-api.js';
+
+const CHROMIUM = process.env.AGENTQ_CHROMIUM ?? '/usr/bin/chromium';
+const artifacts = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+describe('admin pages in a real browser (Debian chromium via playwright-core)', () => {
+  let ctx: TestContext;
+  let deployment: TestDeployment;
+  let client: AgentqClient;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // Never skipped: a machine without the browser fails here with the fix.
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`No chromium at ${CHROMIUM}. Install it: apt-get install chromium (or set AGENTQ_CHROMIUM).`);
+    }
+    await mkdir(artifacts, { recursive: true });
+    ctx = createTestContext();
+    deployment = await startTestDeployment(ctx);
+    client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+    await client.putServer(everythingServer);
+    await eventually(
+      async () => ((await client.getCatalog('everything')).state === 'connected' ? true : undefined),
+      45_000,
+      'server-everything to be warmed',
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await client?.close();
+    await deployment?.close();
+    await ctx?.close();
+  });
+
+  it('logs in, shows the queues in Bull Board, and approves a pending call in the inbox until the run completes', async () => {
+    const page = await browser.newPage();
+    const base = deployment.api.url;
+
+    // Anonymous: the inbox sends us to the login form.
+    await page.goto(`${base}/admin/approvals`);
+    expect(new URL(page.url()).pathname).toBe('/admin/login');
+    await page.fill('#token', 'not-the-token-at-all');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.error');
+    await page.fill('#token', TEST_TOKEN);
+    await Promise.all([page.waitForURL(/\/admin\/approvals/), page.click('button[type=submit]')]);
+    const cookies = await page.context().cookies();
+    const session = cookies.find((cookie) => cookie.name === 'agentq_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    await page.screenshot({ path: `${artifacts}browser-01-inbox-empty.png`, fullPage: true });
+
+    // Bull Board lists the queues.
+    await page.goto(`${base}/admin/queues`);
+    for (const queue of ['agent-runs', 'catalog-refresh', 'approvals', 'decisions']) {
+      await page.getByText(queue, { exact: true }).first().waitFor({ timeout: 30_000 });
+    }
+    await page.screenshot({ path: `${artifacts}browser-02-bull-board.png`, fullPage: true });
+
+    // A run that needs approval shows up in the inbox with its tool and arguments.
+    const { runId } = await client.enqueueRun(demoSpec());
+    await eventually(
+      async () => ((await client.getRun(runId)).state === 'waiting-approval' ? true : undefined),
+      45_000,
+      'the run to park',
+    );
+    await page.goto(`${base}/admin/approvals`);
+    const row = page.locator('tr', { hasText: runId });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('mcp__everything__echo');
+    expect(await row.textContent()).toContain('Hello from the agentq demo');
+    await page.screenshot({ path: `${artifacts}browser-03-inbox-pending.png`, fullPage: true });
+
+    await row.locator('input[name=reason]').fill('looks harmless');
+    await Promise.all([page.waitForURL(/notice=/), row.locator('button[value=approve]').click()]);
+    expect(await page.locator('.notice').textContent()).toContain('Approved');
+    expect(await page.locator(`tr:has-text("${runId}")`).count()).toBe(0);
+
+    // The notice links to the run, whose page refreshes itself until the run is done.
+    await Promise.all([page.waitForURL(/\/admin\/runs\//), page.click('#run-link')]);
+    expect(decodeURIComponent(new URL(page.url()).pathname)).toBe(`/admin/runs/${runId}`);
+    await page.locator('#run-state', { hasText: /^completed$/ }).waitFor({ timeout: 45_000 });
+    expect(await page.locator('#run-result').textContent()).toContain('Echo: Hello from the agentq demo');
+    await page.screenshot({ path: `${artifacts}browser-04-run-completed.png`, fullPage: true });
+    const result = await client.getRun(runId);
+    expect(result.state).toBe('completed');
+    const echo = result.result?.toolCalls.find((call) => call.toolName === 'mcp__everything__echo');
+    expect(echo?.approval).toMatchObject({ approved: true, reason: 'looks harmless' });
+    await page.close();
+  }, 180_000);
+});
