@@ -18,6 +18,10 @@ let harness: WarmerHarness;
 let directory: string;
 const fixtures: HttpFixture[] = [];
 const fastTimeouts = { connectMs: 2_500, listMs: 2_500, callMs: 5_000 };
+// Starting a stdio fixture (node + tsx) can take seconds on a busy CI machine: only the timeout
+// under test is short.
+const stdioTimeouts = { connectMs: 15_000, listMs: 2_500, callMs: 5_000 };
+const stdioHangConnectTimeouts = { connectMs: 6_000, listMs: 2_500, callMs: 5_000 };
 
 beforeAll(async () => {
   harness = await createWarmerHarness();
@@ -63,7 +67,11 @@ describe('a failing refresh keeps the last known good list', () => {
       const fixtureOptions: FixtureOptions = { tools: 4, faultFile, ...options };
       const definition: ServerDefinitionInput =
         transport === 'stdio'
-          ? { id: serverId, transport: fixtureStdioTransport(fixtureOptions), timeouts: fastTimeouts }
+          ? {
+              id: serverId,
+              transport: fixtureStdioTransport(fixtureOptions),
+              timeouts: fault === 'hang-connect' ? stdioHangConnectTimeouts : stdioTimeouts,
+            }
           : {
               id: serverId,
               transport: { type: 'streamable-http', url: (await httpServer(fixtureOptions)).url },
