@@ -44,7 +44,7 @@ export async function writeCatalogEntry(options: {
 }
 
 /** Lists a stdio server's tools for real over MCP, in the cached shape. */
-export async function listToolsLive(definition: ServerDefinition): Promise<CatalogTool[]> {
+export async function listToolsLive(definition: ServerDefinition, timeoutMs = 20_000): Promise<CatalogTool[]> {
   if (definition.transport.type !== 'stdio') throw new Error('stdio only');
   const transport = new StdioClientTransport({
     command: definition.transport.command,
@@ -53,12 +53,12 @@ export async function listToolsLive(definition: ServerDefinition): Promise<Catal
     stderr: 'ignore',
   });
   const client = new Client({ name: 'agentq-test-warm', version: '0.0.0' });
-  await client.connect(transport, { timeout: 20_000 });
+  await client.connect(transport, { timeout: timeoutMs });
   try {
     const tools: CatalogTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: 20_000 });
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
       for (const tool of page.tools) {
         const parsed = catalogToolSchema.safeParse({
           name: tool.name,
