@@ -31,6 +31,12 @@ describe('requestRefresh', () => {
     expect(calls[0]?.options?.attempts).toBe(1);
   });
 
+  it('keeps the last request of an active refresh only for forced reasons', async () => {
+    const { queue, calls } = recordingQueue();
+    await requestRefresh(queue, { serverId: 'docs', reason: 'first-seen' });
+    expect(calls[0]?.options?.deduplication).toEqual({ id: 'refresh.docs.background' });
+  });
+
   it('stamps requestedAt when the caller gives none', async () => {
     const { queue, calls } = recordingQueue();
     const before = Date.now();

@@ -56,16 +56,21 @@ export function refreshLockKey(prefix: string, serverId: string): string {
 
 /**
  * Enqueues a `catalog-refresh` job for one server, deduplicated so that a burst of requests costs
- * at most one running refresh plus one more afterwards.
+ * at most one running refresh plus one more afterwards (none more for background reasons).
  *
  * Design, in two layers:
  *
- * 1. **Queue-level deduplication** (BullMQ 6 `deduplication: { id, keepLastIfActive: true }`). While
- *    a job with the same deduplication id is *waiting or delayed*, a new request is dropped: that
- *    job has not started, so it will read the server as it is when it runs and nothing is lost.
- *    While that job is *active*, BullMQ stores the newest request and enqueues it when the active
- *    one completes or fails, so a notification that lands mid-refresh yields exactly one more
- *    refresh afterwards. Per id that is at most one active plus one pending job.
+ * 1. **Queue-level deduplication** (BullMQ 6 `deduplication: { id }`). While a job with the same
+ *    deduplication id is *waiting or delayed*, a new request is dropped: that job has not started,
+ *    so it will read the server as it is when it runs and nothing is lost. What happens while that
+ *    job is *active* depends on the class of the reason:
+ *    - forced reasons (a notification, an operator) add `keepLastIfActive: true`: BullMQ stores the
+ *      newest request and enqueues it when the active one completes or fails, so a change that
+ *      lands mid-refresh yields exactly one more refresh afterwards (at most one active plus one
+ *      pending job per id);
+ *    - background reasons (`first-seen`, `prewarm`, `scheduled`) are dropped: the running refresh
+ *      already answers "make sure this server is warm", so a burst of first-seen requests from
+ *      every agent worker leaves exactly one refresh in flight.
  *
  * 2. **The warmer's per-server lock** ({@link refreshLockKey}). The deduplication id includes the
  *    class of the reason (forced or background, see {@link isForcedRefreshReason}): otherwise an
@@ -88,6 +93,9 @@ export async function requestRefresh(queue: RefreshQueue, request: RefreshReques
   );
   return await queue.add(data.reason, data, {
     ...refreshJobOptions,
-    deduplication: { id: refreshDeduplicationId(data.serverId, data.reason), keepLastIfActive: true },
+    deduplication: {
+      id: refreshDeduplicationId(data.serverId, data.reason),
+      ...(isForcedRefreshReason(data.reason) ? { keepLastIfActive: true } : {}),
+    },
   });
 }
