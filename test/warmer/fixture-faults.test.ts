@@ -167,6 +167,15 @@ describe('what a refresh caches', () => {
     expect(names).toEqual(['counter_increment', 'fail_always', 'tool_0000', 'tool_0001', 'tool_0002']);
   });
 
+  it('falls back from Streamable HTTP to legacy SSE, and speaks SSE when told to', async () => {
+    const fixture = await httpServer({ tools: 2, sse: true });
+    const fallback = await warmed({ id: 'sse-fallback', transport: { type: 'streamable-http', url: fixture.url } });
+    expect(fallback.tools).toHaveLength(4);
+    expect(fallback.state).toBe('connected');
+    const direct = await warmed({ id: 'sse-direct', transport: { type: 'sse', url: fixture.url } });
+    expect(direct.tools).toEqual(fallback.tools);
+  });
+
   it('follows pagination to the end: 1 000 tools over stdio', async () => {
     const entry = await warmed({
       id: 'thousand',

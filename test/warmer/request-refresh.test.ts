@@ -67,6 +67,29 @@ describe('requestRefresh on a real queue', () => {
     expect(maxRunning).toBe(1);
   });
 
+  it('leaves exactly one first-seen refresh in flight however many arrive while it runs', async () => {
+    const started: string[] = [];
+    let release: (() => void) | undefined;
+    worker = new Worker(
+      QUEUE_NAMES.catalogRefresh,
+      async (job: Job) => {
+        started.push(job.id ?? '');
+        if (started.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+      { connection: ctx.redis.duplicate({ maxRetriesPerRequest: null }), prefix: ctx.prefix, concurrency: 4 },
+    );
+    await requestRefresh(queue, { serverId: 'docs', reason: 'first-seen' });
+    await until(() => release !== undefined);
+    await Promise.all(
+      Array.from({ length: 20 }, () => requestRefresh(queue, { serverId: 'docs', reason: 'first-seen' })),
+    );
+    expect(await queue.getJobCounts('waiting', 'active')).toEqual({ waiting: 0, active: 1 });
+    release?.();
+    await until(async () => (await queue.getJobCounts('completed')).completed === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started).toHaveLength(1);
+  });
+
   it('keeps forced and background requests apart, so an explicit refresh is never swallowed', async () => {
     await requestRefresh(queue, { serverId: 'docs', reason: 'prewarm' });
     await requestRefresh(queue, { serverId: 'docs', reason: 'on-demand' });

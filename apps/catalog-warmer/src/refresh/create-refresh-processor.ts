@@ -22,7 +22,7 @@ import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
-import { connectMcpServer, type McpConnection } from '../mcp/connect-mcp-server.js';
+import { connectMcpServer, messageOf, type McpConnection } from '../mcp/connect-mcp-server.js';
 import { listServerTools } from '../mcp/list-server-tools.js';
 import type { RefreshLock } from './refresh-lock.js';
 
@@ -154,26 +154,36 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         const resolved = resolveSecrets(definition, options.env);
         secretValues = resolved.secretValues;
         options.registerSecrets(secretValues);
-        const borrowed = options.watchedConnection?.(serverId, hash);
-        let client: Client;
-        let capabilities;
-        if (borrowed) {
-          client = borrowed;
-          capabilities = borrowed.getServerCapabilities();
-        } else {
+        const listMs = definition.timeouts.listMs;
+        // No `tools` capability: the server has no tools to offer, and asking would be an error.
+        const read = async (client: Client) =>
+          client.getServerCapabilities()?.tools
+            ? await listServerTools({ client, serverId, timeoutMs: listMs, signal })
+            : [];
+        const openFresh = async () => {
           connection = await connectMcpServer({
             definition: resolved.definition,
             logger,
             allowPrivateNetwork: options.allowPrivateNetwork,
             signal,
           });
-          client = connection.client;
-          capabilities = connection.capabilities;
+          return connection.client;
+        };
+        const borrowed = options.watchedConnection?.(serverId, hash);
+        let rawTools: unknown[];
+        if (borrowed) {
+          try {
+            rawTools = await read(borrowed);
+          } catch (error) {
+            // The watcher's long-lived connection may be what broke, not the server: one more try
+            // on a fresh connection, unless the server simply did not answer in time.
+            if (AgentqError.isInstance(error) && error.code === 'MCP_LIST_TIMEOUT') throw error;
+            logger.info({ error: messageOf(error) }, 'list over the watcher connection failed; trying a fresh one');
+            rawTools = await read(await openFresh());
+          }
+        } else {
+          rawTools = await read(await openFresh());
         }
-        // No `tools` capability: the server has no tools to offer, and asking would be an error.
-        const rawTools = capabilities?.tools
-          ? await listServerTools({ client, serverId, timeoutMs: definition.timeouts.listMs, signal })
-          : [];
         const { tools, skipped } = toCatalogTools(rawTools);
         for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
         const result = await options.writer.recordSuccess({ ...base, tools, startedAt });
