@@ -31,9 +31,10 @@ export async function enqueueRun(
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
   const spec = parseWith(runSpecSchema, input.spec, 'run spec');
-  const runId =
-    input.options?.runId === undefined ? newRunId() : parseWith(customRunIdSchema, input.options.runId, 'run id');
-  const existing = await context.queues.runs.getJob(runId);
+  const chosen = input.options?.runId !== undefined;
+  const runId = chosen ? parseWith(customRunIdSchema, input.options?.runId, 'run id') : newRunId();
+  // A fresh id cannot be taken; only a chosen one needs the idempotency check.
+  const existing = chosen ? await context.queues.runs.getJob(runId) : undefined;
   if (existing) {
     // Idempotent on the id: a retried request is fine, a different run under a taken id is not.
     if (digestOf(existing.data) === digestOf(spec)) return { runId, created: false };
