@@ -2,12 +2,13 @@ import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
 import { failureCode, settle } from './refresh-helpers.js';
-import { createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harness.js';
+import { capturingLogger, createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harness.js';
 
 // Refresh jobs can come from any producer, and definitions from any writer of the hash: bad ones
 // must fail once with a named code, never retry, and never stop the good ones.
 let harness: WarmerHarness;
 let fixture: HttpFixture;
+const captured = capturingLogger();
 
 beforeAll(async () => {
   harness = await createWarmerHarness();
@@ -16,7 +17,7 @@ beforeAll(async () => {
   // Written around the store, as a buggy writer or a hand edit would.
   await harness.ctx.redis.hset(harness.keys.servers, 'broken', '{"id":"broken","transport":{"type":"carrier-pigeon"}}');
   await harness.ctx.redis.hset(harness.keys.servers, 'garbled', 'not json at all');
-  await harness.startWarmer();
+  await harness.startWarmer({ logger: captured.logger });
 });
 afterAll(async () => {
   await harness.close();
@@ -34,6 +35,10 @@ describe('bad refresh input', () => {
     expect(entry.tools).toHaveLength(4);
     expect(await harness.entry('broken')).toBeNull();
     expect(await harness.entry('garbled')).toBeNull();
+    const reported = captured.lines
+      .filter((line) => line.msg === 'malformed server definition skipped')
+      .map((line) => line.serverId);
+    expect(reported.sort()).toEqual(['broken', 'garbled']);
   });
 
   it('fails a job for an unknown server once, with SERVER_NOT_FOUND', async () => {

@@ -10,13 +10,14 @@ import {
   type HttpFixture,
 } from '../fixtures/mcp/spawn-fixture.js';
 import { failureCode, queueIdle, refreshNow } from './refresh-helpers.js';
-import { createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harness.js';
+import { capturingLogger, createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harness.js';
 
 // One warmer for the file; every test uses its own servers. Faults are switched on at run time
 // through each fixture's fault file, so the same definition is first warmed, then broken.
 let harness: WarmerHarness;
 let directory: string;
 const fixtures: HttpFixture[] = [];
+const captured = capturingLogger();
 const fastTimeouts = { connectMs: 2_500, listMs: 2_500, callMs: 5_000 };
 // Starting a stdio fixture (node + tsx) can take seconds on a busy CI machine: only the timeout
 // under test is short.
@@ -26,7 +27,7 @@ const stdioHangConnectTimeouts = { connectMs: 6_000, listMs: 2_500, callMs: 5_00
 beforeAll(async () => {
   harness = await createWarmerHarness();
   directory = await mkdtemp(join(tmpdir(), 'agentq-warmer-faults-'));
-  await harness.startWarmer({ env: { FIXTURE_SECRET_NAME: 'secret-fixture-name' } });
+  await harness.startWarmer({ env: { FIXTURE_SECRET_NAME: 'secret-fixture-name' }, logger: captured.logger });
 });
 afterAll(async () => {
   await harness.close();
@@ -204,6 +205,9 @@ describe('what a refresh caches', () => {
     const stored = await harness.ctx.redis.hget(harness.keys.servers, 'with-secret');
     expect(stored).toContain('${FIXTURE_SECRET_NAME}');
     expect(stored).not.toContain('secret-fixture-name');
+    // The resolved value went to the log redactor of the warmer's logger.
+    captured.logger.info('the fixture is called secret-fixture-name');
+    expect(JSON.stringify(captured.lines)).not.toContain('secret-fixture-name');
 
     await harness.putServer({
       id: 'missing-secret',

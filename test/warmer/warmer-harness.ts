@@ -16,6 +16,7 @@ import {
   type CatalogStatus,
   type Config,
   type KeyNames,
+  type Logger,
   type ServerDefinitionInput,
 } from '@agentq/shared';
 import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
@@ -75,7 +76,7 @@ export interface WarmerHarness {
   /** Environment for warmer processes and `loadConfig`. */
   env: Record<string, string>;
   config(overrides?: Record<string, string>): Config;
-  startWarmer(options?: { env?: Record<string, string>; warmerId?: string }): Promise<CatalogWarmer>;
+  startWarmer(options?: { env?: Record<string, string>; warmerId?: string; logger?: Logger }): Promise<CatalogWarmer>;
   spawnWarmer(options?: { env?: Record<string, string> }): ChildProcess;
   putServer(definition: ServerDefinitionInput): Promise<void>;
   entry(serverId: string): Promise<CatalogEntry | null>;
@@ -114,9 +115,11 @@ export async function createWarmerHarness(options: { watchLeaseMs?: number } = {
     async startWarmer(startOptions = {}) {
       const warmer = await startCatalogWarmer({
         config: config(startOptions.env),
-        logger: process.env.AGENTQ_TEST_LOG_LEVEL
-          ? createLogger({ level: process.env.AGENTQ_TEST_LOG_LEVEL, name: 'warmer-test' })
-          : silentLogger(),
+        logger:
+          startOptions.logger ??
+          (process.env.AGENTQ_TEST_LOG_LEVEL
+            ? createLogger({ level: process.env.AGENTQ_TEST_LOG_LEVEL, name: 'warmer-test' })
+            : silentLogger()),
         warmerId: startOptions.warmerId,
         env: { ...process.env, ...startOptions.env },
       });
@@ -158,4 +161,19 @@ export async function createWarmerHarness(options: { watchLeaseMs?: number } = {
       await ctx.close();
     },
   };
+}
+
+/** A real agentq logger whose lines are kept in memory, parsed, for assertions on what was logged. */
+export function capturingLogger(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: {
+      write(text: string) {
+        for (const line of text.split('\n'))
+          if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  });
+  return { logger, lines };
 }
