@@ -1,3 +1,4 @@
+import { refreshLockKey, requestRefresh } from '@agentq/shared';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
@@ -66,5 +67,19 @@ describe('bad refresh input', () => {
       expect(result).toMatchObject({ state: 'failed', attemptsMade: 1 });
       expect(failureCode(result)).toBe('DEFINITION_INVALID');
     }
+  });
+});
+
+describe('the per-server refresh lock', () => {
+  it('delays a refresh whose server is being refreshed elsewhere, and runs it once the lock is free', async () => {
+    await waitFor(() => harness.entry('good'));
+    const lockedUntil = Date.now() + 1_500;
+    await harness.ctx.redis.set(refreshLockKey(harness.ctx.prefix, 'good'), 'another-warmer', 'PX', 1_500);
+    const job = (await requestRefresh(harness.queue, { serverId: 'good', reason: 'on-demand' })) as Job;
+    const result = await settle(job, harness);
+    expect(result).toMatchObject({ state: 'completed', value: { outcome: 'connected' } });
+    expect((await harness.status('good'))?.lastAttemptAt).toBeGreaterThanOrEqual(lockedUntil - 50);
+    // Waiting for the lock is not an attempt: only the one that ran counts.
+    expect((await harness.queue.getJob(job.id ?? ''))?.attemptsMade).toBe(1);
   });
 });
