@@ -47,7 +47,7 @@ local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
 if expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
 redis.call('HSET', KEYS[1], 'decision', ARGV[2], 'outcome', 'decision')
 redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
-return {'OK', ARGV[2]}
+return {'OK', ARGV[2], redis.call('HGET', KEYS[1], 'request')}
 `;
 
 // KEYS: record hash, pending set. ARGV: approval id, fallback decision JSON, fallback outcome, ttl.
@@ -141,7 +141,7 @@ export async function recordDecision(
     decidedBy: input.decidedBy,
     decidedAt: now,
   };
-  const [status, text] = (await options.redis.eval(
+  const [status, text, requestText] = (await options.redis.eval(
     recordDecisionScript,
     2,
     keys.decision(input.approvalId),
@@ -149,7 +149,7 @@ export async function recordDecision(
     input.approvalId,
     JSON.stringify(decisionRecordSchema.parse(decision)),
     String(now),
-  )) as [string, string | undefined];
+  )) as [string, string | undefined, string | undefined];
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field: 'approvalId', message: `No approval ${input.approvalId}` });
   }
@@ -165,9 +165,9 @@ export async function recordDecision(
       cause: first.success ? first.data : undefined,
     });
   }
-  const record = await readApprovalRecord({ ...options, approvalId: input.approvalId });
-  if (!record) throw new AgentqError({ code: 'NOT_FOUND', message: `No approval ${input.approvalId}` });
-  return { decision, request: record.request };
+  const request = safeParseJson(requestText, approvalJobSchema, `approval ${input.approvalId}`);
+  if (!request.success) throw request.error;
+  return { decision, request: request.data };
 }
 
 /**
