@@ -1,5 +1,4 @@
 import { approvalResultSchema, digestOf, type ApprovalResult, type RunCheckpoint } from '@agentq/shared';
-import type { Job } from 'bullmq';
 import type { RunTools } from '../run/build-run-tools.js';
 
 /** One `tool-approval-response` part, as appended to the run's messages. */
@@ -12,7 +11,8 @@ export interface ApprovalResponsePart {
 
 /** Options of {@link collectApprovalResponses}. */
 export interface CollectApprovalResponsesOptions {
-  job: Pick<Job, 'getChildrenValues'>;
+  /** `job.getChildrenValues()` of the run. */
+  childrenValues: Record<string, unknown>;
   checkpoint: RunCheckpoint;
   /** The run's tools as built now, from the current catalog. */
   runTools: Pick<RunTools, 'allTools' | 'schemaDigests'>;
@@ -27,10 +27,8 @@ export interface CollectApprovalResponsesOptions {
  * arguments must match the approved digest. Anything else is a denial with the reason, so a
  * changed tool or a tampered checkpoint fails closed.
  */
-export async function collectApprovalResponses(
-  options: CollectApprovalResponsesOptions,
-): Promise<ApprovalResponsePart[] | null> {
-  const values = await options.job.getChildrenValues<unknown>();
+export function collectApprovalResponses(options: CollectApprovalResponsesOptions): ApprovalResponsePart[] | null {
+  const values = options.childrenValues;
   const results = new Map<string, ApprovalResult>();
   for (const value of Object.values(values)) {
     const parsed = approvalResultSchema.safeParse(value);

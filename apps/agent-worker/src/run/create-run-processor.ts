@@ -30,9 +30,10 @@ import { parkForApprovals } from '../approvals/park-for-approvals.js';
 import { toBullmqError } from '../errors/to-bullmq-error.js';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import { buildRunTools } from './build-run-tools.js';
+import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { crashPoint } from './crash-hook.js';
 import { recordToolExecutions } from './record-tool-executions.js';
-import type { RunStore } from './run-store.js';
+import type { RecordedToolResult, RunStore } from './run-store.js';
 import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
 
 /** What the run processor works with; one set per worker process. */
@@ -98,7 +99,12 @@ async function processRun(options: {
   // A job on its very first start cannot have a checkpoint (job ids are unique while the job
   // exists), so the read is skipped there: it is one Redis round trip on every run's path.
   const firstStart = job.attemptsStarted === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
-  let checkpoint = (firstStart ? null : await store.read(runId)) ?? freshCheckpoint(runId, spec);
+  // A run started before may be parked on approvals or have executed tools: read its children's
+  // values and its recorded tool results in the same round trip as its checkpoint.
+  const [stored, childrenValues, recorded] = firstStart
+    ? [null, {}, new Map<string, RecordedToolResult>()]
+    : await Promise.all([store.read(runId), job.getChildrenValues<unknown>(), store.recordedToolResults(runId)]);
+  let checkpoint = stored ?? freshCheckpoint(runId, spec);
   if (checkpoint.status === 'completed') return resultOf(checkpoint, spec);
 
   const state: RunToolState = {
@@ -108,7 +114,7 @@ async function processRun(options: {
   const runTools = await buildRunTools({
     spec,
     registry: dependencies.registry,
-    reader: dependencies.reader,
+    reader: memoizeCatalogReads(dependencies.reader),
     caller: dependencies.caller,
     contextWindow: resolved.contextWindow,
     state,
@@ -117,6 +123,7 @@ async function processRun(options: {
       recordToolExecutions(tools, {
         runId,
         store,
+        recorded,
         onExecute: async (toolName) => {
           crashPoint('before-tool', runId, env);
           reportProgress(job, logger, { step: checkpoint.step, lastTool: toolName, status: 'running' });
@@ -125,10 +132,11 @@ async function processRun(options: {
   });
   checkpoint.catalogVersion = { ...checkpoint.catalogVersion, ...runTools.catalogVersion };
 
+  let resumeWrite: Promise<void> | undefined;
   if (checkpoint.pendingApprovals.length > 0) {
     // A parked run: never ask the model again and never request a second approval; either
     // everything is decided, or the missing approval jobs are (re)added and the run parks again.
-    const collected = await collectApprovalResponses({ job, checkpoint, runTools });
+    const collected = collectApprovalResponses({ childrenValues, checkpoint, runTools });
     if (collected === null) {
       await parkForApprovals({ job, token, checkpoint, dependencies, logger });
       return await processRun(options);
@@ -143,7 +151,11 @@ async function processRun(options: {
       updatedAt: Date.now(),
     };
     checkpoint.toolCalls = summarizeToolCalls(checkpoint.messages);
-    await store.write(checkpoint);
+    // Written behind: correctness does not depend on it (a re-run collects the same decisions
+    // again, and executed tools replay from their records), it only shows the run as running
+    // sooner. The next write on the same connection lands after it.
+    resumeWrite = store.write(checkpoint);
+    resumeWrite.catch(() => undefined);
     crashPoint('after-resume', runId, env);
   }
 
@@ -151,8 +163,19 @@ async function processRun(options: {
   const lastMessage = checkpoint.messages.at(-1);
   const finished = checkpoint.step >= maxSteps || lastMessage?.role === 'assistant';
   if (!finished) {
-    checkpoint = await runModelLoop({ ...options, spec, runId, checkpoint, state, runTools, resolved, logger });
+    checkpoint = await runModelLoop({
+      ...options,
+      spec,
+      runId,
+      checkpoint,
+      state,
+      runTools,
+      resolved,
+      logger,
+      before: resumeWrite,
+    });
   }
+  await resumeWrite;
   if (checkpoint.pendingApprovals.length > 0) {
     await parkForApprovals({ job, token, checkpoint, dependencies, logger });
     // The children were all done already (decided before the run parked): resume right away.
@@ -176,6 +199,8 @@ async function runModelLoop(options: {
   runTools: Awaited<ReturnType<typeof buildRunTools>>;
   resolved: ReturnType<ModelResolver['resolve']>;
   logger: Logger;
+  /** A write that must have landed before the first step's checkpoint. */
+  before?: Promise<void>;
 }): Promise<RunCheckpoint> {
   const { job, spec, runId, state, runTools, resolved, logger, dependencies } = options;
   const { store, env } = dependencies;
@@ -191,6 +216,7 @@ async function runModelLoop(options: {
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
     try {
+      await options.before;
       const now = Date.now();
       const requests = step.content.flatMap((part) =>
         part.type === 'tool-approval-request' ? [{ sdkId: part.approvalId, toolCall: part.toolCall }] : [],

@@ -1,5 +1,5 @@
 import type { Tool, ToolSet } from 'ai';
-import type { RunStore } from './run-store.js';
+import type { RecordedToolResult, RunStore } from './run-store.js';
 
 const wrapped = new WeakSet<object>();
 
@@ -7,6 +7,11 @@ const wrapped = new WeakSet<object>();
 export interface RecordToolExecutionsOptions {
   runId: string;
   store: RunStore;
+  /**
+   * The run's recorded results as read when this attempt started. Only the process holding the
+   * run's lock executes its tools, so this snapshot plus what this attempt records is complete.
+   */
+  recorded: Map<string, RecordedToolResult>;
   /** Called before a tool really executes (not on replays), for progress and crash hooks. */
   onExecute?: (toolName: string, toolCallId: string) => void | Promise<void>;
 }
@@ -33,7 +38,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
     ...tool,
     execute: async (input: unknown, executionOptions) => {
       const toolCallId = executionOptions.toolCallId;
-      const recorded = await options.store.recordedToolResult(options.runId, toolCallId);
+      const recorded = options.recorded.get(toolCallId);
       if (recorded) {
         if (recorded.ok) return recorded.output;
         throw new Error(recorded.error);

@@ -99,12 +99,15 @@ export class RunStore {
     if (failed?.[0]) throw failed[0];
   }
 
-  /** The recorded result of a tool call, or `null` when it never finished executing. */
-  async recordedToolResult(runId: string, toolCallId: string): Promise<RecordedToolResult | null> {
-    const text = await this.redis.hget(this.toolResultsKey(runId), toolCallId);
-    if (text === null) return null;
-    const parsed = safeParseJson(text, recordedToolResultSchema, `recorded result of ${toolCallId}`);
-    return parsed.success ? (parsed.data as RecordedToolResult) : null;
+  /** Every recorded tool result of a run, by tool call id (unreadable entries are left out). */
+  async recordedToolResults(runId: string): Promise<Map<string, RecordedToolResult>> {
+    const all = await this.redis.hgetall(this.toolResultsKey(runId));
+    const out = new Map<string, RecordedToolResult>();
+    for (const [toolCallId, text] of Object.entries(all)) {
+      const parsed = safeParseJson(text, recordedToolResultSchema, `recorded result of ${toolCallId}`);
+      if (parsed.success) out.set(toolCallId, parsed.data as RecordedToolResult);
+    }
+    return out;
   }
 
   /** Remembers a tool call's result. */

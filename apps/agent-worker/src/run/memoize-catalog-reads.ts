@@ -1,0 +1,34 @@
+import type { CatalogRead, CatalogReader } from '@agentq/registry';
+
+/**
+ * A reader for one tool-set build that reads each server once: resolving the assistant's tool ids
+ * and syncing the registry both need the same servers, and a second Redis round trip for the same
+ * keys a moment later buys nothing. Use a fresh one per build, so every run sees the current
+ * catalog.
+ */
+export function memoizeCatalogReads(reader: CatalogReader): CatalogReader {
+  const reads = new Map<string, CatalogRead>();
+  const readMany = async (serverIds: readonly string[]): Promise<Map<string, CatalogRead>> => {
+    const missing = serverIds.filter((id) => !reads.has(id));
+    if (missing.length > 0) {
+      for (const [id, read] of await reader.readMany(missing)) reads.set(id, read);
+    }
+    const out = new Map<string, CatalogRead>();
+    for (const id of serverIds) {
+      const read = reads.get(id);
+      if (read) out.set(id, read);
+    }
+    return out;
+  };
+  return {
+    readMany,
+    listTools: async (serverId) => {
+      const read = (await readMany([serverId])).get(serverId);
+      return read ?? (await reader.listTools(serverId));
+    },
+    listServers: () => reader.listServers(),
+    getServer: reader.getServer
+      ? (serverId) => (reader.getServer as NonNullable<CatalogReader['getServer']>)(serverId)
+      : undefined,
+  };
+}
