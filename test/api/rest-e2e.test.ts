@@ -157,4 +157,19 @@ describe('REST end to end (warmer + worker + API, real Redis and server-everythi
     );
     expect(refreshes.reduce((sum, [, value]) => sum + value, 0)).toBeGreaterThanOrEqual(1);
   });
+
+  it('cancels a parked run and takes its approvals out of the inbox', async () => {
+    await deployment.http.call('POST', '/v1/runs', { body: { runId: 'e2e-cancel', spec: demoSpec() } });
+    const parked = await waitForState('e2e-cancel', ['waiting-approval', 'completed', 'failed']);
+    expect(parked.state).toBe('waiting-approval');
+    const approvalId = parked.pendingApprovals[0].approvalId;
+    const cancelled = await deployment.http.call('DELETE', '/v1/runs/e2e-cancel');
+    expect(cancelled).toMatchObject({ status: 200, body: { previousState: 'waiting-approval' } });
+    expect((await deployment.http.call('GET', '/v1/runs/e2e-cancel')).status).toBe(404);
+    expect((await deployment.http.call('GET', '/v1/approvals?runId=e2e-cancel')).body.approvals).toEqual([]);
+    const late = await deployment.http.call('POST', `/v1/approvals/${approvalId}/decision`, {
+      body: { approved: true },
+    });
+    expect(late.status).toBe(409);
+  });
 });

@@ -1,4 +1,6 @@
-import { AgentqError, parseWith } from '@agentq/shared';
+import { AgentqError, parseWith, settleApproval } from '@agentq/shared';
+import { listPendingApprovals } from '../approvals/list-pending-approvals.js';
+import { runStateOf, type RunState } from './get-run.js';
 import type { ClientContext } from '../client-context.js';
 import { runIdSchema } from './run-id.js';
 
@@ -6,12 +8,12 @@ import { runIdSchema } from './run-id.js';
 export interface CancelledRun {
   runId: string;
   /** The state the run was in when it was removed. */
-  previousState: string;
+  previousState: RunState;
 }
 
 /**
  * Removes a run that is not running right now: queued, delayed for a retry, or parked for an
- * approval (its approval jobs go with it). `NOT_FOUND` for an unknown run; `CONFLICT` for one that
+ * approval (its approval jobs go with it, and its pending approvals are settled as denied). `NOT_FOUND` for an unknown run; `CONFLICT` for one that
  * already finished or that a worker holds: an active run's lock belongs to its worker, and removing
  * it under the worker would only make the worker fail noisily.
  */
@@ -38,6 +40,20 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
       cause: error,
     });
   }
+  // Its approvals leave the inbox with it, recorded as denied so that a late decision gets a
+  // definite answer instead of NOT_FOUND.
+  const pending = await listPendingApprovals(context, { runId });
+  for (const approval of pending) {
+    await settleApproval({
+      redis: context.redis,
+      prefix: context.prefix,
+      approvalId: approval.approvalId,
+      fallback: {
+        outcome: 'no-decision',
+        decision: { approved: false, reason: 'run cancelled', decidedBy: 'cancel', decidedAt: Date.now() },
+      },
+    });
+  }
   await context.redis.del(context.keys.run(runId));
-  return { runId, previousState: state };
+  return { runId, previousState: runStateOf(state) };
 }

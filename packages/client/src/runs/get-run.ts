@@ -75,7 +75,7 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
       checkpoint.data.status === 'waiting-approval' &&
       jobState !== 'completed' &&
       jobState !== 'failed');
-  const state: RunState = parked ? 'waiting-approval' : mapJobState(jobState);
+  const state: RunState = parked ? 'waiting-approval' : runStateOf(jobState);
 
   const pendingApprovals: RunPendingApproval[] = [];
   if (state === 'waiting-approval' && checkpoint?.success) {
@@ -117,7 +117,8 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
   return info;
 }
 
-function mapJobState(state: string): RunState {
+/** The run state of a BullMQ job state. */
+export function runStateOf(state: string): RunState {
   switch (state) {
     case 'waiting':
     case 'prioritized':
