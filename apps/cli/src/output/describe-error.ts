@@ -14,6 +14,9 @@ export function describeError(error: unknown, context: { redisUrl?: string } = {
     const field = error.field ? ` (field: ${error.field})` : '';
     return `error [${error.code}]: ${error.message}${field}`;
   }
+  if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+    return `error [PORT_IN_USE]: ${(error as Error).message}. Pick another port with --port or AGENTQ_API_PORT.`;
+  }
   if (isRedisDown(error)) {
     return `error [REDIS_UNAVAILABLE]: cannot reach Redis${context.redisUrl ? ` at ${redact(context.redisUrl)}` : ''}. Start Redis or set REDIS_URL.`;
   }
