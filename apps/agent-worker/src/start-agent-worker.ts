@@ -128,7 +128,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const sweeper = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
-    sweepDecidedApprovals({ redis: connection, prefix, approvalsQueue, logger })
+    sweepDecidedApprovals({ redis: connection, prefix, approvalsQueue, logger, graceMs: tuning.sweepGraceMs })
       .catch((error: Error) => logger.warn({ error: error.message }, 'approval sweep failed'))
       .finally(() => {
         sweeping = false;

@@ -25,6 +25,12 @@ export interface AgentWorkerTuning {
   approvalConcurrency?: number;
   /** How often the sweeper delivers decided-but-unpromoted approvals, in ms. @default 15000 */
   sweepIntervalMs?: number;
+  /**
+   * How old a decision must be before the sweeper promotes its job, in ms; younger ones are still
+   * being promoted by whoever decided.
+   * @default 5000
+   */
+  sweepGraceMs?: number;
   /** Idle time before a pooled MCP client closes, in ms. @default 60000 */
   mcpIdleMs?: number;
   /**
@@ -54,6 +60,7 @@ export function resolveWorkerTuning(
     maxStalledCount: 5,
     approvalConcurrency: 16,
     sweepIntervalMs: 15_000,
+    sweepGraceMs: 5_000,
     mcpIdleMs: 60_000,
     closeTimeoutMs: 30_000,
   };

@@ -20,6 +20,7 @@ export const fastTuning: AgentWorkerTuning = {
   stalledIntervalMs: 1_000,
   maxStalledCount: 50,
   sweepIntervalMs: 500,
+  sweepGraceMs: 200,
   closeTimeoutMs: 5_000,
   mcpIdleMs: 5_000,
 };
