@@ -157,6 +157,6 @@ export const configVariables = [
     schema: booleanFlag,
     default: 'false',
     description:
-      'Let outgoing fetches (HTTP MCP servers, providers) reach private and loopback addresses. `agentq dev` turns it on for its local demo.',
+      'Let warmers and workers connect to HTTP MCP servers on private, loopback or link-local addresses. `agentq dev` turns it on for its local demo.',
   },
 ] as const satisfies readonly ConfigVariable[];
