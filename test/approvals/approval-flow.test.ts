@@ -144,6 +144,18 @@ describe('durable approvals', () => {
     expect(AgentqError.isInstance(late) && late.code).toBe('EXPIRED');
   });
 
+  it('continues in the same attempt when the approval is settled before the run could park', async () => {
+    // Expires at once: the approval job is due as soon as it is added, and may well be done
+    // before the run calls moveToWaitingChildren.
+    await enqueueRun(queue, { runId: 'instant-1', spec: spec({ notes: ['instant-1'], timeoutMs: 1 }) });
+    const finished = await waitForJob(queue, 'instant-1');
+    expect(finished.state).toBe('completed');
+    const result = runResultSchema.parse(finished.returnvalue);
+    expect(result.toolCalls[0]?.output).toMatchObject({ denied: true, reason: 'expired' });
+    expect(result.steps).toHaveLength(2);
+    expect(await notes()).not.toContain('instant-1');
+  });
+
   it('waits for two gated calls of one step together and honours mixed decisions', async () => {
     await enqueueRun(queue, { runId: 'mixed-1', spec: spec({ notes: ['mixed-yes', 'mixed-no'] }) });
     const pending = await parked('mixed-1', 2);

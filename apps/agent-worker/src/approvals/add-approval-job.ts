@@ -21,6 +21,11 @@ export async function addApprovalJob(options: {
     jobId: request.approvalId,
     parent: { id: String(options.parent.id), queue: options.parent.queueQualifiedName },
     delay: Math.max(0, request.expiresAt - Date.now()),
+    // Settling is one Redis script; retries ride out a Redis blip. Should it still fail, the run
+    // must not wait forever: the failure releases the parent, which then counts it as a denial.
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 1_000 },
+    ignoreDependencyOnFailure: true,
     removeOnComplete: { age: keepFinishedSeconds },
     removeOnFail: { age: keepFinishedSeconds },
   });

@@ -99,6 +99,14 @@ describe('collectApprovalResponses', () => {
     expect(gone?.every((response) => !response.approved && response.reason?.includes('no longer'))).toBe(true);
   });
 
+  it('denies approvals without a result once none can come any more', () => {
+    const checkpoint = checkpointWith([{ approvalId: 'a1', toolCallId: 'c1' }]);
+    const responses = collectApprovalResponses({ childrenValues: {}, checkpoint, runTools, missingAsDenied: true });
+    expect(responses).toEqual([
+      expect.objectContaining({ type: 'tool-approval-response', approvalId: 'a1', approved: false }),
+    ]);
+  });
+
   it('never treats an unparseable child value as a decision', () => {
     const checkpoint = checkpointWith([{ approvalId: 'a1', toolCallId: 'c1' }]);
     expect(

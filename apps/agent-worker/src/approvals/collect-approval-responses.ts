@@ -16,6 +16,12 @@ export interface CollectApprovalResponsesOptions {
   checkpoint: RunCheckpoint;
   /** The run's tools as built now, from the current catalog. */
   runTools: Pick<RunTools, 'allTools' | 'schemaDigests'>;
+  /**
+   * Deny approvals without a result instead of waiting for them: set once the run knows no
+   * approval job is pending any more (a failed one will never produce a result).
+   * @default false
+   */
+  missingAsDenied?: boolean;
 }
 
 /**
@@ -38,7 +44,16 @@ export function collectApprovalResponses(options: CollectApprovalResponsesOption
   const responses: ApprovalResponsePart[] = [];
   for (const pending of options.checkpoint.pendingApprovals) {
     const result = results.get(pending.approvalId);
-    if (!result) return null;
+    if (!result) {
+      if (!options.missingAsDenied) return null;
+      responses.push({
+        type: 'tool-approval-response',
+        approvalId: pending.approvalId,
+        approved: false,
+        reason: 'no-decision: the approval job failed without a result',
+      });
+      continue;
+    }
     if (!result.approved) {
       responses.push({
         type: 'tool-approval-response',

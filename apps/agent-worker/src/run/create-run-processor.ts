@@ -86,6 +86,12 @@ async function processRun(options: {
   token: string | undefined;
   signal: AbortSignal | undefined;
   dependencies: RunProcessorDependencies;
+  /**
+   * Set when this attempt already tried to park and found every approval job finished: the run
+   * must continue from its checkpoint, and an approval that still has no result cannot get one
+   * any more (its job failed), so it counts as denied.
+   */
+  afterPark?: boolean;
 }): Promise<RunResult> {
   const { job, token, dependencies } = options;
   const { store, env } = dependencies;
@@ -98,7 +104,8 @@ async function processRun(options: {
 
   // A job on its very first start cannot have a checkpoint (job ids are unique while the job
   // exists), so the read is skipped there: it is one Redis round trip on every run's path.
-  const firstStart = job.attemptsStarted === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
+  const firstStart =
+    !options.afterPark && job.attemptsStarted === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
   // A run started before may be parked on approvals or have executed tools: read its children's
   // values and its recorded tool results in the same round trip as its checkpoint.
   const [stored, childrenValues, recorded] = firstStart
@@ -136,10 +143,15 @@ async function processRun(options: {
   if (checkpoint.pendingApprovals.length > 0) {
     // A parked run: never ask the model again and never request a second approval; either
     // everything is decided, or the missing approval jobs are (re)added and the run parks again.
-    const collected = collectApprovalResponses({ childrenValues, checkpoint, runTools });
+    const collected = collectApprovalResponses({
+      childrenValues,
+      checkpoint,
+      runTools,
+      missingAsDenied: options.afterPark === true,
+    });
     if (collected === null) {
       await parkForApprovals({ job, token, checkpoint, dependencies, logger });
-      return await processRun(options);
+      return await processRun({ ...options, afterPark: true });
     }
     checkpoint = {
       ...checkpoint,
@@ -179,7 +191,7 @@ async function processRun(options: {
   if (checkpoint.pendingApprovals.length > 0) {
     await parkForApprovals({ job, token, checkpoint, dependencies, logger });
     // The children were all done already (decided before the run parked): resume right away.
-    return await processRun(options);
+    return await processRun({ ...options, afterPark: true });
   }
   if (checkpoint.status !== 'completed') {
     checkpoint = { ...checkpoint, status: 'completed', updatedAt: Date.now() };
