@@ -70,13 +70,18 @@ async function maxConcurrentLists(serverId: string): Promise<number> {
 
 describe('two warmer processes', () => {
   it('watch every list_changed server exactly once, spread over both', async () => {
+    // Records lag the leases by up to one tick while the two warmers rebalance: wait until both
+    // views agree.
     const warmers = await waitFor(
       async () => {
         const live = await liveWarmers();
         const owners = watchers(live);
-        return live.length === 2 && serverIds.every((id) => owners.get(id)?.length === 1) && live;
+        if (live.length !== 2 || !serverIds.every((id) => owners.get(id)?.length === 1)) return false;
+        const holders = await harness.ctx.redis.mget(...serverIds.map((id) => harness.keys.watchLease(id)));
+        const agree = serverIds.every((id, index) => holders[index] === owners.get(id)?.[0]);
+        return agree && live.every((warmer) => warmer.record?.watchingServers.length === 2) && live;
       },
-      { what: 'both warmers up and every server watched', timeoutMs: 45_000 },
+      { what: 'both warmers up, every server watched once, and the split settled', timeoutMs: 45_000 },
     );
     const owners = watchers(warmers);
     for (const serverId of serverIds) {

@@ -109,6 +109,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     env,
     registerSecrets,
     allowPrivateNetwork: config.allowPrivateFetch,
+    connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     requestRefresh: enqueue,
   });
   const processor = createRefreshProcessor({

@@ -32,6 +32,11 @@ export interface WatchCoordinatorOptions {
   env: Record<string, string | undefined>;
   registerSecrets: (values: readonly string[]) => void;
   allowPrivateNetwork: boolean;
+  /**
+   * Watcher connections opened at once: a warmer that claims hundreds of servers at start must
+   * not spawn hundreds of stdio servers together, nor starve its own refreshes. @default 4
+   */
+  connectConcurrency?: number;
   /** Enqueues a refresh (through `requestRefresh`). */
   requestRefresh: (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => Promise<void>;
 }
@@ -77,6 +82,8 @@ export class WatchCoordinator {
   private readonly ranks = new Map<string, string>();
   private ticking: Promise<void> | undefined;
   private closed = false;
+  private connecting = 0;
+  private readonly connectQueue: Array<() => void> = [];
 
   constructor(options: WatchCoordinatorOptions) {
     this.options = options;
@@ -264,12 +271,18 @@ export class WatchCoordinator {
     try {
       const resolved = resolveSecrets(definition, this.options.env);
       this.options.registerSecrets(resolved.secretValues);
-      connection = await connectMcpServer({
-        definition: resolved.definition,
-        logger,
-        allowPrivateNetwork: this.options.allowPrivateNetwork,
-        onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
-      });
+      await this.connectSlot();
+      try {
+        if (!this.current(server, generation)) return;
+        connection = await connectMcpServer({
+          definition: resolved.definition,
+          logger,
+          allowPrivateNetwork: this.options.allowPrivateNetwork,
+          onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
+        });
+      } finally {
+        this.releaseConnectSlot();
+      }
       if (!this.current(server, generation)) {
         await connection.close();
         return;
@@ -311,6 +324,20 @@ export class WatchCoordinator {
       }
       this.broken(server, generation, messageOf(error));
     }
+  }
+
+  private async connectSlot(): Promise<void> {
+    if (this.connecting < (this.options.connectConcurrency ?? 4)) {
+      this.connecting += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.connectQueue.push(resolve));
+  }
+
+  private releaseConnectSlot(): void {
+    const next = this.connectQueue.shift();
+    if (next) next();
+    else this.connecting -= 1;
   }
 
   private broken(server: OwnedServer, generation: number, reason: string): void {
