@@ -17,6 +17,7 @@ import {
 } from '@agentq/shared';
 import { Queue, Worker } from 'bullmq';
 import { CatalogWriter } from './cache/catalog-writer.js';
+import { ServerCapabilities } from './cache/server-capabilities.js';
 import { pruneDeadWarmers, writeWarmerRecord, type WarmerRecord } from './health/warmer-health.js';
 import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
 import { RefreshLock } from './refresh/refresh-lock.js';
@@ -97,6 +98,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   const store = new ServerStore({ redis, prefix, logger });
   const writer = new CatalogWriter({ redis, prefix, logger });
   const schedules = new RefreshSchedules({ queue });
+  const capabilities = new ServerCapabilities({ redis, prefix });
   const watchers = new WatchCoordinator({
     redis,
     prefix,
@@ -110,6 +112,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     registerSecrets,
     allowPrivateNetwork: config.allowPrivateFetch,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
+    capabilities,
     requestRefresh: enqueue,
   });
   const processor = createRefreshProcessor({
@@ -123,6 +126,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     registerSecrets,
     allowPrivateNetwork: config.allowPrivateFetch,
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
+    capabilities,
   });
 
   let state: WarmerRecord['state'] = 'running';
@@ -170,7 +174,10 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
         store,
         writer,
         requestRefresh: enqueue,
-        removeSchedule: (serverId) => schedules.remove(serverId),
+        removeSchedule: async (serverId) => {
+          await schedules.remove(serverId);
+          if (event.type === 'remove') await capabilities.forget(serverId);
+        },
         watchers,
         logger,
       }),

@@ -20,6 +20,7 @@ import {
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
+import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
 import { connectMcpServer, messageOf, type McpConnection } from '../mcp/connect-mcp-server.js';
@@ -54,6 +55,8 @@ export interface RefreshProcessorOptions {
   allowPrivateNetwork: boolean;
   /** The live watcher connection of this warmer for a server and definition, if it has one. */
   watchedConnection?: (serverId: string, definitionHash: string) => Client | undefined;
+  /** Where `tools.listChanged` support is recorded for watcher owners. */
+  capabilities?: ServerCapabilities;
   /** Base wait before a job whose server is locked tries again. @default 250 */
   lockRetryMs?: number;
 }
@@ -113,6 +116,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
       const definitionText = await options.redis.hget(keys.servers, serverId);
       if (definitionText === null) {
         await options.writer.clearRemoved(serverId);
+        await options.capabilities?.forget(serverId);
         throw new NonRetryableError({
           code: 'SERVER_NOT_FOUND',
           field: 'serverId',
@@ -155,11 +159,13 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         secretValues = resolved.secretValues;
         options.registerSecrets(secretValues);
         const listMs = definition.timeouts.listMs;
+        let listChanged = false;
         // No `tools` capability: the server has no tools to offer, and asking would be an error.
-        const read = async (client: Client) =>
-          client.getServerCapabilities()?.tools
-            ? await listServerTools({ client, serverId, timeoutMs: listMs, signal })
-            : [];
+        const read = async (client: Client) => {
+          const tools = client.getServerCapabilities()?.tools;
+          listChanged = tools?.listChanged === true;
+          return tools ? await listServerTools({ client, serverId, timeoutMs: listMs, signal }) : [];
+        };
         const openFresh = async () => {
           connection = await connectMcpServer({
             definition: resolved.definition,
@@ -184,6 +190,9 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         } else {
           rawTools = await read(await openFresh());
         }
+        await options.capabilities
+          ?.write(serverId, { definitionHash: hash, listChanged, seenAt: Date.now() })
+          .catch((error: unknown) => logger.warn({ error }, 'could not record server capabilities'));
         const { tools, skipped } = toCatalogTools(rawTools);
         for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
         const result = await options.writer.recordSuccess({ ...base, tools, startedAt });

@@ -11,6 +11,7 @@ import {
 } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { countLiveWarmers } from '../health/warmer-health.js';
 import { connectMcpServer, messageOf, type McpConnection } from '../mcp/connect-mcp-server.js';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
@@ -37,6 +38,8 @@ export interface WatchCoordinatorOptions {
    * not spawn hundreds of stdio servers together, nor starve its own refreshes. @default 4
    */
   connectConcurrency?: number;
+  /** `tools.listChanged` support learned by refreshes, to skip probe connections. */
+  capabilities?: ServerCapabilities;
   /** Enqueues a refresh (through `requestRefresh`). */
   requestRefresh: (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => Promise<void>;
 }
@@ -269,6 +272,11 @@ export class WatchCoordinator {
     const connectStartedAt = Date.now();
     let connection: McpConnection | undefined;
     try {
+      if ((await this.knownListChanged(server, definition, generation)) === false) {
+        await this.poll(server, definition, generation);
+        return;
+      }
+      if (!this.current(server, generation)) return;
       const resolved = resolveSecrets(definition, this.options.env);
       this.options.registerSecrets(resolved.secretValues);
       await this.connectSlot();
@@ -308,21 +316,47 @@ export class WatchCoordinator {
       await connection.close();
       connection = undefined;
       server.failures = 0;
-      if (definition.refreshIntervalMs !== undefined) {
-        await this.options.schedules.ensure(definition);
-        if (this.current(server, generation)) server.mode = 'polling';
-        logger.info({ everyMs: definition.refreshIntervalMs }, 'no list_changed support; polling on a schedule');
-      } else {
-        await this.options.schedules.remove(server.serverId);
-        if (this.current(server, generation)) server.mode = 'idle';
-        logger.info('no list_changed support and no refreshIntervalMs; refreshed on request only');
-      }
+      await this.poll(server, definition, generation);
     } catch (error) {
       if (!this.current(server, generation)) {
         await connection?.close();
         return;
       }
       this.broken(server, generation, messageOf(error));
+    }
+  }
+
+  /**
+   * Whether the server supports `tools/list_changed`, as its last successful refresh saw it.
+   * Right after a claim (typically at start, while the prewarm is still reading the server) it
+   * waits a little for that answer rather than opening a probe connection of its own.
+   */
+  private async knownListChanged(
+    server: OwnedServer,
+    definition: ServerDefinition,
+    generation: number,
+  ): Promise<boolean | undefined> {
+    const capabilities = this.options.capabilities;
+    if (!capabilities) return undefined;
+    const deadline = Date.now() + Math.min(10_000, definition.timeouts.connectMs + definition.timeouts.listMs);
+    for (;;) {
+      const known = await capabilities.read(server.serverId, server.definitionHash);
+      if (known) return known.listChanged;
+      if (Date.now() >= deadline || !this.current(server, generation)) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  private async poll(server: OwnedServer, definition: ServerDefinition, generation: number): Promise<void> {
+    const logger = this.logger.child({ serverId: server.serverId });
+    if (definition.refreshIntervalMs !== undefined) {
+      await this.options.schedules.ensure(definition);
+      if (this.current(server, generation)) server.mode = 'polling';
+      logger.info({ everyMs: definition.refreshIntervalMs }, 'no list_changed support; polling on a schedule');
+    } else {
+      await this.options.schedules.remove(server.serverId);
+      if (this.current(server, generation)) server.mode = 'idle';
+      logger.info('no list_changed support and no refreshIntervalMs; refreshed on request only');
     }
   }
 
