@@ -1,11 +1,10 @@
-import { AgentqError, NonRetryableError, type Logger, type ServerDefinition } from '@agentq/shared';
+import { AgentqError, checkFetchTarget, NonRetryableError, type Logger, type ServerDefinition } from '@agentq/shared';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { assertAllowedUrl } from './private-address.js';
 
 /** An initialized MCP client connection. */
 export interface McpConnection {
@@ -48,10 +47,9 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   const transportDefinition = definition.transport;
 
   if (transportDefinition.type !== 'stdio') {
-    await assertAllowedUrl({
-      url: transportDefinition.url,
-      serverId: definition.id,
-      allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    await checkFetchTarget(transportDefinition.url, {
+      allowPrivate: options.allowPrivateNetwork ?? false,
+      label: `MCP server ${definition.id}`,
     });
   }
 

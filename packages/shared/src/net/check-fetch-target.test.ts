@@ -45,20 +45,27 @@ describe('checkFetchTarget', () => {
   });
 
   it('refuses loopback, private literals and localhost by default', async () => {
-    for (const url of ['http://127.0.0.1:8080/mcp', 'http://[::1]/mcp', 'http://10.0.0.5/', 'http://localhost:3000/']) {
-      expect(await codeOf(checkFetchTarget(url, { lookup: async () => [{ address: '127.0.0.1' }] }))).toBe(
-        'FETCH_FORBIDDEN',
-      );
+    const urls = [
+      'http://127.0.0.1:8080/mcp',
+      'http://[::1]/mcp',
+      'http://10.0.0.5/',
+      'http://localhost:3000/',
+      'http://app.localhost/',
+    ];
+    for (const url of urls) {
+      // The lookup would say "public": literals and localhost names must not depend on it.
+      expect(await codeOf(checkFetchTarget(url, { lookup: publicLookup }))).toBe('PRIVATE_ADDRESS');
     }
   });
 
   it('refuses a name when any of its addresses is private', async () => {
     const lookup = async () => [{ address: '93.184.216.34' }, { address: '169.254.169.254' }];
-    expect(await codeOf(checkFetchTarget('https://sneaky.example.com/', { lookup }))).toBe('FETCH_FORBIDDEN');
+    expect(await codeOf(checkFetchTarget('https://sneaky.example.com/', { lookup }))).toBe('PRIVATE_ADDRESS');
   });
 
   it('refuses non-http schemes even when private targets are allowed', async () => {
-    expect(await codeOf(checkFetchTarget('file:///etc/passwd', { allowPrivate: true }))).toBe('FETCH_FORBIDDEN');
+    expect(await codeOf(checkFetchTarget('file:///etc/passwd', { allowPrivate: true }))).toBe('INVALID_URL');
+    expect(await codeOf(checkFetchTarget('not a url'))).toBe('INVALID_URL');
   });
 
   it('allows private targets when told to', async () => {

@@ -47,42 +47,55 @@ export interface CheckFetchTargetOptions {
   allowPrivate?: boolean;
   /** Name resolution, replaceable in tests. @default dns.promises.lookup with all addresses */
   lookup?: (hostname: string) => Promise<Array<{ address: string }>>;
+  /** What is being reached, for the error message, e.g. `MCP server github`. */
+  label?: string;
 }
 
 /**
  * Refuses an outgoing HTTP target that is not http(s) or that resolves to a private, loopback or
  * link-local address, unless `allowPrivate` is set. Every address a name resolves to is checked, so
  * a name with one public and one private record is refused. Throws `NonRetryableError` with code
- * `FETCH_FORBIDDEN`.
+ * `INVALID_URL` or `PRIVATE_ADDRESS` (field `transport.url`).
+ *
+ * The check runs when a connection is opened and does not pin the address it resolved, so it stops
+ * mistakes and casual misuse, not a DNS-rebinding attacker.
  *
  * This guards server definitions that arrive over the API: without it, anyone allowed to add a
  * server could make warmers and workers probe the internal network or a cloud metadata endpoint.
  */
 export async function checkFetchTarget(url: string, options: CheckFetchTargetOptions = {}): Promise<void> {
+  const subject = options.label ?? 'Outgoing request';
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new NonRetryableError({ code: 'FETCH_FORBIDDEN', field: 'url', message: `Not a valid URL: ${url}` });
+    throw new NonRetryableError({
+      code: 'INVALID_URL',
+      field: 'transport.url',
+      message: `${subject}: not a valid URL`,
+    });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new NonRetryableError({
-      code: 'FETCH_FORBIDDEN',
-      field: 'url',
-      message: `Only http and https URLs may be fetched, not ${parsed.protocol}`,
+      code: 'INVALID_URL',
+      field: 'transport.url',
+      message: `${subject}: only http and https URLs are allowed, not ${parsed.protocol}`,
     });
   }
   if (options.allowPrivate) return;
   const hostname = parsed.hostname.replace(/^\[|\]$/g, '');
+  const isLocalName = hostname === 'localhost' || hostname.endsWith('.localhost');
   const addresses = isIP(hostname)
     ? [{ address: hostname }]
-    : await (options.lookup ?? ((name: string) => dnsLookup(name, { all: true })))(hostname);
+    : isLocalName
+      ? [{ address: '127.0.0.1' }]
+      : await (options.lookup ?? ((name: string) => dnsLookup(name, { all: true })))(hostname);
   const blocked = addresses.find((entry) => isPrivateAddress(entry.address));
-  if (hostname === 'localhost' || blocked) {
+  if (blocked) {
     throw new NonRetryableError({
-      code: 'FETCH_FORBIDDEN',
-      field: 'url',
-      message: `Refusing to connect to ${parsed.host}: it resolves to a private or loopback address (${blocked?.address ?? hostname}). Set AGENTQ_ALLOW_PRIVATE_FETCH=true to allow it.`,
+      code: 'PRIVATE_ADDRESS',
+      field: 'transport.url',
+      message: `${subject}: ${parsed.host} is a private or loopback address (${blocked.address}); set AGENTQ_ALLOW_PRIVATE_FETCH=true to allow it`,
     });
   }
 }
