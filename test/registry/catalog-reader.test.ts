@@ -65,6 +65,19 @@ describe('catalog reader (real Redis)', () => {
     expect(reads.get('never-warmed')).toMatchObject({ state: 'cold', coldReason: 'missing', tools: [] });
   });
 
+  it('keeps reading the other servers when the keys of one cannot be read', async () => {
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await store.put({ id: 'wrong-type', transport: neverStarted });
+    // A hand-made key of the wrong type makes its GET fail inside the pipeline.
+    await ctx.redis.rpush(keys.tools('wrong-type'), 'not', 'a', 'string');
+    const { logger, warnings } = recordingLogger();
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger });
+    const reads = await reader.readMany(['wrong-type', 'ready']);
+    expect(reads.get('wrong-type')).toMatchObject({ state: 'cold', coldReason: 'corrupt' });
+    expect(reads.get('ready')?.state).toBe('ready');
+    expect(warnings.some((warning) => warning.serverId === 'wrong-type')).toBe(true);
+  });
+
   it('reports unknown and disabled servers as cold with their reason', async () => {
     const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix });
     expect(await reader.listTools('ghost')).toMatchObject({

@@ -206,14 +206,15 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     }
     const results = (await pipeline.exec()) ?? [];
     ids.forEach((serverId, index) => {
-      const reply = (field: number): unknown => {
-        const [error, value] = results[index * fieldsPerServer + field] ?? [null, null];
-        if (error) throw error;
-        return value;
-      };
-      const definitionText = reply(0);
-      const entryBytes = reply(1);
-      const statusText = reply(2);
+      const replies = [0, 1, 2].map((field) => results[index * fieldsPerServer + field] ?? [null, null]);
+      const failed = replies.find(([error]) => error);
+      if (failed) {
+        // One server's unreadable key (a wrong type, say) must not take the others down with it.
+        logger.warn({ serverId, error: String(failed[0]) }, 'cannot read catalog keys; treating the server as cold');
+        out.set(serverId, { serverId, state: 'cold', tools: [], definition: null, coldReason: 'corrupt' });
+        return;
+      }
+      const [definitionText, entryBytes, statusText] = replies.map(([, value]) => value as unknown);
       const values = {
         definitionText: typeof definitionText === 'string' ? definitionText : null,
         entryBytes: Buffer.isBuffer(entryBytes) ? entryBytes : null,

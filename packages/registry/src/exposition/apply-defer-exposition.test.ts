@@ -35,6 +35,13 @@ describe('applyDeferExposition', () => {
     expect(state.allowedNames).toEqual(Object.keys(tools).sort());
   });
 
+  it('works with the three-argument form, keeping its own run state', async () => {
+    const { registry, tools } = setup(30);
+    const result = await applyDeferExposition(tools, registry, 32_000);
+    expect(result.deferred).toHaveLength(30);
+    expect(Object.keys(result.tools).sort()).toEqual(['tool_inspect', 'tool_invoke', 'tool_search']);
+  });
+
   it('removes deferred tools and adds exactly tool_search, tool_inspect and tool_invoke (never tool_exec)', async () => {
     const { registry, tools } = setup(30);
     tools.inline_helper = makeTool();

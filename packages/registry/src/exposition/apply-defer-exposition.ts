@@ -1,3 +1,4 @@
+import { createRunToolState } from './run-tool-state.js';
 import type { Logger } from '@agentq/shared';
 import type { ToolSet } from 'ai';
 import { mayNeedApproval } from '../approval/is-approval-gated.js';
@@ -40,7 +41,7 @@ export async function applyDeferExposition(
   tools: ToolSet,
   registry: ToolRegistry,
   contextWindow: number | undefined,
-  options: ApplyDeferExpositionOptions,
+  options: ApplyDeferExpositionOptions = { state: createRunToolState() },
 ): Promise<DeferExposition> {
   const names = Object.keys(tools).sort();
   options.state.allowedNames = names;

@@ -1,3 +1,4 @@
+import { AgentqError } from '@agentq/shared';
 import {
   parseToolId,
   silentLogger,
@@ -18,10 +19,24 @@ import type { McpToolCaller } from './mcp-tool-caller.js';
 export interface SyncMcpToolsOptions {
   /** Tool ids (`serverId:toolName`) of this run. Only the servers owning one are read. */
   selectedToolIds: ReadonlySet<string>;
-  caller: McpToolCaller;
+  /**
+   * Executes the registered tools. Without one, entries are registered (for listing, search and
+   * token counts) and every call fails as a tool error.
+   * @default a caller that refuses every call
+   */
+  caller?: McpToolCaller;
   /** @default a silent logger */
   logger?: Logger;
 }
+
+const refusingCaller: McpToolCaller = {
+  callTool: async (request) => {
+    throw new AgentqError({
+      code: 'NO_MCP_CALLER',
+      message: `No MCP caller is configured in this process; cannot call ${request.toolName} on ${request.serverId}`,
+    });
+  },
+};
 
 /** What a sync did. */
 export interface SyncMcpToolsResult {
@@ -168,7 +183,7 @@ export async function syncMcpToolsToRegistry(
   }
 
   for (const segment of changedSegments) {
-    rebuildSegment({ registry, state, segment, rebuilt, caller: options.caller, reader });
+    rebuildSegment({ registry, state, segment, rebuilt, caller: options.caller ?? refusingCaller, reader });
   }
 
   for (const [serverId, ids] of selectedByServer) {
@@ -234,7 +249,7 @@ function rebuildSegment(options: {
           definition: server.definition,
           tool,
           wireName,
-          caller: options.caller,
+          caller: options.caller ?? refusingCaller,
           currentDefinition,
         }),
       );

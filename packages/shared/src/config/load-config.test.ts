@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       redisUrl: 'redis://127.0.0.1:6379',
       prefix: 'agentq',
+      keyPrefix: 'agentq',
       cluster: false,
       logLevel: 'info',
       apiToken: undefined,

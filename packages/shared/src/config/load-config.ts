@@ -1,10 +1,17 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation-error.js';
 import { configVariables } from './config-variables.js';
+import { keyPrefix } from '../redis/keys.js';
 
 /** The fully defaulted, validated configuration of an agentq process. */
 export interface Config {
   redisUrl: string;
+  /** `AGENTQ_PREFIX` as configured. */
   prefix: string;
+  /**
+   * The prefix every queue and key actually uses: `prefix`, hash-tagged (`{agentq}`) in cluster
+   * mode. Pass this to BullMQ and to `keyNames`.
+   */
+  keyPrefix: string;
   cluster: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   apiToken: string | undefined;
@@ -45,7 +52,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (issues.length > 0) {
     throw new ValidationError({ what: 'configuration', issues, code: 'CONFIG_INVALID' });
   }
-  return values as unknown as Config;
+  const config = values as unknown as Omit<Config, 'keyPrefix'>;
+  return { ...config, keyPrefix: keyPrefix({ prefix: config.prefix, cluster: config.cluster }) };
 }
 
 /** Values of the configuration that are secrets, for log redaction. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { digestOf } from '../json/canonical-json.js';
 
 /** A JSON-Schema object schema, as MCP requires for a tool's input. */
 export const objectJsonSchemaSchema = z.looseObject({
@@ -7,8 +8,11 @@ export const objectJsonSchemaSchema = z.looseObject({
   required: z.array(z.string()).optional(),
 });
 
-/** One MCP tool as cached: the parts of `tools/list` a run needs. */
-export const catalogToolSchema = z.strictObject({
+/**
+ * One MCP tool as cached: the parts of `tools/list` a run needs. Fields MCP adds later (`_meta`,
+ * `icons`, ...) are dropped rather than rejected, so a newer server never poisons a whole entry.
+ */
+export const catalogToolSchema = z.object({
   name: z.string().min(1),
   title: z.string().optional(),
   description: z.string().optional(),
@@ -24,16 +28,21 @@ export const catalogStateSchema = z.enum(['connected', 'stale', 'error', 'disabl
  * `P:mcp.tools.<serverId>`: the last known good tool list of one server.
  * A missing key means never warmed; `tools: []` means warmed and empty.
  */
-export const catalogEntrySchema = z.strictObject({
-  tools: z.array(catalogToolSchema),
-  /** `definitionHash` of the definition the list was read from. */
-  definitionHash: z.string().min(1),
-  /** Epoch ms of the successful read that produced `tools`. */
-  refreshedAt: z.number().int().nonnegative(),
-  state: catalogStateSchema,
-  /** Digest of `tools`; changes exactly when the list's content changes. */
-  version: z.string().min(1),
-});
+export const catalogEntrySchema = z
+  .object({
+    tools: z.array(catalogToolSchema),
+    /** `definitionHash` of the definition the list was read from. */
+    definitionHash: z.string().min(1),
+    /** Epoch ms of the successful read that produced `tools`. */
+    refreshedAt: z.number().int().nonnegative(),
+    state: catalogStateSchema,
+    /**
+     * Digest of `tools`; changes exactly when the list's content changes. Warmers always write it;
+     * an entry written without one gets the digest of its tools when read.
+     */
+    version: z.string().min(1).optional(),
+  })
+  .transform((entry) => ({ ...entry, version: entry.version ?? digestOf(entry.tools) }));
 
 /** `P:mcp.status.<serverId>`: the outcome of the latest refresh attempt. */
 export const catalogStatusSchema = z.strictObject({

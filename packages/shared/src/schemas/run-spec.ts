@@ -83,19 +83,29 @@ export const runSpecSchema = z
     tools: z.array(mcpToolIdSchema).optional(),
     approval: approvalPolicySchema.default({ requireFor: [] }),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
+    /** The `scripted` model's script may also be given here; it is moved to `assistant.script`. */
+    script: z.array(scriptStepSchema).optional(),
   })
   .superRefine((spec, context) => {
-    if (
-      spec.assistant.model.startsWith('scripted:') &&
-      spec.assistant.model !== 'scripted:demo' &&
-      !spec.assistant.script
-    ) {
+    if (spec.script && spec.assistant.script) {
+      context.addIssue({
+        code: 'custom',
+        path: ['script'],
+        message: 'give the script once: script or assistant.script',
+      });
+    }
+    const script = spec.script ?? spec.assistant.script;
+    if (spec.assistant.model.startsWith('scripted:') && spec.assistant.model !== 'scripted:demo' && !script) {
       context.addIssue({
         code: 'custom',
         path: ['assistant', 'script'],
         message: 'a scripted model needs a script (only scripted:demo has a built-in one)',
       });
     }
+  })
+  .transform((value) => {
+    const { script, ...spec } = value;
+    return script ? { ...spec, assistant: { ...spec.assistant, script } } : spec;
   });
 
 export type RunSpec = z.output<typeof runSpecSchema>;
