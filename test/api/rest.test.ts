@@ -29,7 +29,8 @@ describe('REST API (API process alone, real Redis)', () => {
 
   it('answers /healthz without a token and nothing else', async () => {
     expect((await http.call('GET', '/healthz', { token: null })).status).toBe(200);
-    for (const path of ['/v1/runs/x', '/v1/servers', '/v1/openapi.json', '/metrics', '/readyz', '/v1/schedules']) {
+    const paths = ['/v1/runs/x', '/v1/servers', '/v1/openapi.json', '/metrics', '/readyz', '/v1/schedules', '/v1/nope'];
+    for (const path of paths) {
       const anonymous = await http.call('GET', path, { token: null });
       expect(anonymous.status, path).toBe(401);
       expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
@@ -86,6 +87,15 @@ describe('REST API (API process alone, real Redis)', () => {
     });
     expect((await http.call('DELETE', '/v1/runs/rest-1')).status).toBe(404);
     expect((await http.call('GET', '/v1/no-such-route')).status).toBe(404);
+  });
+
+  it('also takes the run spec itself as the body', async () => {
+    const created = await http.call('POST', '/v1/runs', { body: spec() });
+    expect(created.status).toBe(201);
+    expect(created.body.created).toBe(true);
+    expect((await http.call('GET', `/v1/runs/${String(created.body.runId)}`)).status).toBe(200);
+    const bad = await http.call('POST', '/v1/runs', { body: { assistant: { model: 'gpt' }, input: { prompt: 'x' } } });
+    expect(bad.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.assistant.model' });
   });
 
   it('manages schedules and servers, with 404 and 409 where they apply', async () => {

@@ -102,9 +102,18 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     if (status === 401) void reply.header('www-authenticate', 'Bearer');
     return reply.status(status).send(body);
   });
-  app.setNotFoundHandler((_request, reply) =>
-    reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route' } }),
-  );
+  // Unknown paths answer 401 to callers without the token too, so that the route table cannot be
+  // probed anonymously; only /healthz and the admin login are open.
+  app.setNotFoundHandler((request, reply) => {
+    const token = bearerToken(request.headers.authorization);
+    if (!request.url.startsWith('/admin') && (!token || !tokensMatch(token, apiToken))) {
+      void reply.header('www-authenticate', 'Bearer');
+      return reply.status(401).send({
+        error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' },
+      });
+    }
+    return reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route' } });
+  });
   // Bodyless POST/DELETE requests often still say `content-type: application/json`; treat an
   // empty body as no body instead of as broken JSON.
   const jsonParser = app.getDefaultJsonParser('error', 'error');

@@ -6,12 +6,18 @@ import { commonErrors, conflictError, notFoundError, validationError } from './c
 
 const runParams = z.strictObject({ runId: runIdSchema });
 
-const enqueueBody = z.strictObject({
+const wrappedEnqueueBody = z.strictObject({
   runId: customRunIdSchema.optional().meta({
     description: 'Idempotency key and job id. Sending the same spec again under it adds nothing.',
   }),
   spec: runSpecSchema,
 });
+
+// `{ runId?, spec }`, or the run spec itself as the body (then a run id is generated).
+const enqueueBody = z.preprocess(
+  (body) => (body && typeof body === 'object' && !Array.isArray(body) && !('spec' in body) ? { spec: body } : body),
+  wrappedEnqueueBody,
+);
 
 const runInfoSchema = z
   .looseObject({
