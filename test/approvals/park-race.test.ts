@@ -91,6 +91,8 @@ describe('an approval settled before its run could park', () => {
     };
     job.updateProgress = async () => undefined;
 
+    // The attempt holds the run's lock, as a BullMQ worker would.
+    await ctx.redis.set(`${job.queueQualifiedName}:race-1:lock`, 'token', 'PX', 60_000);
     const result = runResultSchema.parse(await processor(job, 'token'));
     expect(result.text).toBe('done');
     expect(result.toolCalls[0]?.approval?.approved).toBe(true);

@@ -35,8 +35,9 @@ export interface AgentWorkerTuning {
   mcpIdleMs?: number;
   /**
    * How long `close()` waits for active runs to finish before releasing them (they resume from
-   * their checkpoint on another worker), in ms.
-   * @default 30000
+   * their checkpoint on another worker), in ms. Below Compose's 30 s stop grace period, so a
+   * stopping container releases its runs itself rather than being killed.
+   * @default 25000
    */
   closeTimeoutMs?: number;
 }
@@ -62,7 +63,7 @@ export function resolveWorkerTuning(
     sweepIntervalMs: 15_000,
     sweepGraceMs: 5_000,
     mcpIdleMs: 60_000,
-    closeTimeoutMs: 30_000,
+    closeTimeoutMs: 25_000,
   };
   const out = { ...defaults };
   for (const key of Object.keys(defaults) as Array<keyof ResolvedAgentWorkerTuning>) {

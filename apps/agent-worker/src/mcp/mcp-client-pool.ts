@@ -9,6 +9,7 @@ import {
   type SecretRegistry,
   type ServerDefinition,
 } from '@agentq/shared';
+import { claimCurrentToolCall, ToolCallAlreadyClaimed } from '../run/tool-call-claims.js';
 import { openMcpTransport } from './open-mcp-transport.js';
 
 /** One MCP tool call, as the registry's MCP entries make it. */
@@ -90,6 +91,8 @@ export class McpClientPool {
     const entry = this.acquire(request.definition);
     try {
       const client = await entry.ready;
+      // Last moment before the request leaves: claim the run's tool call (at most once, ever).
+      await claimCurrentToolCall();
       const result = await client.callTool(
         { name: request.toolName, arguments: (request.input ?? {}) as Record<string, unknown> },
         undefined,
@@ -104,6 +107,7 @@ export class McpClientPool {
         structuredContent: result.structuredContent,
       };
     } catch (error) {
+      if (error instanceof ToolCallAlreadyClaimed) throw error;
       // A JSON-RPC error answer means the connection works; anything else (closed transport,
       // timeout, spawn failure) means it may not, so the next call gets a fresh one.
       if (!(error instanceof McpError) || error.code === -32000 || error.code === -32001) this.evict(entry);

@@ -5,7 +5,9 @@ import {
   type RunToolState,
   type ToolRegistry,
 } from '@agentq/registry';
+import { randomUUID } from 'node:crypto';
 import {
+  AgentqError,
   digestOf,
   queueApprovalRegistrations,
   runResultSchema,
@@ -114,6 +116,10 @@ async function processRun(options: {
   let checkpoint = stored ?? freshCheckpoint(runId, spec);
   if (checkpoint.status === 'completed') return resultOf(checkpoint, spec);
 
+  // This attempt: its id marks its tool-call claims, and it is aborted when it turns out that
+  // another worker has taken the run over.
+  const attemptId = randomUUID();
+  const attempt = new AbortController();
   const state: RunToolState = {
     allowedNames: [...checkpoint.allowedNames],
     inspectedNames: [...checkpoint.inspectedNames],
@@ -131,6 +137,10 @@ async function processRun(options: {
         runId,
         store,
         recorded,
+        owner: attemptId,
+        fence: token ? { lockKey: `${job.queueQualifiedName}:${runId}:lock`, token } : undefined,
+        onLockLost: () =>
+          attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
         onExecute: async (toolName) => {
           crashPoint('before-tool', runId, env);
           reportProgress(job, logger, { step: checkpoint.step, lastTool: toolName, status: 'running' });
@@ -185,6 +195,7 @@ async function processRun(options: {
       resolved,
       logger,
       before: resumeWrite,
+      signal: options.signal ? AbortSignal.any([options.signal, attempt.signal]) : attempt.signal,
     });
   }
   await resumeWrite;

@@ -1,5 +1,6 @@
 import type { Tool, ToolSet } from 'ai';
 import type { RecordedToolResult, RunStore } from './run-store.js';
+import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
 
 const wrapped = new WeakSet<object>();
 
@@ -12,16 +13,30 @@ export interface RecordToolExecutionsOptions {
    * run's lock executes its tools, so this snapshot plus what this attempt records is complete.
    */
   recorded: Map<string, RecordedToolResult>;
+  /** Identifies this attempt in claims. */
+  owner: string;
+  /** The run's BullMQ lock and this attempt's token, fencing claims. */
+  fence?: { lockKey: string; token: string };
+  /** Called when the run's lock turned out to be lost: this attempt must stop. */
+  onLockLost: () => void;
   /** Called before a tool really executes (not on replays), for progress and crash hooks. */
   onExecute?: (toolName: string, toolCallId: string) => void | Promise<void>;
 }
 
+/** The error a call gets when an earlier attempt claimed it and stopped without a result. */
+export const INTERRUPTED_TOOL_CALL =
+  'This tool call did not finish: the worker running it stopped, and it may or may not have taken effect. Check before calling it again.';
+
 /**
- * Wraps every tool's `execute` so that each execution is recorded by tool call id, and a call
- * whose result is already recorded returns that result instead of executing again. A run re-run
- * after a crash re-derives the same tool call ids from its checkpoint (and a deterministic model),
- * so a completed step's side effects never happen twice. Failures are recorded too: a re-run
- * reports the same tool error instead of trying the call again.
+ * Wraps every tool's `execute` so that each tool call id reaches the outside world at most once,
+ * ever. A call is claimed in Redis (fenced by the run's lock) right before its request leaves (the
+ * MCP pool claims once it has a connection; see {@link claimCurrentToolCall}) and its result
+ * recorded after; tools that call nothing outside are not claimed, only recorded;
+ * a call found recorded returns that result instead of executing again, and a call found claimed
+ * without a result (its worker died mid-call) returns a tool error saying so, because it may have
+ * taken effect. A run re-run after a crash re-derives the same tool call ids from its checkpoint
+ * (and a deterministic model), so a completed step's side effects never happen twice, and a
+ * worker that lost its run to another can no longer start any tool call.
  */
 export function recordToolExecutions(tools: ToolSet, options: RecordToolExecutionsOptions): ToolSet {
   const out: ToolSet = {};
@@ -38,16 +53,30 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
     ...tool,
     execute: async (input: unknown, executionOptions) => {
       const toolCallId = executionOptions.toolCallId;
-      const recorded = options.recorded.get(toolCallId);
-      if (recorded) {
-        if (recorded.ok) return recorded.output;
-        throw new Error(recorded.error);
-      }
+      const known = options.recorded.get(toolCallId);
+      if (known) return replay(known);
+      const claim = async () => {
+        const outcome = await options.store.claimToolCall({
+          runId: options.runId,
+          toolCallId,
+          owner: options.owner,
+          fence: options.fence,
+        });
+        if (outcome.status === 'lock-lost') {
+          options.onLockLost();
+          throw new Error('This run moved to another worker; the call was not made here.');
+        }
+        if (outcome.status === 'exists') throw new ToolCallAlreadyClaimed(outcome.recorded);
+      };
       await options.onExecute?.(name, toolCallId);
       let output: unknown;
       try {
-        output = await (execute as (input: unknown, options: unknown) => unknown)(input, executionOptions);
+        output = await withToolCallClaim(claim, () =>
+          (execute as (input: unknown, options: unknown) => unknown)(input, executionOptions),
+        );
       } catch (error) {
+        const claimed = findClaimed(error);
+        if (claimed) return replay(claimed.recorded);
         // An aborted call did not finish; it must run again when the run resumes.
         if (!executionOptions.abortSignal?.aborted) {
           const message = error instanceof Error ? error.message : String(error);
@@ -69,6 +98,22 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
   } as Tool;
   wrapped.add(replaying);
   return replaying;
+}
+
+/** The claim refusal behind `error`, also when a tool wrapped it in its own error. */
+function findClaimed(error: unknown): ToolCallAlreadyClaimed | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth += 1) {
+    if (current instanceof ToolCallAlreadyClaimed) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function replay(recorded: RecordedToolResult): unknown {
+  if ('claimedBy' in recorded) throw new Error(INTERRUPTED_TOOL_CALL);
+  if (recorded.ok) return recorded.output;
+  throw new Error(recorded.error);
 }
 
 function toJson(value: unknown): unknown {

@@ -10,12 +10,35 @@ import {
 import { z } from 'zod';
 
 /** A tool execution remembered by tool call id, so a re-run replays it instead of executing again. */
-export type RecordedToolResult = { ok: true; output: unknown } | { ok: false; error: string };
+export type RecordedToolResult =
+  | { ok: true; output: unknown }
+  | { ok: false; error: string }
+  /** Claimed by an attempt that has not recorded a result (yet): it may have run or not. */
+  | { claimedBy: string };
 
 const recordedToolResultSchema = z.union([
   z.strictObject({ ok: z.literal(true), output: z.unknown() }),
   z.strictObject({ ok: z.literal(false), error: z.string() }),
+  z.strictObject({ claimedBy: z.string() }),
 ]);
+
+/** Outcome of {@link RunStore.claimToolCall}. */
+export type ToolCallClaim =
+  | { status: 'claimed' }
+  | { status: 'exists'; recorded: RecordedToolResult }
+  /** This attempt no longer holds the run's lock: another worker has the run. */
+  | { status: 'lock-lost' };
+
+// KEYS: tool results hash, the run job's BullMQ lock. ARGV: tool call id, claim JSON, lock token.
+// Fenced by the lock: an attempt whose lock lapsed (a starved or partitioned worker whose run was
+// taken over) can never start a tool call, and one call id is claimed once, ever.
+const claimScript = `
+if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return {'LOST'} end
+local existing = redis.call('HGET', KEYS[1], ARGV[1])
+if existing then return {'EXISTS', existing} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {'CLAIMED'}
+`;
 
 /** Options of {@link RunStore}. */
 export interface RunStoreOptions {
@@ -108,6 +131,32 @@ export class RunStore {
       if (parsed.success) out.set(toolCallId, parsed.data as RecordedToolResult);
     }
     return out;
+  }
+
+  /**
+   * Claims a tool call before it executes, so that it executes at most once whatever happens to
+   * the process: an existing claim or result is returned instead. With `fence`, the claim only
+   * succeeds while the run's BullMQ lock still holds this attempt's token.
+   */
+  async claimToolCall(options: {
+    runId: string;
+    toolCallId: string;
+    owner: string;
+    fence?: { lockKey: string; token: string };
+  }): Promise<ToolCallClaim> {
+    const [status, text] = (await this.redis.eval(
+      claimScript,
+      2,
+      this.toolResultsKey(options.runId),
+      options.fence?.lockKey ?? this.toolResultsKey(options.runId),
+      options.toolCallId,
+      JSON.stringify({ claimedBy: options.owner }),
+      options.fence?.token ?? '',
+    )) as [string, string | undefined];
+    if (status === 'LOST') return { status: 'lock-lost' };
+    if (status === 'CLAIMED') return { status: 'claimed' };
+    const parsed = safeParseJson(text, recordedToolResultSchema, `recorded result of ${options.toolCallId}`);
+    return { status: 'exists', recorded: parsed.success ? (parsed.data as RecordedToolResult) : { claimedBy: '?' } };
   }
 
   /** Remembers a tool call's result. */

@@ -1,0 +1,140 @@
+import { tool, type ToolSet } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { INTERRUPTED_TOOL_CALL, recordToolExecutions } from './record-tool-executions.js';
+import { claimCurrentToolCall } from './tool-call-claims.js';
+import type { RecordedToolResult, RunStore, ToolCallClaim } from './run-store.js';
+
+/** An in-memory stand-in for the store's two tool-call operations. */
+function memoryStore(options: { lockLost?: boolean } = {}) {
+  const hash = new Map<string, RecordedToolResult>();
+  const store = {
+    async claimToolCall({ toolCallId, owner }: { toolCallId: string; owner: string }): Promise<ToolCallClaim> {
+      if (options.lockLost) return { status: 'lock-lost' };
+      const existing = hash.get(toolCallId);
+      if (existing) return { status: 'exists', recorded: existing };
+      hash.set(toolCallId, { claimedBy: owner });
+      return { status: 'claimed' };
+    },
+    async recordToolResult({ toolCallId, result }: { toolCallId: string; result: RecordedToolResult }) {
+      hash.set(toolCallId, result);
+    },
+  };
+  return { hash, store: store as unknown as RunStore };
+}
+
+const call = (tools: ToolSet, toolCallId: string) =>
+  (tools.count?.execute as (input: unknown, options: unknown) => Promise<unknown>)(
+    {},
+    { toolCallId, messages: [], abortSignal: undefined },
+  );
+
+// The test tools stand for external calls: like the MCP pool, they claim right before acting.
+describe('recordToolExecutions', () => {
+  it('executes a call once and replays its result afterwards', async () => {
+    let runs = 0;
+    const { store } = memoryStore();
+    const base: ToolSet = {
+      count: tool({
+        inputSchema: z.object({}),
+        execute: async () => {
+          await claimCurrentToolCall();
+          return ++runs;
+        },
+      }),
+    };
+    const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
+    const tools = recordToolExecutions(base, options);
+    expect(await call(tools, 'c1')).toBe(1);
+    expect(await call(tools, 'c1')).toBe(1);
+    // Another attempt, with its own snapshot, replays too.
+    const again = recordToolExecutions(base, { ...options, owner: 'a2', recorded: new Map() });
+    expect(await call(again, 'c1')).toBe(1);
+    expect(runs).toBe(1);
+  });
+
+  it('reports a call claimed by a dead attempt as interrupted instead of running it again', async () => {
+    let runs = 0;
+    const { store, hash } = memoryStore();
+    hash.set('c1', { claimedBy: 'dead-attempt' });
+    const base: ToolSet = {
+      count: tool({
+        inputSchema: z.object({}),
+        execute: async () => {
+          await claimCurrentToolCall();
+          return ++runs;
+        },
+      }),
+    };
+    const tools = recordToolExecutions(base, {
+      runId: 'r',
+      store,
+      recorded: new Map(),
+      owner: 'a2',
+      onLockLost: () => undefined,
+    });
+    await expect(call(tools, 'c1')).rejects.toThrow(INTERRUPTED_TOOL_CALL);
+    expect(runs).toBe(0);
+  });
+
+  it('never starts a call once the run moved to another worker, and says so', async () => {
+    let runs = 0;
+    let lost = false;
+    const { store } = memoryStore({ lockLost: true });
+    const base: ToolSet = {
+      count: tool({
+        inputSchema: z.object({}),
+        execute: async () => {
+          await claimCurrentToolCall();
+          return ++runs;
+        },
+      }),
+    };
+    const tools = recordToolExecutions(base, {
+      runId: 'r',
+      store,
+      recorded: new Map(),
+      owner: 'zombie',
+      onLockLost: () => {
+        lost = true;
+      },
+    });
+    await expect(call(tools, 'c1')).rejects.toThrow();
+    expect(lost).toBe(true);
+    expect(runs).toBe(0);
+  });
+
+  it('does not claim tools that call nothing outside, and still replays them', async () => {
+    let runs = 0;
+    const { store, hash } = memoryStore();
+    const base: ToolSet = { count: tool({ inputSchema: z.object({}), execute: async () => ++runs }) };
+    const tools = recordToolExecutions(base, {
+      runId: 'r',
+      store,
+      recorded: new Map(),
+      owner: 'a1',
+      onLockLost: () => undefined,
+    });
+    expect(await call(tools, 'c1')).toBe(1);
+    expect(hash.get('c1')).toEqual({ ok: true, output: 1 });
+  });
+
+  it('records failures, so a replay fails the same way', async () => {
+    let runs = 0;
+    const { store } = memoryStore();
+    const base: ToolSet = {
+      count: tool({
+        inputSchema: z.object({}),
+        execute: async (): Promise<number> => {
+          await claimCurrentToolCall();
+          runs += 1;
+          throw new Error('nope');
+        },
+      }),
+    };
+    const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
+    await expect(call(recordToolExecutions(base, options), 'c1')).rejects.toThrow('nope');
+    await expect(call(recordToolExecutions(base, { ...options, recorded: new Map() }), 'c1')).rejects.toThrow('nope');
+    expect(runs).toBe(1);
+  });
+});
