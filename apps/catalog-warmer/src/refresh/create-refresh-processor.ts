@@ -213,14 +213,20 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
           published: result.published,
         };
       } catch (error) {
-        if (!AgentqError.isInstance(error) || error.code === 'SERVER_NOT_FOUND') throw error;
-        const message = redact(error.message, secretValues);
-        const result = await options.writer.recordFailure({ ...base, error: message });
+        if (AgentqError.isInstance(error) && error.code === 'SERVER_NOT_FOUND') throw error;
+        // Anything else, ours or an unexpected error from a transport, is a failed refresh of this
+        // server: record it (last known good kept) with secrets masked. Only when the record
+        // itself cannot be written (Redis trouble) does the original error propagate.
+        const code = AgentqError.isInstance(error) ? error.code : 'MCP_REFRESH_FAILED';
+        const message = redact(messageOf(error), secretValues);
+        const result = await options.writer.recordFailure({ ...base, error: message }).catch(() => {
+          throw error;
+        });
         logger.warn(
-          { code: error.code, error: message, state: result.written ? result.state : 'superseded' },
+          { code, error: message, state: result.written ? result.state : 'superseded' },
           'refresh failed; last known good list kept',
         );
-        throw new NonRetryableError({ code: error.code, message, cause: error });
+        throw new NonRetryableError({ code, message });
       } finally {
         if (connection) closeLater(connection);
       }
