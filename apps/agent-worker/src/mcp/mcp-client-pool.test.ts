@@ -120,6 +120,29 @@ describe('McpClientPool', () => {
     expect(pool.size).toBe(0);
   });
 
+  it('refuses HTTP servers on private addresses unless allowed, without opening a transport', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    const http = definition({ transport: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp', headers: {} } });
+    const error = await pool
+      .callTool({ serverId: 'mem', definition: http, toolName: 'echo', input: { text: 'x' } })
+      .catch((caught: unknown) => caught);
+    expect(AgentqError.isInstance(error) && error.code).toBe('MCP_CALL_FAILED');
+    expect(AgentqError.isInstance((error as Error).cause) && ((error as Error).cause as AgentqError).code).toBe(
+      'PRIVATE_ADDRESS',
+    );
+    expect(servers.connects).toBe(0);
+    const allowed = new McpClientPool({
+      logger: silentLogger(),
+      openTransport: servers.openTransport,
+      allowPrivateFetch: true,
+    });
+    await expect(
+      allowed.callTool({ serverId: 'mem', definition: http, toolName: 'echo', input: { text: 'x' } }),
+    ).resolves.toMatchObject({ content: [{ type: 'text', text: 'x' }] });
+    await allowed.close();
+  });
+
   it('refuses calls after close, and close is idempotent', async () => {
     const servers = inMemoryServers();
     pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });

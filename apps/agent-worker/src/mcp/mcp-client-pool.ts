@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   AgentqError,
+  checkFetchTarget,
   definitionHash,
   resolveSecrets,
   type Logger,
@@ -68,16 +69,16 @@ export class McpClientPool {
   private readonly env: Record<string, string | undefined>;
   private readonly idleMs: number;
   private readonly openTransport: (definition: ServerDefinition) => Transport;
+  private readonly allowPrivateFetch: boolean;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientPoolOptions) {
     this.logger = options.logger.child({ component: 'mcp-pool' });
     this.env = options.env ?? process.env;
     this.idleMs = options.idleMs ?? 60_000;
-    const allowPrivateFetch = options.allowPrivateFetch ?? false;
+    this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.openTransport =
-      options.openTransport ??
-      ((definition) => openMcpTransport({ definition, allowPrivateFetch, logger: this.logger }));
+      options.openTransport ?? ((definition) => openMcpTransport({ definition, logger: this.logger }));
   }
 
   /** Number of open or opening clients. */
@@ -161,6 +162,13 @@ export class McpClientPool {
     try {
       const resolved = resolveSecrets(definition, this.env);
       (this.logger as Logger & { secrets?: SecretRegistry }).secrets?.add(resolved.secretValues);
+      if (resolved.definition.transport.type !== 'stdio') {
+        // Definitions can arrive over the API: never let one point a worker at internal addresses.
+        await checkFetchTarget(resolved.definition.transport.url, {
+          allowPrivate: this.allowPrivateFetch,
+          label: `MCP server ${definition.id}`,
+        });
+      }
       transport = this.openTransport(resolved.definition);
       const client = new Client({ name: 'agentq-agent-worker', version: '0.1.0' });
       client.onclose = () => this.evict(entry);
