@@ -62,7 +62,7 @@ describe('soak: approvals decided at random while workers are killed and restart
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  it('ends every run in the state its decisions imply', { timeout: 300_000 }, async () => {
+  it('ends every run in the state its decisions imply', { timeout: 420_000 }, async () => {
     const seed = Number(process.env.AGENTQ_SOAK_SEED ?? 20261130);
     const next = random(seed);
     const plans = new Map<string, Plan>();
@@ -75,7 +75,7 @@ describe('soak: approvals decided at random while workers are killed and restart
     let hooked = 0;
     const start = async () => {
       // Some workers also die by their own hand at the worst moments of an approval.
-      const point = next() < 0.35 ? crashPoints[Math.floor(next() * crashPoints.length)] : undefined;
+      const point = next() < 0.25 ? crashPoints[Math.floor(next() * crashPoints.length)] : undefined;
       if (point) hooked += 1;
       const env: Record<string, string> = point ? { AGENTQ_TEST_CRASH_AT: point } : {};
       const worker = await spawnWorkerProcess({ redisUrl: ctx.redisUrl, prefix: ctx.prefix, env });
@@ -121,7 +121,7 @@ describe('soak: approvals decided at random while workers are killed and restart
 
     const chaos = (async () => {
       while (!stop) {
-        await new Promise((resolve) => setTimeout(resolve, 1_000 + Math.floor(next() * 2_000)));
+        await new Promise((resolve) => setTimeout(resolve, 1_500 + Math.floor(next() * 2_500)));
         if (stop) break;
         const alive = [...workers];
         const victim = alive[Math.floor(next() * alive.length)];
@@ -141,11 +141,11 @@ describe('soak: approvals decided at random while workers are killed and restart
       }
     })();
 
-    // Runs arrive over about 45 s, so that kills land on every phase of many runs.
+    // Runs arrive over about 25 s, so that kills land on every phase of many runs.
     const producer = (async () => {
       let index = 0;
       for (const [runId, plan] of plans) {
-        if (index > 0 && index % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2_200));
+        if (index > 0 && index % 20 === 0) await new Promise((resolve) => setTimeout(resolve, 2_500));
         index += 1;
         await enqueueRun(queue, {
           runId,

@@ -16,7 +16,7 @@ export type { McpClientPoolOptions } from './mcp/mcp-client-pool.js';
 export { createRunProcessor } from './run/create-run-processor.js';
 export type { RunProcessorDependencies, RunProgress } from './run/create-run-processor.js';
 export { RunStore } from './run/run-store.js';
-export type { RecordedToolResult, RunStoreOptions, ToolCallClaim } from './run/run-store.js';
+export type { RecordedToolResult, RunFence, RunStoreOptions, ToolCallClaim } from './run/run-store.js';
 export { INTERRUPTED_TOOL_CALL } from './run/record-tool-executions.js';
 export { applyRunApprovalPolicy, matchesApprovalPattern } from './run/run-approval-policy.js';
 

@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { parkedError } from '../errors/to-bullmq-error.js';
 import { crashPoint } from '../run/crash-hook.js';
 import type { RunProcessorDependencies } from '../run/create-run-processor.js';
+import type { RunFence } from '../run/run-store.js';
 import { addApprovalJob } from './add-approval-job.js';
 
 /** Options of {@link parkForApprovals}. */
@@ -13,6 +14,8 @@ export interface ParkForApprovalsOptions {
   checkpoint: RunCheckpoint;
   dependencies: Pick<RunProcessorDependencies, 'store' | 'redis' | 'prefix' | 'approvalsQueue' | 'env'>;
   logger: Logger;
+  /** The attempt's hold on the run's lock, fencing the checkpoint write. */
+  fence?: RunFence;
 }
 
 /**
@@ -43,11 +46,14 @@ export async function parkForApprovals(options: ParkForApprovalsOptions): Promis
     );
   }
   if (missing.length > 0 && checkpoint.pendingApprovals.some((pending) => !pending.childAdded)) {
-    await dependencies.store.write({
-      ...checkpoint,
-      pendingApprovals: checkpoint.pendingApprovals.map((pending) => ({ ...pending, childAdded: true })),
-      updatedAt: Date.now(),
-    });
+    await dependencies.store.write(
+      {
+        ...checkpoint,
+        pendingApprovals: checkpoint.pendingApprovals.map((pending) => ({ ...pending, childAdded: true })),
+        updatedAt: Date.now(),
+      },
+      { fence: options.fence },
+    );
   }
   crashPoint('after-child-add', checkpoint.runId, dependencies.env);
   const parked = await job.moveToWaitingChildren(options.token);

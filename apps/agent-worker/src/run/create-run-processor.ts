@@ -35,7 +35,7 @@ import { buildRunTools } from './build-run-tools.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { crashPoint } from './crash-hook.js';
 import { recordToolExecutions } from './record-tool-executions.js';
-import type { RecordedToolResult, RunStore } from './run-store.js';
+import type { RecordedToolResult, RunFence, RunStore } from './run-store.js';
 import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
 
 /** What the run processor works with; one set per worker process. */
@@ -120,6 +120,8 @@ async function processRun(options: {
   // another worker has taken the run over.
   const attemptId = randomUUID();
   const attempt = new AbortController();
+  // Writes and tool calls of this attempt only go through while it still holds the run's lock.
+  const fence: RunFence | undefined = token ? { lockKey: `${job.queueQualifiedName}:${runId}:lock`, token } : undefined;
   const state: RunToolState = {
     allowedNames: [...checkpoint.allowedNames],
     inspectedNames: [...checkpoint.inspectedNames],
@@ -138,7 +140,7 @@ async function processRun(options: {
         store,
         recorded,
         owner: attemptId,
-        fence: token ? { lockKey: `${job.queueQualifiedName}:${runId}:lock`, token } : undefined,
+        fence,
         onLockLost: () =>
           attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
         onExecute: async (toolName) => {
@@ -160,7 +162,7 @@ async function processRun(options: {
       missingAsDenied: options.afterPark === true,
     });
     if (collected === null) {
-      await parkForApprovals({ job, token, checkpoint, dependencies, logger });
+      await parkForApprovals({ job, token, checkpoint, dependencies, logger, fence });
       return await processRun({ ...options, afterPark: true });
     }
     checkpoint = {
@@ -176,7 +178,7 @@ async function processRun(options: {
     // Written behind: correctness does not depend on it (a re-run collects the same decisions
     // again, and executed tools replay from their records), it only shows the run as running
     // sooner. The next write on the same connection lands after it.
-    resumeWrite = store.write(checkpoint);
+    resumeWrite = store.write(checkpoint, { fence });
     resumeWrite.catch(() => undefined);
     crashPoint('after-resume', runId, env);
   }
@@ -194,19 +196,20 @@ async function processRun(options: {
       runTools,
       resolved,
       logger,
+      fence,
       before: resumeWrite,
       signal: options.signal ? AbortSignal.any([options.signal, attempt.signal]) : attempt.signal,
     });
   }
   await resumeWrite;
   if (checkpoint.pendingApprovals.length > 0) {
-    await parkForApprovals({ job, token, checkpoint, dependencies, logger });
+    await parkForApprovals({ job, token, checkpoint, dependencies, logger, fence });
     // The children were all done already (decided before the run parked): resume right away.
     return await processRun({ ...options, afterPark: true });
   }
   if (checkpoint.status !== 'completed') {
     checkpoint = { ...checkpoint, status: 'completed', updatedAt: Date.now() };
-    await store.write(checkpoint);
+    await store.write(checkpoint, { fence });
   }
   return resultOf(checkpoint, spec, runTools);
 }
@@ -224,6 +227,7 @@ async function runModelLoop(options: {
   logger: Logger;
   /** A write that must have landed before the first step's checkpoint. */
   before?: Promise<void>;
+  fence: RunFence | undefined;
 }): Promise<RunCheckpoint> {
   const { job, spec, runId, state, runTools, resolved, logger, dependencies } = options;
   const { store, env } = dependencies;
@@ -307,16 +311,17 @@ async function runModelLoop(options: {
       };
       // Checkpoint first, with the approval records in the same transaction: from here on a
       // decision can be recorded even though no approval job exists yet.
-      await store.write(
-        checkpoint,
-        approvalJobs.length === 0
-          ? undefined
-          : (transaction) =>
-              queueApprovalRegistrations(transaction as unknown as EvalQueue, {
-                prefix: dependencies.prefix,
-                requests: approvalJobs,
-              }),
-      );
+      await store.write(checkpoint, {
+        fence: options.fence,
+        sideWrites:
+          approvalJobs.length === 0
+            ? undefined
+            : (transaction) =>
+                queueApprovalRegistrations(transaction as unknown as EvalQueue, {
+                  prefix: dependencies.prefix,
+                  requests: approvalJobs,
+                }),
+      });
       crashPoint('after-step', runId, env);
       if (pending.length > 0) crashPoint('after-checkpoint', runId, env);
       // The final step needs no progress report: the job's completion says it all.

@@ -1,5 +1,5 @@
 import type { Tool, ToolSet } from 'ai';
-import type { RecordedToolResult, RunStore } from './run-store.js';
+import type { RecordedToolResult, RunFence, RunStore } from './run-store.js';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
 
 const wrapped = new WeakSet<object>();
@@ -16,7 +16,7 @@ export interface RecordToolExecutionsOptions {
   /** Identifies this attempt in claims. */
   owner: string;
   /** The run's BullMQ lock and this attempt's token, fencing claims. */
-  fence?: { lockKey: string; token: string };
+  fence?: RunFence;
   /** Called when the run's lock turned out to be lost: this attempt must stop. */
   onLockLost: () => void;
   /** Called before a tool really executes (not on replays), for progress and crash hooks. */

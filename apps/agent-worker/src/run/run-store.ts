@@ -1,4 +1,5 @@
 import {
+  AgentqError,
   keyNames,
   runCheckpointSchema,
   safeParseJson,
@@ -21,6 +22,27 @@ const recordedToolResultSchema = z.union([
   z.strictObject({ ok: z.literal(false), error: z.string() }),
   z.strictObject({ claimedBy: z.string() }),
 ]);
+
+/** The run's BullMQ lock and the token of the attempt that must hold it. */
+export interface RunFence {
+  lockKey: string;
+  token: string;
+}
+
+// KEYS: checkpoint, the run job's lock, tool results. ARGV: checkpoint JSON, lock token (empty:
+// unfenced), TTL in seconds for a finished run (0: none). Returns 1 when written, 0 when the lock
+// is no longer this attempt's.
+const writeScript = `
+if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+  redis.call('EXPIRE', KEYS[3], ttl)
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+return 1
+`;
 
 /** Outcome of {@link RunStore.claimToolCall}. */
 export type ToolCallClaim =
@@ -89,37 +111,40 @@ export class RunStore {
   }
 
   /**
-   * Writes the checkpoint, plus `sideWrites` in the same MULTI. The checkpoint is built by typed
-   * code and parsed whenever it is read back, so it is not re-validated here: a step's write is
-   * on every run's critical path. Without side writes it is a single command.
+   * Writes the checkpoint (and, once the run is finished, gives it and the recorded tool results
+   * their TTL), plus `sideWrites` in the same MULTI. With `fence`, the write only happens while
+   * the run's BullMQ lock holds this attempt's token: a worker whose run was taken over gets a
+   * `LOCK_LOST` error instead of overwriting the new owner's progress. The checkpoint is built by
+   * typed code and parsed whenever it is read back, so it is not re-validated here.
    */
-  async write(checkpoint: RunCheckpoint, sideWrites?: CheckpointSideWrites): Promise<void> {
-    const key = this.keys.run(checkpoint.runId);
-    const text = JSON.stringify(checkpoint);
+  async write(
+    checkpoint: RunCheckpoint,
+    options: { sideWrites?: CheckpointSideWrites; fence?: RunFence } = {},
+  ): Promise<void> {
     const finished = checkpoint.status === 'completed' || checkpoint.status === 'failed';
-    if (!sideWrites) {
-      if (!finished) {
-        await this.redis.set(key, text);
-        return;
-      }
-      // Recorded tool results exist only when a tool ran; they expire with the checkpoint.
-      const ranTools = checkpoint.toolCalls.length > 0;
-      await Promise.all([
-        this.redis.set(key, text, 'EX', this.finishedTtlSeconds),
-        ranTools ? this.redis.expire(this.toolResultsKey(checkpoint.runId), this.finishedTtlSeconds) : undefined,
-      ]);
-      return;
+    const args: Array<string | number> = [
+      this.keys.run(checkpoint.runId),
+      options.fence?.lockKey ?? this.keys.run(checkpoint.runId),
+      this.toolResultsKey(checkpoint.runId),
+      JSON.stringify(checkpoint),
+      options.fence?.token ?? '',
+      finished ? this.finishedTtlSeconds : 0,
+    ];
+    let written: unknown;
+    if (!options.sideWrites) {
+      written = await this.redis.eval(writeScript, 3, ...args);
+    } else {
+      const transaction = this.redis.multi();
+      transaction.eval(writeScript, 3, ...args);
+      options.sideWrites(transaction);
+      const results = (await transaction.exec()) ?? [];
+      const failed = results.find(([error]) => error !== null);
+      if (failed?.[0]) throw failed[0];
+      written = results[0]?.[1];
     }
-    const transaction = this.redis.multi();
-    transaction.set(key, text);
-    if (finished) {
-      transaction.expire(key, this.finishedTtlSeconds);
-      transaction.expire(this.toolResultsKey(checkpoint.runId), this.finishedTtlSeconds);
+    if (Number(written) !== 1) {
+      throw new AgentqError({ code: 'LOCK_LOST', message: `run ${checkpoint.runId} moved to another worker` });
     }
-    sideWrites(transaction);
-    const results = await transaction.exec();
-    const failed = results?.find(([error]) => error !== null);
-    if (failed?.[0]) throw failed[0];
   }
 
   /** Every recorded tool result of a run, by tool call id (unreadable entries are left out). */
@@ -142,7 +167,7 @@ export class RunStore {
     runId: string;
     toolCallId: string;
     owner: string;
-    fence?: { lockKey: string; token: string };
+    fence?: RunFence;
   }): Promise<ToolCallClaim> {
     const [status, text] = (await this.redis.eval(
       claimScript,
