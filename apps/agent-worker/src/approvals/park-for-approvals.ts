@@ -2,7 +2,7 @@ import { readApprovalRecords, type Logger, type RunCheckpoint } from '@agentq/sh
 import type { Job } from 'bullmq';
 import { parkedError } from '../errors/to-bullmq-error.js';
 import { crashPoint } from '../run/crash-hook.js';
-import type { RunProcessorDependencies } from '../run/create-run-processor.js';
+import type { RunProcessorDependencies } from '../run/run-processor-dependencies.js';
 import type { RunFence } from '../run/run-store.js';
 import { addApprovalJob } from './add-approval-job.js';
 

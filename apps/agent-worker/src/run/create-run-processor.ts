@@ -1,10 +1,4 @@
-import {
-  createToolCallRepair,
-  type CatalogReader,
-  type McpToolCaller,
-  type RunToolState,
-  type ToolRegistry,
-} from '@agentq/registry';
+import { createToolCallRepair, type RunToolState } from '@agentq/registry';
 import { randomUUID } from 'node:crypto';
 import {
   AgentqError,
@@ -14,18 +8,16 @@ import {
   runSpecSchema,
   ValidationError,
   type ApprovalJob,
-  type Config,
   type EvalQueue,
   type Logger,
   type PendingApproval,
-  type RedisConnection,
   type RunCheckpoint,
   type RunResult,
   type RunSpec,
   type Usage,
 } from '@agentq/shared';
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
-import type { Job, Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import { approvalIdFor } from '../approvals/approval-id.js';
 import { collectApprovalResponses, appendApprovalResponses } from '../approvals/collect-approval-responses.js';
 import { parkForApprovals } from '../approvals/park-for-approvals.js';
@@ -35,26 +27,9 @@ import { buildRunTools } from './build-run-tools.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { crashPoint } from './crash-hook.js';
 import { recordToolExecutions } from './record-tool-executions.js';
-import type { RecordedToolResult, RunFence, RunStore } from './run-store.js';
+import type { RecordedToolResult, RunFence } from './run-store.js';
+import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
-
-/** What the run processor works with; one set per worker process. */
-export interface RunProcessorDependencies {
-  store: RunStore;
-  /** Request/response connection for checkpoints and approval records. */
-  redis: RedisConnection;
-  /** Key prefix, already hash-tagged under cluster mode. */
-  prefix: string;
-  registry: ToolRegistry;
-  reader: CatalogReader;
-  caller: McpToolCaller;
-  models: ModelResolver;
-  approvalsQueue: Queue;
-  config: Pick<Config, 'approvalTimeoutMs'>;
-  logger: Logger;
-  /** Environment of the test crash hooks. */
-  env: Record<string, string | undefined>;
-}
 
 /** Progress reported with `job.updateProgress`. */
 export interface RunProgress {

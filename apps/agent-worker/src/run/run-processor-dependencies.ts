@@ -1,0 +1,23 @@
+import type { CatalogReader, McpToolCaller, ToolRegistry } from '@agentq/registry';
+import type { Config, Logger, RedisConnection } from '@agentq/shared';
+import type { Queue } from 'bullmq';
+import type { ModelResolver } from '../models/create-model-resolver.js';
+import type { RunStore } from './run-store.js';
+
+/** What the run processor works with; one set per worker process. */
+export interface RunProcessorDependencies {
+  store: RunStore;
+  /** Request/response connection for checkpoints and approval records. */
+  redis: RedisConnection;
+  /** Key prefix, already hash-tagged under cluster mode. */
+  prefix: string;
+  registry: ToolRegistry;
+  reader: CatalogReader;
+  caller: McpToolCaller;
+  models: ModelResolver;
+  approvalsQueue: Queue;
+  config: Pick<Config, 'approvalTimeoutMs'>;
+  logger: Logger;
+  /** Environment of the test crash hooks. */
+  env: Record<string, string | undefined>;
+}
