@@ -51,6 +51,8 @@ interface PoolEntry {
   references: number;
   idleTimer: NodeJS.Timeout | undefined;
   evicted: boolean;
+  /** Resolved `${ENV}` values of this connection, masked out of every error it produces. */
+  secretValues: string[];
 }
 
 /**
@@ -112,10 +114,11 @@ export class McpClientPool {
       // A JSON-RPC error answer means the connection works; anything else (closed transport,
       // timeout, spawn failure) means it may not, so the next call gets a fresh one.
       if (!(error instanceof McpError) || error.code === -32000 || error.code === -32001) this.evict(entry);
+      // The message reaches the model, the checkpoint and the job result: a transport error can quote
+      // a resolved URL or header, so the connection's secrets are masked and the cause is dropped.
       throw new AgentqError({
         code: 'MCP_CALL_FAILED',
-        message: `MCP server ${request.serverId}, tool ${request.toolName}: ${(error as Error).message}`,
-        cause: error,
+        message: `MCP server ${request.serverId}, tool ${request.toolName}: ${maskSecrets(String((error as Error).message), entry.secretValues)}`,
       });
     } finally {
       this.release(entry);
@@ -149,6 +152,7 @@ export class McpClientPool {
       references: 1,
       idleTimer: undefined,
       evicted: false,
+      secretValues: [],
     };
     entry.ready = this.connect(definition, entry);
     // Callers await `ready` themselves; this only keeps a failed connect from being unhandled.
@@ -161,6 +165,7 @@ export class McpClientPool {
     let transport: Transport | undefined;
     try {
       const resolved = resolveSecrets(definition, this.env);
+      entry.secretValues = resolved.secretValues;
       (this.logger as Logger & { secrets?: SecretRegistry }).secrets?.add(resolved.secretValues);
       if (resolved.definition.transport.type !== 'stdio') {
         // Definitions can arrive over the API: never let one point a worker at internal addresses.
@@ -214,4 +219,10 @@ export class McpClientPool {
       this.logger.debug({ serverId: entry.serverId, error: (error as Error).message }, 'closing an MCP client failed');
     }
   }
+}
+
+function maskSecrets(text: string, secretValues: readonly string[]): string {
+  let out = text;
+  for (const secret of secretValues) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  return out;
 }
