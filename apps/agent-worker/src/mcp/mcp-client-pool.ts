@@ -115,10 +115,13 @@ export class McpClientPool {
       // timeout, spawn failure) means it may not, so the next call gets a fresh one.
       if (!(error instanceof McpError) || error.code === -32000 || error.code === -32001) this.evict(entry);
       // The message reaches the model, the checkpoint and the job result: a transport error can quote
-      // a resolved URL or header, so the connection's secrets are masked and the cause is dropped.
+      // a resolved URL or header, so the connection's secrets are masked and a foreign cause is dropped.
       throw new AgentqError({
         code: 'MCP_CALL_FAILED',
         message: `MCP server ${request.serverId}, tool ${request.toolName}: ${maskSecrets(String((error as Error).message), entry.secretValues)}`,
+        // Our own errors (address guard, missing secret) carry no resolved values; keep them as the
+        // cause so callers can tell why the call failed.
+        cause: AgentqError.isInstance(error) ? error : undefined,
       });
     } finally {
       this.release(entry);
