@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // when it cannot: those tests never skip.
 export default defineConfig({
   test: {
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: 'test/artifacts/vitest-report.json' }]],
     projects: [
       {
         test: {
