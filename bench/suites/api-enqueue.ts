@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAgentqClient } from '@agentq/client';
 import { QUEUE_NAMES, createRedisConnection } from '@agentq/shared';
 import { Queue } from 'bullmq';
-import { deleteKeysWithPrefix } from '../../test/helpers/redis.js';
+import { deleteKeysWithPrefix, freePort } from '../../test/helpers/redis.js';
 import { atLeast, type BenchFigure, type BenchSuite } from '../bench-types.js';
 
 const TOKEN = 'bench-token-0123456789abcdef';
@@ -32,17 +31,6 @@ async function throughput(total: number, concurrency: number, call: () => Promis
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Starts `agentq api` the way it is deployed: its own process. */

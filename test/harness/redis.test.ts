@@ -1,20 +1,9 @@
-import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { deleteKeysWithPrefix, getTestRedis, testPrefix } from '../helpers/redis.js';
+import { deleteKeysWithPrefix, freePort, getTestRedis, testPrefix } from '../helpers/redis.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
 /** A loopback port that nothing listens on. */
-async function closedPort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const closedPort = freePort;
 
 describe('getTestRedis', () => {
   const saved = process.env.REDIS_URL;
