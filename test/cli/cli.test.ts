@@ -37,6 +37,7 @@ describe('agentq CLI (child processes, real Redis)', () => {
     }
     const unknown = await runAgentq(['frobnicate'], env);
     expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
     const noPrompt = await runAgentq(['run'], env);
     expect(noPrompt.code).toBe(2);
     expect(noPrompt.stderr).toContain('USAGE');

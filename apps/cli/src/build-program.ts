@@ -37,8 +37,14 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     })
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', environmentHelp)
-    .action(() => {
-      program.outputHelp();
+    .usage('[options] <command>')
+    .argument('[command]')
+    .action((command: string | undefined) => {
+      if (command !== undefined) {
+        io.err(`error: unknown command '${command}' (run agentq --help for the list)`);
+      } else {
+        program.outputHelp();
+      }
       done(EXIT_CODES.usage);
     });
 
