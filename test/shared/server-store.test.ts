@@ -200,6 +200,37 @@ describe('ServerStore change events', () => {
   });
 });
 
+describe('ServerStore concurrent puts', () => {
+  it('chains previousHash through every write, even when puts race', async () => {
+    const events: ServerChangeEvent[] = [];
+    const subscriber = new Redis(context.redisUrl);
+    try {
+      const channel = keyNames(context.prefix).serversChanged;
+      subscriber.on('message', (received: string, message: string) => {
+        const event = received === channel ? parseServerChangeEvent(message) : null;
+        if (event?.serverId === 'racer') events.push(event);
+      });
+      await subscriber.subscribe(channel);
+      const writes = Array.from({ length: 12 }, (_, index) => ({
+        id: 'racer',
+        transport: { type: 'stdio' as const, command: `cmd-${index}` },
+      }));
+      await Promise.all(writes.map((write) => store.put(write)));
+      await until(() => events.length >= writes.length, 'one event per put');
+      // Replaying the events in order must walk from "new" through each written hash exactly once.
+      let current: string | undefined;
+      for (const event of events) {
+        expect(event.previousHash).toBe(current);
+        current = event.definitionHash;
+      }
+      expect(definitionHash((await store.get('racer'))!)).toBe(current);
+    } finally {
+      subscriber.disconnect();
+      await store.remove('racer');
+    }
+  });
+});
+
 describe('ServerStore with corrupt stored values', () => {
   it('reports and skips corrupt entries in list and get, and never crashes', async () => {
     await store.put(everything);

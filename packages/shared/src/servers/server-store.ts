@@ -31,6 +31,9 @@ export interface CorruptServerEntry {
   error: ValidationError;
 }
 
+// Each failed round means another writer succeeded, so N racing writers finish within N rounds.
+const maxCompareAndSetAttempts = 100;
+
 // Sets a field only when its current value is the one the caller read, so that concurrent
 // read-modify-write updates (setEnabled racing put) never lose a change.
 const compareAndSetScript = `
@@ -89,19 +92,31 @@ export class ServerStore {
     const parsed = serverDefinitionSchema.safeParse(input);
     if (!parsed.success) throw ValidationError.fromZod('server definition', parsed.error);
     const definition = parsed.data;
-    const previous = await this.get(definition.id);
-    const event: ServerChangeEvent = {
-      type: 'put',
-      serverId: definition.id,
-      definitionHash: definitionHash(definition),
-      previousHash: previous ? definitionHash(previous) : undefined,
-    };
-    await this.redis
-      .multi()
-      .hset(this.keys.servers, definition.id, JSON.stringify(definition))
-      .publish(this.keys.serversChanged, JSON.stringify(event))
-      .exec();
-    return definition;
+    const text = JSON.stringify(definition);
+    // Compare-and-set, so that the event's previousHash is the hash of what this write replaced
+    // even when another writer got in between: warmers decide "restart or not" from it.
+    for (let attempt = 0; attempt < maxCompareAndSetAttempts; attempt += 1) {
+      const previousText = await this.redis.hget(this.keys.servers, definition.id);
+      const previous = previousText === null ? null : this.parseStored(definition.id, previousText);
+      const event: ServerChangeEvent = {
+        type: 'put',
+        serverId: definition.id,
+        definitionHash: definitionHash(definition),
+        previousHash: previous?.success ? definitionHash(previous.data) : undefined,
+      };
+      const done = await this.redis.eval(
+        compareAndSetScript,
+        2,
+        this.keys.servers,
+        this.keys.serversChanged,
+        definition.id,
+        previousText ?? '',
+        text,
+        JSON.stringify(event),
+      );
+      if (Number(done) === 1) return definition;
+    }
+    throw new AgentqError({ code: 'CONFLICT', message: `MCP server ${definition.id} kept changing; try again` });
   }
 
   /** Removes a definition. Returns whether it existed. */
@@ -122,7 +137,7 @@ export class ServerStore {
    * updated definition.
    */
   async setEnabled(serverId: string, enabled: boolean): Promise<ServerDefinition> {
-    for (let attempt = 0; attempt < 10; attempt += 1) {
+    for (let attempt = 0; attempt < maxCompareAndSetAttempts; attempt += 1) {
       const text = await this.redis.hget(this.keys.servers, serverId);
       const current = text === null ? null : this.parseStored(serverId, text);
       if (text === null || current === null || !current.success) {
