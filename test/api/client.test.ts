@@ -61,6 +61,18 @@ describe('@agentq/client against Redis', () => {
     expect(await runs.getJobCountByTypes('waiting')).toBe(1);
   });
 
+  it('gives CONFLICT to every loser when different specs race for one run id', async () => {
+    const attempts = await Promise.allSettled(
+      ['a', 'b', 'c', 'd'].map((prompt) => client.enqueueRun(spec(prompt), { runId: 'race-1' })),
+    );
+    const won = attempts.filter((attempt) => attempt.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const attempt of attempts) {
+      if (attempt.status === 'rejected') expect((attempt.reason as { code?: string }).code).toBe('CONFLICT');
+    }
+    await runs.remove('race-1');
+  });
+
   it('writes nothing for an invalid spec and names the field', async () => {
     const before = await runs.count();
     const bad = await codeOf(client.enqueueRun({ assistant: { model: 'no-colon' }, input: { prompt: 'x' } }));

@@ -48,5 +48,17 @@ export async function enqueueRun(
     ...defaultRunJobOptions({ attempts: context.runAttempts }),
     jobId: runId,
   });
+  if (chosen) {
+    // BullMQ keeps the first job added under an id and ignores later ones, so when two callers
+    // race with different specs, the one whose spec was not stored must hear CONFLICT.
+    const stored = await context.queues.runs.getJob(runId);
+    if (stored && digestOf(stored.data) !== digestOf(spec)) {
+      throw new AgentqError({
+        code: 'CONFLICT',
+        field: 'runId',
+        message: `Run ${runId} already exists with a different spec`,
+      });
+    }
+  }
   return { runId, created: true };
 }
