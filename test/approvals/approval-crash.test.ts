@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decide, listPendingApprovals } from '../../packages/client/src/approvals/index.js';
 import { QUEUE_NAMES, runResultSchema, type RunSpecInput } from '@agentq/shared';
 import { Job, Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
+import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer } from '../worker/helpers/catalog.js';
 import {
@@ -25,11 +25,7 @@ describe('kill -9 of the worker at each point of an approval', () => {
   let counterFile: string;
   let processes: WorkerProcess[] = [];
 
-  const notes = async () =>
-    (await readFile(counterFile, 'utf8').catch(() => ''))
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.split(' ').slice(2).join(' '));
+  const notes = async () => await readCounterNotes(counterFile);
 
   const spec = (note: string): RunSpecInput => ({
     assistant: {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentWorker } from '@agentq/agent-worker';
@@ -14,7 +14,7 @@ import {
 } from '@agentq/shared';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
+import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer, writeCatalogEntry } from '../worker/helpers/catalog.js';
 import { enqueueRun, eventually, runsQueue, startTestWorker, waitForJob } from '../worker/helpers/worker-harness.js';
@@ -30,11 +30,7 @@ describe('durable approvals', () => {
   let counterFile: string;
   let fixture: ServerDefinition;
 
-  const notes = async () =>
-    (await readFile(counterFile, 'utf8').catch(() => ''))
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.split(' ').slice(2).join(' '));
+  const notes = async () => await readCounterNotes(counterFile);
 
   const spec = (options: { notes: string[]; timeoutMs?: number }): RunSpecInput => ({
     assistant: {

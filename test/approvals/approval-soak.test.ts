@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decide, listPendingApprovals } from '../../packages/client/src/approvals/index.js';
@@ -6,7 +6,7 @@ import { INTERRUPTED_TOOL_CALL } from '@agentq/agent-worker';
 import { QUEUE_NAMES, runResultSchema } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
+import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer } from '../worker/helpers/catalog.js';
 import {
@@ -179,10 +179,7 @@ describe('soak: approvals decided at random while workers are killed and restart
       await Promise.all([producer, decider, chaos, ...pendingDecisions]);
     }
 
-    const counted = (await readFile(counterFile, 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.split(' ').slice(2).join(' '));
+    const counted = await readCounterNotes(counterFile);
     const counts = {
       approve: 0,
       deny: 0,

@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyNames, runCheckpointSchema, runResultSchema } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
+import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer } from './helpers/catalog.js';
 import {
@@ -18,13 +18,7 @@ import {
 
 const steps = 6;
 
-async function counterNotes(file: string): Promise<string[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ').slice(2).join(' '));
-}
+const counterNotes = readCounterNotes;
 
 describe('a worker killed with SIGKILL in the middle of a run', () => {
   let ctx: TestContext;
