@@ -17,8 +17,13 @@ export const refreshReasonSchema = z.enum([
 export const refreshJobSchema = z.strictObject({
   serverId: serverIdSchema,
   reason: refreshReasonSchema,
-  /** Epoch ms when the refresh was asked for. */
-  requestedAt: z.number().int().nonnegative(),
+  /**
+   * When the refresh was asked for: epoch ms, or an ISO date-time (stored as epoch ms).
+   * @default now
+   */
+  requestedAt: z
+    .union([z.number().int().nonnegative(), z.iso.datetime({ offset: true }).transform((text) => Date.parse(text))])
+    .default(() => Date.now()),
 });
 
 export type RefreshReason = z.output<typeof refreshReasonSchema>;
