@@ -5,7 +5,14 @@ import { Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { everythingCommand, warmServer } from '../worker/helpers/catalog.js';
-import { enqueueRun, eventually, runsQueue, startTestWorker, waitForJob } from '../worker/helpers/worker-harness.js';
+import {
+  enqueueRun,
+  eventually,
+  runsQueue,
+  startTestWorker,
+  waitForJob,
+  stopWorkerSuite,
+} from '../worker/helpers/worker-harness.js';
 
 describe('the scripted:demo model against server-everything', () => {
   let ctx: TestContext;
@@ -30,10 +37,7 @@ describe('the scripted:demo model against server-everything', () => {
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await queue?.obliterate({ force: true });
-    await queue?.close();
-    await ctx?.close();
+    await stopWorkerSuite({ worker, queue, ctx });
   });
 
   it('finds and runs a deferred tool, parks on the always-ask tool, and answers once approved', async () => {

@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { everythingCommand, warmServer } from './helpers/catalog.js';
-import { enqueueRun, runsQueue, startTestWorker, waitForJob } from './helpers/worker-harness.js';
+import { enqueueRun, runsQueue, startTestWorker, waitForJob, stopWorkerSuite } from './helpers/worker-harness.js';
 
 describe('a scripted run on deferred tools of the real server-everything', () => {
   let ctx: TestContext;
@@ -23,10 +23,7 @@ describe('a scripted run on deferred tools of the real server-everything', () =>
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await queue?.obliterate({ force: true });
-    await queue?.close();
-    await ctx?.close();
+    await stopWorkerSuite({ worker, queue, ctx });
   });
 
   it('searches, inspects and invokes a deferred tool, with its real output in the messages', async () => {

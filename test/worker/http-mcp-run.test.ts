@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { writeCatalogEntry } from './helpers/catalog.js';
-import { enqueueRun, runsQueue, startTestWorker, waitForJob } from './helpers/worker-harness.js';
+import { enqueueRun, runsQueue, startTestWorker, waitForJob, stopWorkerSuite } from './helpers/worker-harness.js';
 
 describe('tool calls to a Streamable HTTP MCP server', () => {
   let ctx: TestContext;
@@ -49,11 +49,8 @@ describe('tool calls to a Streamable HTTP MCP server', () => {
   });
 
   afterAll(async () => {
-    await worker?.close();
     await fixture?.stop();
-    await queue?.obliterate({ force: true });
-    await queue?.close();
-    await ctx?.close();
+    await stopWorkerSuite({ worker, queue, ctx });
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 

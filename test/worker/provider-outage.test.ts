@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer } from './helpers/catalog.js';
-import { enqueueRun, runsQueue, startTestWorker, waitForJob } from './helpers/worker-harness.js';
+import { enqueueRun, runsQueue, startTestWorker, waitForJob, stopWorkerSuite } from './helpers/worker-harness.js';
 
 /** Answers of a fake OpenAI-compatible server, one per request; `503` fails that request. */
 type Answer = { toolCall: { name: string; arguments: unknown } } | { text: string } | 503;
@@ -90,11 +90,8 @@ describe('a model provider outage', () => {
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await queue?.obliterate({ force: true });
-    await queue?.close();
     await new Promise((resolve) => server?.close(resolve));
-    await ctx?.close();
+    await stopWorkerSuite({ worker, queue, ctx });
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 

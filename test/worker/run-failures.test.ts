@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { putServer, warmServer, writeCatalogEntry } from './helpers/catalog.js';
-import { enqueueRaw, enqueueRun, runsQueue, startTestWorker, waitForJob } from './helpers/worker-harness.js';
+import {
+  enqueueRaw,
+  enqueueRun,
+  runsQueue,
+  startTestWorker,
+  waitForJob,
+  stopWorkerSuite,
+} from './helpers/worker-harness.js';
 
 describe('run failure semantics', () => {
   let ctx: TestContext;
@@ -40,10 +47,7 @@ describe('run failure semantics', () => {
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await queue?.obliterate({ force: true });
-    await queue?.close();
-    await ctx?.close();
+    await stopWorkerSuite({ worker, queue, ctx });
   });
 
   it('hands a failing tool and a dead server to the model as tool errors, and completes', async () => {

@@ -183,3 +183,18 @@ export async function spawnWorkerProcess(options: {
     },
   };
 }
+
+/**
+ * Tears down what a worker suite started, in order and skipping what never started: the worker,
+ * then its runs queue (obliterated), then the test context's keys and connection.
+ */
+export async function stopWorkerSuite(parts: {
+  worker?: AgentWorker;
+  queue?: Queue;
+  ctx?: { close(): Promise<void> };
+}) {
+  await parts.worker?.close();
+  await parts.queue?.obliterate({ force: true });
+  await parts.queue?.close();
+  await parts.ctx?.close();
+}
