@@ -72,6 +72,7 @@ export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js
 
 export { definitionHash } from './servers/definition-hash.js';
 export { resolveSecrets } from './servers/resolve-secrets.js';
+export { maskSecretValues, SECRET_MASK } from './servers/mask-secret-values.js';
 export type { ResolvedServerDefinition } from './servers/resolve-secrets.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
 export type { CorruptServerEntry, ServerStoreOptions } from './servers/server-store.js';

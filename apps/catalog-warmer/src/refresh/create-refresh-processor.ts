@@ -16,6 +16,7 @@ import {
   type Logger,
   type RedisConnection,
   type RefreshReason,
+  maskSecretValues,
 } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
@@ -218,7 +219,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         // server: record it (last known good kept) with secrets masked. Only when the record
         // itself cannot be written (Redis trouble) does the original error propagate.
         const code = AgentqError.isInstance(error) ? error.code : 'MCP_REFRESH_FAILED';
-        const message = redact(messageOf(error), secretValues);
+        const message = maskSecretValues(messageOf(error), secretValues);
         const result = await options.writer.recordFailure({ ...base, error: message }).catch(() => {
           throw error;
         });
@@ -268,10 +269,4 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
 // Job-scheduler jobs carry the template's fixed `requestedAt`; their creation time is the request.
 function requestedAtOf(job: Job, data: { reason: RefreshReason; requestedAt: number }): number {
   return data.reason === 'scheduled' ? Math.max(data.requestedAt, job.timestamp) : data.requestedAt;
-}
-
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out;
 }

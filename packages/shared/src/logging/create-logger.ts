@@ -1,5 +1,6 @@
 import { pino, type DestinationStream } from 'pino';
 import type { Logger } from './logger.js';
+import { maskSecretValues, SECRET_MASK } from '../servers/mask-secret-values.js';
 
 /** Options of {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -15,7 +16,7 @@ export interface CreateLoggerOptions {
 
 const secretKey = /(authorization|token|secret|key|password|cookie)/i;
 const credentialsInUrl = /(\b[a-z][a-z0-9+.-]*:\/\/)([^:@/\s]*):([^@/\s]+)@/gi;
-const MASK = '[redacted]';
+const MASK = SECRET_MASK;
 
 /** Masks values under secret-looking keys and every known secret value, at any depth. */
 function scrub(value: unknown, secrets: ReadonlySet<string>, depth: number): unknown {
@@ -48,9 +49,7 @@ function scrub(value: unknown, secrets: ReadonlySet<string>, depth: number): unk
 }
 
 function scrubText(text: string, secrets: ReadonlySet<string>): string {
-  let out = text.replace(credentialsInUrl, `$1$2:${MASK}@`);
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
-  return out;
+  return maskSecretValues(text.replace(credentialsInUrl, `$1$2:${MASK}@`), secrets);
 }
 
 /** A live set of secret values; add to it when a process resolves new ones. */
