@@ -72,8 +72,8 @@ const MAX_RECONNECT_WAIT_MS = 60_000;
  *
  * The owner connects, reads the capabilities and then either keeps the connection and turns each
  * notification into a `list-changed` refresh, or closes it and keeps a job scheduler for
- * `refreshIntervalMs`. A watcher that connects asks for a background catch-up refresh, since the
- * list may have changed before it subscribed. Connections never block a tick: they start in the
+ * `refreshIntervalMs`. A watcher that connects asks for one catch-up `list-changed` refresh, since
+ * the list may have changed before it subscribed. Connections never block a tick: they start in the
  * background, and a broken one is retried with backoff while the lease is kept.
  */
 export class WatchCoordinator {
@@ -269,7 +269,6 @@ export class WatchCoordinator {
   private async watch(server: OwnedServer, definition: ServerDefinition): Promise<void> {
     const generation = server.generation;
     const logger = this.logger.child({ serverId: server.serverId });
-    const connectStartedAt = Date.now();
     let connection: McpConnection | undefined;
     try {
       if ((await this.knownListChanged(server, definition, generation)) === false) {
@@ -309,8 +308,12 @@ export class WatchCoordinator {
         server.mode = 'watching';
         server.failures = 0;
         logger.info({ transport: connection.transport }, 'watching tools/list_changed');
+        // Catch-up: a change made before the handler was installed sent a notification nobody
+        // heard. A refresh that starts from now on sees it. It is a forced reason, so it is never
+        // skipped as fresh or dropped behind a background refresh that read the list earlier.
+        const subscribedAt = Date.now();
         await this.options.schedules.remove(serverId);
-        await this.options.requestRefresh({ serverId, reason: 'prewarm', requestedAt: connectStartedAt });
+        await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: subscribedAt });
         return;
       }
       await connection.close();
