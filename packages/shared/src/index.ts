@@ -13,7 +13,9 @@ export type { Config } from './config/load-config.js';
 
 export { createRedisConnection, waitForRedis } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
-export { keyNames, keyPrefix } from './redis/keys.js';
+export { keyNames, keyPrefix, runStateKeys } from './redis/keys.js';
+export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
+export type { RunStateOptions } from './runs/run-state-lifecycle.js';
 export type { KeyNames } from './redis/keys.js';
 
 export { QUEUE_NAMES } from './queues/queue-names.js';

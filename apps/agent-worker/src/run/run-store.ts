@@ -1,6 +1,8 @@
 import {
   AgentqError,
+  FINISHED_RUN_TTL_SECONDS,
   keyNames,
+  runStateKeys,
   runCheckpointSchema,
   safeParseJson,
   type KeyNames,
@@ -68,7 +70,7 @@ export interface RunStoreOptions {
   /** Key prefix, already hash-tagged under cluster mode. */
   prefix: string;
   logger: Logger;
-  /** How long a finished run's checkpoint stays readable. @default 7 days */
+  /** How long a finished run's checkpoint stays readable. @default FINISHED_RUN_TTL_SECONDS (7 days) */
   finishedTtlSeconds?: number;
 }
 
@@ -89,12 +91,12 @@ export class RunStore {
     this.redis = options.redis;
     this.keys = keyNames(options.prefix);
     this.logger = options.logger;
-    this.finishedTtlSeconds = options.finishedTtlSeconds ?? 7 * 24 * 3600;
+    this.finishedTtlSeconds = options.finishedTtlSeconds ?? FINISHED_RUN_TTL_SECONDS;
   }
 
   /** Key of the recorded tool results of a run. */
   toolResultsKey(runId: string): string {
-    return `${this.keys.run(runId)}:tool-results`;
+    return this.keys.runToolResults(runId);
   }
 
   /** The checkpoint, or `null` when there is none (or it is unreadable, which is logged). */
@@ -122,10 +124,11 @@ export class RunStore {
     options: { sideWrites?: CheckpointSideWrites; fence?: RunFence } = {},
   ): Promise<void> {
     const finished = checkpoint.status === 'completed' || checkpoint.status === 'failed';
+    const [checkpointKey, toolResultsKey] = runStateKeys(this.keys, checkpoint.runId);
     const args: Array<string | number> = [
-      this.keys.run(checkpoint.runId),
-      options.fence?.lockKey ?? this.keys.run(checkpoint.runId),
-      this.toolResultsKey(checkpoint.runId),
+      checkpointKey,
+      options.fence?.lockKey ?? checkpointKey,
+      toolResultsKey,
       JSON.stringify(checkpoint),
       options.fence?.token ?? '',
       finished ? this.finishedTtlSeconds : 0,

@@ -1,4 +1,4 @@
-import { safeParseJson, type RedisConnection } from '@agentq/shared';
+import { keyNames, safeParseJson, type RedisConnection } from '@agentq/shared';
 import { z } from 'zod';
 
 const capabilitySchema = z.strictObject({
@@ -11,23 +11,19 @@ const capabilitySchema = z.strictObject({
 export type ServerCapability = z.output<typeof capabilitySchema>;
 
 /**
- * `P:warmer.capabilities` (hash, server id → JSON): whether a server declared `tools.listChanged`,
- * per definition hash, written by every successful refresh. A watcher owner reads it before it
- * connects, so servers that cannot notify are polled without a probe connection at every claim.
- * Warmer-private; not part of the catalog contract.
+ * Reads and writes `P:warmer.capabilities` (`keyNames().warmerCapabilities`; hash, server id →
+ * JSON): whether a server declared `tools.listChanged`, per definition hash, written by every
+ * successful refresh. A watcher owner reads it before it connects, so servers that cannot notify
+ * are polled without a probe connection at every claim. Warmer-private; not part of the catalog
+ * contract. Failures are the caller's to ignore: it is a hint.
  */
-export function capabilitiesKey(prefix: string): string {
-  return `${prefix}:warmer.capabilities`;
-}
-
-/** Reads and writes {@link capabilitiesKey}. Failures are the caller's to ignore: it is a hint. */
 export class ServerCapabilities {
   private readonly redis: RedisConnection;
   private readonly key: string;
 
   constructor(options: { redis: RedisConnection; prefix: string }) {
     this.redis = options.redis;
-    this.key = capabilitiesKey(options.prefix);
+    this.key = keyNames(options.prefix).warmerCapabilities;
   }
 
   /** The capability recorded for this definition hash, if any. */

@@ -1,4 +1,4 @@
-import { AgentqError, parseWith, settleApproval } from '@agentq/shared';
+import { AgentqError, deleteRunState, parseWith, settleApproval } from '@agentq/shared';
 import { listPendingApprovals } from '../approvals/list-pending-approvals.js';
 import { runStateOf, type RunState } from './get-run.js';
 import type { ClientContext } from '../client-context.js';
@@ -54,6 +54,7 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
       },
     });
   }
-  await context.redis.del(context.keys.run(runId));
+  // The checkpoint and the tool-result journal go together: no orphaned journal after a cancel.
+  await deleteRunState({ redis: context.redis, keys: context.keys, runId });
   return { runId, previousState: runStateOf(state) };
 }

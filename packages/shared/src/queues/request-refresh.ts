@@ -1,4 +1,5 @@
 import { parseWith } from '../json/safe-parse-json.js';
+import { keyNames } from '../redis/keys.js';
 import { refreshJobSchema, type RefreshJob, type RefreshReason } from '../schemas/refresh-job.js';
 import { refreshJobOptions } from './default-job-options.js';
 
@@ -51,7 +52,7 @@ export function refreshDeduplicationId(serverId: string, reason: RefreshReason):
  * (`keyPrefix(config)`).
  */
 export function refreshLockKey(prefix: string, serverId: string): string {
-  return `${prefix}:lock.refresh.${serverId}`;
+  return keyNames(prefix).refreshLock(serverId);
 }
 
 /**

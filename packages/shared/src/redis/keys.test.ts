@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyNames, keyPrefix } from './keys.js';
+import { keyNames, keyPrefix, runStateKeys } from './keys.js';
 
 describe('keyPrefix', () => {
   it('keeps the prefix as it is outside cluster mode', () => {
@@ -37,7 +37,9 @@ describe('keyNames', () => {
       keys.watchLease('s'),
       keys.warmer('s'),
       keys.warmers,
-      keys.refreshBackoff('s'),
+      keys.runToolResults('s'),
+      keys.refreshLock('s'),
+      keys.warmerCapabilities,
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -56,10 +58,31 @@ describe('keyNames', () => {
       keys.watchLease('a'),
       keys.warmer('w'),
       keys.warmers,
-      keys.refreshBackoff('a'),
+      keys.runToolResults('r'),
+      keys.refreshLock('a'),
+      keys.warmerCapabilities,
     ];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
     for (const name of names) expect(name.slice(name.indexOf('{') + 1, name.indexOf('}'))).toBe('agentq');
     for (const name of names) expect(name.startsWith('{agentq}:')).toBe(true);
+  });
+
+  it('covers every key builder in the distinctness check', () => {
+    // Every member of KeyNames, called with the same argument: a new key that shadows an old one
+    // (or is built from another one's text) fails here without anyone listing it by hand.
+    const keys = keyNames('p');
+    const names = Object.entries(keys)
+      .filter(([member]) => member !== 'prefix')
+      .map(([, value]) => (typeof value === 'function' ? (value as (id: string) => string)('x') : String(value)));
+    expect(names.length).toBeGreaterThanOrEqual(14);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name.startsWith('p:')).toBe(true);
+  });
+
+  it('names a run\'s checkpoint and its tool-result journal together', () => {
+    const keys = keyNames('agentq');
+    expect(runStateKeys(keys, 'r1')).toEqual(['agentq:run.r1', 'agentq:run.r1:tool-results']);
+    expect(keys.refreshLock('docs')).toBe('agentq:lock.refresh.docs');
+    expect(keys.warmerCapabilities).toBe('agentq:warmer.capabilities');
   });
 });

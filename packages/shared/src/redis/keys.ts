@@ -21,8 +21,13 @@ export interface KeyNames {
   readonly serversChanged: string;
   /** Pub/sub channel carrying `{ serverId, version }` when a tool list really changed. */
   readonly catalogUpdated: string;
-  /** Run checkpoint. */
+  /** Run checkpoint: `P:run.<runId>`. */
   run(runId: string): string;
+  /**
+   * Journal of a run's executed tool calls, by tool call id: `P:run.<runId>:tool-results`. It lives
+   * and dies with the checkpoint (see `runStateKeys`).
+   */
+  runToolResults(runId: string): string;
   /** Recorded decision of one approval. */
   decision(approvalId: string): string;
   /** Pending approval index for the sweeper and listings (sorted set by expiry). */
@@ -33,8 +38,10 @@ export interface KeyNames {
   warmer(warmerId: string): string;
   /** Sorted set of live warmer ids, scored by last heartbeat. */
   readonly warmers: string;
-  /** Refresh backoff state of one server. */
-  refreshBackoff(serverId: string): string;
+  /** Per-server refresh lock held by the warmer refreshing it: `P:lock.refresh.<serverId>`. */
+  refreshLock(serverId: string): string;
+  /** Hash of server id → whether it declared `tools.listChanged`, per definition hash. */
+  readonly warmerCapabilities: string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -47,11 +54,21 @@ export function keyNames(prefix: string): KeyNames {
     serversChanged: `${prefix}:servers.changed`,
     catalogUpdated: `${prefix}:catalog.updated`,
     run: (runId) => `${prefix}:run.${runId}`,
+    runToolResults: (runId) => `${prefix}:run.${runId}:tool-results`,
     decision: (approvalId) => `${prefix}:approval.${approvalId}`,
     pendingApprovals: `${prefix}:approvals.pending`,
     watchLease: (serverId) => `${prefix}:lease.watch.${serverId}`,
     warmer: (warmerId) => `${prefix}:warmer.${warmerId}`,
     warmers: `${prefix}:warmers`,
-    refreshBackoff: (serverId) => `${prefix}:mcp.backoff.${serverId}`,
+    refreshLock: (serverId) => `${prefix}:lock.refresh.${serverId}`,
+    warmerCapabilities: `${prefix}:warmer.capabilities`,
   };
+}
+
+/**
+ * Every key that holds one run's durable state: its checkpoint and its tool-result journal. They
+ * are written, expired and deleted together, so a run never keeps one without the other.
+ */
+export function runStateKeys(keys: KeyNames, runId: string): [checkpoint: string, toolResults: string] {
+  return [keys.run(runId), keys.runToolResults(runId)];
 }

@@ -1,0 +1,34 @@
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { runStateKeys, type KeyNames } from '../redis/keys.js';
+
+/** How long a finished run's checkpoint and tool-result journal stay readable: 7 days. */
+export const FINISHED_RUN_TTL_SECONDS = 7 * 24 * 3600;
+
+/** Options of {@link expireRunState} and {@link deleteRunState}. */
+export interface RunStateOptions {
+  redis: RedisConnection;
+  keys: KeyNames;
+  runId: string;
+}
+
+/**
+ * Gives a finished run's checkpoint and tool-result journal their TTL, together (one MULTI). For
+ * runs that end without the worker writing a final checkpoint: a job that failed for good, or
+ * stalled too often.
+ */
+export async function expireRunState(
+  options: RunStateOptions & {
+    /** @default FINISHED_RUN_TTL_SECONDS */
+    ttlSeconds?: number;
+  },
+): Promise<void> {
+  const ttl = options.ttlSeconds ?? FINISHED_RUN_TTL_SECONDS;
+  const transaction = options.redis.multi();
+  for (const key of runStateKeys(options.keys, options.runId)) transaction.expire(key, ttl);
+  await transaction.exec();
+}
+
+/** Deletes a run's checkpoint and tool-result journal together (a cancelled run). */
+export async function deleteRunState(options: RunStateOptions): Promise<void> {
+  await options.redis.del(...runStateKeys(options.keys, options.runId));
+}

@@ -1,0 +1,60 @@
+import type { AgentWorker } from '@agentq/agent-worker';
+import { createAgentqClient, type AgentqClient } from '@agentq/client';
+import { keyNames, runStateKeys } from '@agentq/shared';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { enqueueRaw, eventually, runsQueue, startTestWorker, stopWorkerSuite, waitForJob } from './helpers/worker-harness.js';
+
+// The checkpoint and the tool-result journal of a run live and die together, whatever way the
+// run ends: completed (TTL), failed for good (TTL), cancelled (deleted).
+describe('run state lifecycle', () => {
+  let ctx: TestContext;
+  let client: AgentqClient;
+  let queue: Queue;
+  let worker: AgentWorker | undefined;
+
+  /** Leaves the state an earlier attempt of `runId` would have left: a checkpoint and a journal. */
+  async function seedRunState(runId: string): Promise<[string, string]> {
+    const [checkpointKey, journalKey] = runStateKeys(keyNames(ctx.prefix), runId);
+    await ctx.redis.set(checkpointKey, '{"runId":"seeded"}');
+    await ctx.redis.hset(journalKey, 'call-1', '{"ok":true,"output":"done"}');
+    return [checkpointKey, journalKey];
+  }
+
+  beforeAll(() => {
+    ctx = createTestContext();
+    client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix, runAttempts: 2 });
+    queue = runsQueue(ctx);
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await stopWorkerSuite({ worker, queue, ctx });
+  });
+
+  it('deletes the checkpoint and the journal of a cancelled run', async () => {
+    const { runId } = await client.enqueueRun({
+      assistant: { model: 'scripted:test', script: [{ text: 'done' }] },
+      input: { prompt: 'hello' },
+    });
+    const keys = await seedRunState(runId);
+    expect(await ctx.redis.exists(...keys)).toBe(2);
+    await client.cancelRun(runId);
+    expect(await ctx.redis.exists(...keys)).toBe(0);
+  });
+
+  it('gives the checkpoint and the journal of a run that failed for good their TTL', async () => {
+    worker = await startTestWorker({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+    const keys = await seedRunState('doomed');
+    expect(await ctx.redis.ttl(keys[0])).toBe(-1);
+    await enqueueRaw(queue, { runId: 'doomed', data: { assistant: { model: 'no colon' }, input: { prompt: 'x' } } });
+    expect((await waitForJob(queue, 'doomed')).state).toBe('failed');
+    const ttls = await eventually(async () => {
+      const both = await Promise.all(keys.map((key) => ctx.redis.ttl(key)));
+      return both.every((ttl) => ttl > 0) ? both : undefined;
+    });
+    // Days, not seconds: a failed run stays readable for a post-mortem, then goes.
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(24 * 3600);
+  });
+});
