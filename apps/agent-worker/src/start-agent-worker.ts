@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createCatalogReader, ToolRegistry } from '@agentq/registry';
 import {
   createRedisConnection,
+  expireRunState,
+  keyNames,
   keyPrefix,
   QUEUE_NAMES,
   requestRefresh,
@@ -55,7 +57,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const id = options.id ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const logger = options.logger.child({ component: 'agent-worker', workerId: id });
   const env = options.env ?? process.env;
-  const tuning = resolveWorkerTuning(options.tuning ?? {}, { workerConcurrency: config.workerConcurrency, logger });
+  const tuning = resolveWorkerTuning(options.tuning ?? {}, { config, logger });
   const prefix = keyPrefix({ prefix: config.prefix, cluster: config.cluster });
   const connection: RedisConnection = createRedisConnection({
     url: config.redisUrl,
@@ -114,6 +116,15 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     createDecisionProcessor({ redis: connection, prefix, approvalsQueue, logger }),
     { ...queueOptions, concurrency: tuning.approvalConcurrency },
   );
+  // A run that failed for good (invalid spec, attempts used up, stalled too often) never writes a
+  // final checkpoint: give its checkpoint and journal the finished-run TTL so they do not stay
+  // forever. A failed attempt that will be retried is left alone.
+  runs.on('failed', (job) => {
+    if (!job?.id || (job.finishedOn ?? 0) === 0) return;
+    expireRunState({ redis: connection, keys: keyNames(prefix), runId: job.id }).catch((error: Error) =>
+      logger.warn({ runId: job.id, error: error.message }, 'could not expire the state of a failed run'),
+    );
+  });
   for (const worker of [runs, approvals, decisions]) {
     worker.on('error', (error) => logger.error({ queue: worker.name, error: error.message }, 'worker error'));
     worker.on('failed', (job, error) =>

@@ -1,4 +1,4 @@
-import type { Logger } from '@agentq/shared';
+import type { Config, Logger } from '@agentq/shared';
 
 /** Tuning of an agent worker that is not part of the deployment config. */
 export interface AgentWorkerTuning {
@@ -10,15 +10,15 @@ export interface AgentWorkerTuning {
   /**
    * BullMQ lock duration of a run, in ms. A crashed worker's runs are taken over after about this
    * long (plus `stalledIntervalMs`).
-   * @default 30000
+   * @default config.runLockMs (8000)
    */
   lockDurationMs?: number;
-  /** How often stalled runs are looked for, in ms. @default 30000 */
+  /** How often stalled runs are looked for, in ms. @default config.runStalledIntervalMs (4000) */
   stalledIntervalMs?: number;
   /**
    * How many times a run may stall (its worker died) before it fails. Runs resume from their
    * checkpoint, so a stall costs little; the limit only stops a run that kills every worker.
-   * @default 5
+   * @default config.runMaxStalled (5)
    */
   maxStalledCount?: number;
   /** Approval and decision jobs executed at once. @default 16 */
@@ -52,13 +52,19 @@ export type ResolvedAgentWorkerTuning = Required<AgentWorkerTuning>;
  */
 export function resolveWorkerTuning(
   tuning: AgentWorkerTuning,
-  options: { workerConcurrency: number; logger: Logger },
+  options: {
+    config: Pick<Config, 'workerConcurrency' | 'runLockMs' | 'runStalledIntervalMs' | 'runMaxStalled'>;
+    logger: Logger;
+  },
 ): ResolvedAgentWorkerTuning {
+  // Recovery time is deployment config: with the defaults a run whose worker was kill -9ed is
+  // picked up again within lock + stalled interval = 12 s. A shorter lock costs one renewal per
+  // run every half lock; a lost lock is safe (writes and tool calls are fenced by it), only noisy.
   const defaults: ResolvedAgentWorkerTuning = {
-    concurrency: options.workerConcurrency,
-    lockDurationMs: 30_000,
-    stalledIntervalMs: 30_000,
-    maxStalledCount: 5,
+    concurrency: options.config.workerConcurrency,
+    lockDurationMs: options.config.runLockMs,
+    stalledIntervalMs: options.config.runStalledIntervalMs,
+    maxStalledCount: options.config.runMaxStalled,
     approvalConcurrency: 16,
     sweepIntervalMs: 15_000,
     sweepGraceMs: 5_000,

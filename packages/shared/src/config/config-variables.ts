@@ -118,6 +118,29 @@ export const configVariables = [
     description: 'Attempts for a run job whose model provider is failing (exponential backoff).',
   },
   {
+    env: 'AGENTQ_RUN_LOCK_MS',
+    key: 'runLockMs',
+    schema: positiveInt.min(1_000, 'must be at least 1000'),
+    default: '8000',
+    description:
+      'BullMQ lock duration of a running run, in ms; renewed every half of it while the worker lives. A `kill -9`ed worker’s runs resume elsewhere within about this plus `AGENTQ_RUN_STALLED_INTERVAL_MS`.',
+  },
+  {
+    env: 'AGENTQ_RUN_STALLED_INTERVAL_MS',
+    key: 'runStalledIntervalMs',
+    schema: positiveInt.min(500, 'must be at least 500'),
+    default: '4000',
+    description: 'How often workers look for runs whose lock lapsed (their worker died), in ms. Clamped to the lock duration.',
+  },
+  {
+    env: 'AGENTQ_RUN_MAX_STALLED',
+    key: 'runMaxStalled',
+    schema: positiveInt,
+    default: '5',
+    description:
+      'How many times a run may lose its worker before it fails. Runs resume from their checkpoint, so this only stops a run that kills every worker it lands on.',
+  },
+  {
     env: 'AGENTQ_MODEL',
     key: 'defaultModel',
     schema: z.string().regex(/^[a-z][a-z0-9-]*:.+$/, 'must look like provider:model'),

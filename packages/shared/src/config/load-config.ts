@@ -23,6 +23,12 @@ export interface Config {
   warmerConcurrency: number;
   watchLeaseMs: number;
   runAttempts: number;
+  /** `AGENTQ_RUN_LOCK_MS`. */
+  runLockMs: number;
+  /** `AGENTQ_RUN_STALLED_INTERVAL_MS`. */
+  runStalledIntervalMs: number;
+  /** `AGENTQ_RUN_MAX_STALLED`. */
+  runMaxStalled: number;
   defaultModel: string;
   openaiCompatibleBaseUrl: string | undefined;
   openaiCompatibleApiKey: string | undefined;
