@@ -24,7 +24,7 @@ const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 const credentialHeaders = ['authorization', 'proxy-authorization', 'cookie'];
 const bodyHeaders = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
-type Pin = { address: string; family: 4 | 6 };
+type Pin = Array<{ address: string; family: 4 | 6 }>;
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 function fetchFailed(reason: string): TypeError {
@@ -62,10 +62,11 @@ function toGlobalResponse(response: Awaited<ReturnType<typeof undiciFetch>>): Re
 /**
  * Creates a `fetch` that refuses private, loopback and reserved targets (the same check as
  * `checkFetchTarget`, with the same options and error codes `INVALID_URL` / `PRIVATE_ADDRESS`) and
- * then connects to exactly the address it checked: the host is resolved once per request, every
- * address it resolves to is checked, and the connection's own lookup answers with that checked
- * address, so a DNS answer that changes between check and connect (DNS rebinding) cannot redirect
- * the connection. TLS server name and the `Host` header still use the host name.
+ * then connects only to the addresses it checked: the host is resolved once per request, every
+ * address it resolves to is checked, and the connection's own lookup answers with those checked
+ * addresses instead of asking DNS again, so a DNS answer that changes between check and connect
+ * (DNS rebinding) cannot move the connection. TLS server name and the `Host` header still use the
+ * host name. An IP literal or `localhost` is never sent to the resolver.
  *
  * Redirects: with `redirect: 'follow'` (the default) redirects are followed here, at most
  * `maxRedirects`, and every hop is checked and pinned again; credentials (`Authorization`,
@@ -77,31 +78,32 @@ function toGlobalResponse(response: Awaited<ReturnType<typeof undiciFetch>>): Re
  */
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   const maxRedirects = options.maxRedirects ?? 5;
-  // Host name → the address last checked for it. Only checked addresses are ever stored, so any
-  // connection, pooled or new, goes to an address that passed the check for that host.
+  // Host name → the addresses last checked for it. Only checked addresses are ever stored, so any
+  // connection, pooled or new, goes to an address that passed the check for that host. All of them
+  // are kept so Node's happy-eyeballs can still fall back from an unreachable IPv6 to IPv4.
   const pins = new Map<string, Pin>();
   const agent = new Agent({
     connect: {
       timeout: options.connectTimeoutMs ?? 10_000,
       lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => {
         const pin = pins.get(hostname);
-        if (!pin) {
+        const first = pin?.[0];
+        if (!pin || !first) {
           const error: NodeJS.ErrnoException = new Error(`${hostname} was not checked before connecting`);
           error.code = 'ENOTFOUND';
           callback(error, '');
           return;
         }
-        if (lookupOptions.all) callback(null, [{ address: pin.address, family: pin.family }]);
-        else callback(null, pin.address, pin.family);
+        if (lookupOptions.all) callback(null, pin);
+        else callback(null, first.address, first.family);
       },
     },
   });
 
   async function fetchOnce(url: URL, init: RequestInit): Promise<Response> {
     const target = await resolveFetchTarget(url, { ...options, resolve: 'always' });
-    const first = target.addresses[0];
-    if (!first) throw fetchFailed(`${url.hostname} did not resolve to any address`);
-    pins.set(target.url.hostname, first);
+    if (target.addresses.length === 0) throw fetchFailed(`${url.hostname} did not resolve to any address`);
+    pins.set(target.url.hostname, target.addresses);
     const response = await undiciFetch(target.url, {
       ...(init as UndiciRequestInit),
       redirect: 'manual',
