@@ -105,5 +105,9 @@ export type {
   EvalQueue,
 } from './approvals/approval-records.js';
 
-export { checkFetchTarget, isPrivateAddress } from './net/check-fetch-target.js';
-export type { CheckFetchTargetOptions } from './net/check-fetch-target.js';
+export { checkFetchTarget } from './net/check-fetch-target.js';
+export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
+export { createGuardedFetch } from './net/create-guarded-fetch.js';
+export type { GuardedFetch, GuardedFetchOptions } from './net/create-guarded-fetch.js';
+export { isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
+export { isPrivateAddress } from './net/is-private-address.js';

@@ -1,8 +1,26 @@
 import { z } from 'zod';
+import { normalizeHostPattern } from '../net/is-allowed-host.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const hostPatternList = z.string().transform((text, context) => {
+  const patterns: string[] = [];
+  for (const entry of text.split(',')) {
+    if (entry.trim() === '') continue;
+    const pattern = normalizeHostPattern(entry);
+    if (pattern === undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: `"${entry.trim().slice(0, 80)}" is not a host name, an IP literal or *.suffix`,
+      });
+      return z.NEVER;
+    }
+    patterns.push(pattern);
+  }
+  return patterns;
+});
 
 const positiveInt = z.coerce
   .number({ message: 'must be a number' })
@@ -181,5 +199,12 @@ export const configVariables = [
     default: 'false',
     description:
       'Let warmers and workers connect to HTTP MCP servers on private, loopback or link-local addresses. `agentq dev` turns it on for its local demo.',
+  },
+  {
+    env: 'AGENTQ_FETCH_ALLOW_HOSTS',
+    key: 'fetchAllowHosts',
+    schema: hostPatternList,
+    description:
+      'Comma-separated hosts that warmers and workers may reach on private, loopback or link-local addresses while every other host stays refused: exact names (`mcp.internal`), IP literals (`10.0.0.5`, `[fd00::1]`) or `*.suffix` for every name below suffix (`*.corp.example`).',
   },
 ] as const satisfies readonly ConfigVariable[];

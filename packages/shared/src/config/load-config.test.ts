@@ -36,7 +36,18 @@ describe('loadConfig', () => {
       openaiApiKey: undefined,
       anthropicApiKey: undefined,
       allowPrivateFetch: false,
+      fetchAllowHosts: undefined,
     });
+  });
+
+  it('reads AGENTQ_FETCH_ALLOW_HOSTS as normalized host patterns and names a bad entry', () => {
+    expect(
+      loadConfig({ AGENTQ_FETCH_ALLOW_HOSTS: ' MCP.internal , *.Corp.example,,10.0.0.5 ' }).fetchAllowHosts,
+    ).toEqual(['mcp.internal', '*.corp.example', '10.0.0.5']);
+    for (const value of ['*', 'mcp.internal:8080', 'https://mcp.internal', 'a.*.b']) {
+      const error = configError({ AGENTQ_FETCH_ALLOW_HOSTS: value });
+      expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_FETCH_ALLOW_HOSTS']);
+    }
   });
 
   it('treats an empty string as unset', () => {

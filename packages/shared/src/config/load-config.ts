@@ -35,6 +35,8 @@ export interface Config {
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;
   allowPrivateFetch: boolean;
+  /** `AGENTQ_FETCH_ALLOW_HOSTS`, normalized: pass as `allowHosts` to `createGuardedFetch`. */
+  fetchAllowHosts: string[] | undefined;
 }
 
 /**
