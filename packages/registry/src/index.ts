@@ -12,6 +12,7 @@ export {
 } from './wire-names/tool-names.js';
 export { toCamelSegment } from './wire-names/to-camel-segment.js';
 export { assignMcpWireNames, mcpWireName, parseMcpWireName } from './wire-names/mcp-wire-name.js';
+export { assignServerSegments } from './wire-names/assign-server-segments.js';
 export type { McpToolPair } from './wire-names/mcp-wire-name.js';
 
 export { createCatalogReader } from './catalog/catalog-reader.js';
