@@ -1,4 +1,4 @@
-import { createToolCallRepair, type RunToolState } from '@agentq/registry';
+import { applyMetaToolEffects, createToolCallRepair, type RunToolState } from '@agentq/registry';
 import { randomUUID } from 'node:crypto';
 import {
   AgentqError,
@@ -121,6 +121,14 @@ async function processRun(options: {
         onExecute: async (toolName) => {
           crashPoint('before-tool', runId, env);
           reportProgress(job, logger, { step: checkpoint.step, lastTool: toolName, status: 'running' });
+        },
+        // The journal may be ahead of the checkpoint (a crash between a result and its step's
+        // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
+        // saw would be forgotten and the next tool_invoke refused.
+        onRecorded: () => crashPoint('after-tool-result', runId, env),
+        onReplay: ({ toolName, input, recorded }) => {
+          if ('ok' in recorded && recorded.ok)
+            applyMetaToolEffects(state, { toolName, input, output: recorded.output });
         },
       }),
   });
