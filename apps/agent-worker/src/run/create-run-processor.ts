@@ -124,10 +124,10 @@ async function processRun(options: {
           crashPoint('before-tool', runId, env);
           reportProgress(job, logger, { step: checkpoint.step, lastTool: toolName, status: 'running' });
         },
+        onRecorded: () => crashPoint('after-tool-result', runId, env),
         // The journal may be ahead of the checkpoint (a crash between a result and its step's
         // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
         // saw would be forgotten and the next tool_invoke refused.
-        onRecorded: () => crashPoint('after-tool-result', runId, env),
         onReplay: ({ toolName, input, recorded }) => {
           if ('ok' in recorded && recorded.ok)
             applyMetaToolEffects(state, { toolName, input, output: recorded.output });
