@@ -81,6 +81,40 @@ describe('@agentq/client against Redis', () => {
     expect(await runs.count()).toBe(before);
   });
 
+  it('refuses a spec naming an MCP server the store does not know, naming the id', async () => {
+    await client.putServer({ id: 'known', transport: { type: 'stdio', command: 'node' } });
+    await client.putServer({ id: 'sleeping', transport: { type: 'stdio', command: 'node' }, enabled: false });
+    const before = await runs.count();
+    const named = (assistant: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      ...spec(),
+      ...extra,
+      assistant: { ...spec().assistant, ...assistant },
+    });
+    const refusal = async (input: unknown) => {
+      try {
+        await client.enqueueRun(input);
+      } catch (error) {
+        if (AgentqError.isInstance(error)) return error as AgentqError & { issues?: Array<{ field: string }> };
+        throw error;
+      }
+      throw new Error('expected a rejection');
+    };
+    const byServer = await refusal(named({ mcpServers: ['known', 'ghost'] }));
+    expect(byServer.code).toBe('VALIDATION');
+    expect(byServer.field).toBe('assistant.mcpServers.1');
+    expect(byServer.message).toContain('ghost');
+    const byTool = await refusal(named({ mcpServers: ['known'] }, { tools: ['known:ping', 'phantom:ping'] }));
+    expect(byTool.code).toBe('VALIDATION');
+    expect(byTool.field).toBe('tools.1');
+    expect(byTool.message).toContain('phantom');
+    expect(await runs.count()).toBe(before);
+    // Known servers pass, disabled ones too (the run is told at run time).
+    const { runId } = await client.enqueueRun(named({ mcpServers: ['known', 'sleeping'] }));
+    await runs.remove(runId);
+    await client.removeServer('known');
+    await client.removeServer('sleeping');
+  });
+
   it('reports a queued run, NOT_FOUND for an unknown one, and cancels a queued run', async () => {
     const { runId } = await client.enqueueRun(spec());
     const run = await client.getRun(runId);

@@ -247,3 +247,29 @@ describe('catalog reader (real Redis)', () => {
     expect(ids).toContain('off');
   });
 });
+
+describe('catalog reader wire segments (real Redis)', () => {
+  it('decides server segments over every enabled server in the store, not only the ones read', async () => {
+    const local = createTestContext();
+    try {
+      await writeCatalog(local.redis, local.prefix, [
+        { definition: { id: 'team-tools', transport: neverStarted }, tools: [tool('ping')] },
+        { definition: { id: 'team_tools', transport: neverStarted }, tools: [tool('ping')] },
+        { definition: { id: 'solo', transport: neverStarted }, tools: [tool('ping')] },
+      ]);
+      const reader = createCatalogReader({ redis: local.redis, prefix: local.prefix });
+      const alone = (await reader.readMany(['team-tools', 'solo'])).get('team-tools') as CatalogRead;
+      expect(alone.wireSegment).toMatch(/^teamTools_[0-9a-f]{6,}$/);
+      const other = createCatalogReader({ redis: local.redis, prefix: local.prefix });
+      const both = await other.readMany(['team_tools', 'team-tools']);
+      expect(both.get('team-tools')?.wireSegment).toBe(alone.wireSegment);
+      expect(both.get('team_tools')?.wireSegment).not.toBe(alone.wireSegment);
+      expect((await reader.listTools('solo')).wireSegment).toBe('solo');
+
+      await new ServerStore({ redis: local.redis, prefix: local.prefix }).setEnabled('team_tools', false);
+      expect((await reader.listTools('team-tools')).wireSegment).toBe('teamTools');
+    } finally {
+      await local.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ export {
 } from './wire-names/tool-names.js';
 export { toCamelSegment } from './wire-names/to-camel-segment.js';
 export { assignMcpWireNames, mcpWireName, parseMcpWireName } from './wire-names/mcp-wire-name.js';
+export { assignServerSegments } from './wire-names/assign-server-segments.js';
 export type { McpToolPair } from './wire-names/mcp-wire-name.js';
 
 export { createCatalogReader } from './catalog/catalog-reader.js';
@@ -43,6 +44,8 @@ export { applyDeferExposition } from './exposition/apply-defer-exposition.js';
 export type { ApplyDeferExpositionOptions, DeferExposition } from './exposition/apply-defer-exposition.js';
 export { buildDeferredToolsPrompt } from './exposition/build-deferred-tools-prompt.js';
 
+export { applyMetaToolEffects } from './meta/apply-meta-tool-effects.js';
+export type { MetaToolCallRecord } from './meta/apply-meta-tool-effects.js';
 export { createMetaTools } from './meta/create-meta-tools.js';
 export type { CreateMetaToolsOptions } from './meta/create-meta-tools.js';
 export { createToolExec } from './meta/create-tool-exec.js';

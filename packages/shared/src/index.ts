@@ -60,8 +60,8 @@ export {
   scriptStepSchema,
 } from './schemas/run-spec.js';
 export type { ApprovalPolicy, Assistant, RunSpec, RunSpecInput, ScriptStep } from './schemas/run-spec.js';
-export { runResultSchema, stepRecordSchema, toolCallRecordSchema, usageSchema } from './schemas/run-result.js';
-export type { RunResult, StepRecord, ToolCallRecord, Usage } from './schemas/run-result.js';
+export { runResultSchema, runWarningSchema, stepRecordSchema, toolCallRecordSchema, usageSchema } from './schemas/run-result.js';
+export type { RunResult, RunWarning, StepRecord, ToolCallRecord, Usage } from './schemas/run-result.js';
 export {
   approvalJobSchema,
   approvalResultSchema,

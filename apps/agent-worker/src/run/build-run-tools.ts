@@ -3,13 +3,13 @@ import {
   buildDeferredToolsPrompt,
   resolveAssistantMcpToolIds,
   syncMcpToolsToRegistry,
+  ToolRegistry,
   type CatalogReader,
   type McpToolCaller,
   type RunToolState,
   type ToolEntry,
-  type ToolRegistry,
 } from '@agentq/registry';
-import { digestOf, type Logger, type RunSpec } from '@agentq/shared';
+import { digestOf, parseToolId, type Logger, type RunSpec, type RunWarning } from '@agentq/shared';
 import { asSchema, type ToolSet } from 'ai';
 import { applyRunApprovalPolicy } from './run-approval-policy.js';
 
@@ -22,6 +22,12 @@ export interface BuildRunToolsOptions {
   contextWindow: number;
   /** The run's tool state, restored from its checkpoint; deferral rewrites `allowedNames`. */
   state: RunToolState;
+  /**
+   * MCP tool names the run has already shown the model (wire name → tool id), from its
+   * checkpoint. A tool keeps such a name while the name still means that tool.
+   * @default none
+   */
+  shownNames?: Readonly<Record<string, string>>;
   /** Wraps the run's tools (before deferral, so nested `tool_invoke` calls are wrapped too). */
   wrap: (tools: ToolSet) => ToolSet;
   logger: Logger;
@@ -41,6 +47,12 @@ export interface RunTools {
   deferredTokens: number;
   /** Digest of each tool's input schema by wire name, for approval re-checks. */
   schemaDigests: Map<string, string>;
+  /** Every MCP tool name of this build (inline and deferred) → its tool id; the checkpoint keeps them. */
+  wireNames: Record<string, string>;
+  /** Servers the spec names that are gone or turned off; their tools are missing. */
+  warnings: RunWarning[];
+  /** System prompt lines telling the model which named servers are unavailable; empty when none. */
+  unavailablePrompt: string;
 }
 
 /**
@@ -50,23 +62,27 @@ export interface RunTools {
  * dead or never-warmed server costs this run nothing but its missing tools.
  */
 export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunTools> {
-  const { spec, registry, reader } = options;
+  const { spec, reader } = options;
   const available = await resolveAssistantMcpToolIds(spec.assistant, reader);
   const selected = spec.tools ? new Set(spec.tools.filter((id) => available.has(id))) : available;
-  const sync = await syncMcpToolsToRegistry(registry, reader, {
+  const sync = await syncMcpToolsToRegistry(options.registry, reader, {
     selectedToolIds: selected,
     caller: options.caller,
     logger: options.logger,
   });
-  const entries = registry.selectActive({ mcpToolIds: selected });
+  const warnings = await unavailableServers(spec, reader);
+  const selectedEntries = options.registry.selectActive({ mcpToolIds: selected });
+  const { entries, registry } = keepShownNames(selectedEntries, options.registry, options.shownNames ?? {});
   const base: ToolSet = {};
   const toolIdsByWireName = new Map<string, string>();
   const schemaDigests = new Map<string, string>();
+  const wireNames: Record<string, string> = {};
   for (const entry of entries) {
     base[entry.name] = entry.tool;
     if (entry.mcp) {
       toolIdsByWireName.set(entry.name, entry.mcp.toolId);
       schemaDigests.set(entry.name, entry.mcp.schemaDigest);
+      wireNames[entry.name] = entry.mcp.toolId;
     } else {
       schemaDigests.set(entry.name, digestOf(await asSchema(entry.tool.inputSchema).jsonSchema));
     }
@@ -86,5 +102,81 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     inlineTokens: exposition.inlineTokens,
     deferredTokens: exposition.deferredTokens,
     schemaDigests,
+    wireNames,
+    warnings,
+    unavailablePrompt: warnings.map((warning) => warning.message).join('\n'),
   };
+}
+
+/**
+ * Renames the entries whose tool the run already showed the model under another name (the set of
+ * enabled servers changed since, say) back to that name, as long as the old name does not now
+ * mean another tool. When something is renamed, the run gets its own registry view holding its
+ * entries under the names it uses, so deferral, search and `tool_invoke` all see one name per tool;
+ * the process registry is never changed for one run.
+ */
+function keepShownNames(
+  entries: ToolEntry[],
+  registry: ToolRegistry,
+  shownNames: Readonly<Record<string, string>>,
+): { entries: ToolEntry[]; registry: ToolRegistry } {
+  const shown = Object.entries(shownNames);
+  if (shown.length === 0) return { entries, registry };
+  const byToolId = new Map<string, ToolEntry>();
+  const taken = new Set<string>();
+  for (const entry of entries) {
+    taken.add(entry.name);
+    if (entry.mcp) byToolId.set(entry.mcp.toolId, entry);
+  }
+  const renames = new Map<string, string>();
+  for (const [name, toolId] of shown) {
+    const entry = byToolId.get(toolId);
+    if (!entry || entry.name === name || renames.has(entry.name) || taken.has(name)) continue;
+    // Another server may hold the old name now: then it no longer means this tool.
+    const holder = registry.getByName(name);
+    if (holder && holder.mcp?.toolId !== toolId) continue;
+    renames.set(entry.name, name);
+    taken.add(name);
+  }
+  if (renames.size === 0) return { entries, registry };
+  const view = new ToolRegistry();
+  const renamed = entries.map((entry) => {
+    const kept = renames.get(entry.name);
+    const out = kept === undefined ? entry : { ...entry, name: kept };
+    view.register(out);
+    return out;
+  });
+  return { entries: renamed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), registry: view };
+}
+
+/**
+ * The servers this spec names (`assistant.mcpServers` in manual mode, and the server of every
+ * `tools` id) that the store no longer has or has turned off. Enqueue refuses unknown servers, so
+ * these went away afterwards; the run goes on without their tools, and says so. The reads are the
+ * ones the build already made (the reader is memoized per build).
+ */
+async function unavailableServers(spec: RunSpec, reader: CatalogReader): Promise<RunWarning[]> {
+  const named = new Set<string>();
+  if ((spec.assistant.mcpMode ?? 'manual') === 'manual') for (const id of spec.assistant.mcpServers) named.add(id);
+  for (const id of spec.tools ?? []) {
+    const parsed = parseToolId(id);
+    if (parsed) named.add(parsed.serverId);
+  }
+  if (named.size === 0 || spec.assistant.mcpMode === 'disabled') return [];
+  const reads = await reader.readMany([...named].sort());
+  const warnings: RunWarning[] = [];
+  for (const serverId of [...named].sort()) {
+    const read = reads.get(serverId);
+    if (read?.state !== 'cold') continue;
+    const reason =
+      read.coldReason === 'unknown-server' ? 'removed' : read.coldReason === 'disabled' ? 'disabled' : null;
+    if (reason === null) continue;
+    warnings.push({
+      code: 'MCP_SERVER_UNAVAILABLE',
+      serverId,
+      reason,
+      message: `MCP server ${serverId} is unavailable (${reason === 'removed' ? 'it was removed' : 'it is turned off'}); its tools cannot be used in this run.`,
+    });
+  }
+  return warnings;
 }

@@ -1,5 +1,12 @@
 /** Points where a test can make the worker process die, set through `AGENTQ_TEST_CRASH_AT`. */
-export type CrashPoint = 'after-step' | 'after-checkpoint' | 'after-child-add' | 'after-resume' | 'before-tool';
+export type CrashPoint =
+  | 'after-step'
+  | 'after-checkpoint'
+  | 'after-child-add'
+  | 'after-resume'
+  | 'before-tool'
+  /** A tool's result is in the journal, its step's checkpoint is not written yet. */
+  | 'after-tool-result';
 
 /**
  * A test hook: when `AGENTQ_TEST_CRASH_AT` names `point` (comma-separated list allowed), the

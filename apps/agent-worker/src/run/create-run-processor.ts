@@ -1,4 +1,4 @@
-import { createToolCallRepair, type RunToolState } from '@agentq/registry';
+import { applyMetaToolEffects, createToolCallRepair, type RunToolState } from '@agentq/registry';
 import { randomUUID } from 'node:crypto';
 import {
   AgentqError,
@@ -14,6 +14,7 @@ import {
   type RunCheckpoint,
   type RunResult,
   type RunSpec,
+  type RunWarning,
   type Usage,
 } from '@agentq/shared';
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
@@ -108,6 +109,7 @@ async function processRun(options: {
     caller: dependencies.caller,
     contextWindow: resolved.contextWindow,
     state,
+    shownNames: checkpoint.wireNames,
     logger,
     wrap: (tools) =>
       recordToolExecutions(tools, {
@@ -122,9 +124,20 @@ async function processRun(options: {
           crashPoint('before-tool', runId, env);
           reportProgress(job, logger, { step: checkpoint.step, lastTool: toolName, status: 'running' });
         },
+        onRecorded: () => crashPoint('after-tool-result', runId, env),
+        // The journal may be ahead of the checkpoint (a crash between a result and its step's
+        // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
+        // saw would be forgotten and the next tool_invoke refused.
+        onReplay: ({ toolName, input, recorded }) => {
+          if ('ok' in recorded && recorded.ok)
+            applyMetaToolEffects(state, { toolName, input, output: recorded.output });
+        },
       }),
   });
   checkpoint.catalogVersion = { ...checkpoint.catalogVersion, ...runTools.catalogVersion };
+  // Names shown to the model stay recorded (its history holds them), and warnings accumulate.
+  checkpoint.wireNames = { ...checkpoint.wireNames, ...runTools.wireNames };
+  checkpoint.warnings = mergeWarnings(checkpoint.warnings, runTools.warnings);
 
   let resumeWrite: Promise<void> | undefined;
   if (checkpoint.pendingApprovals.length > 0) {
@@ -214,7 +227,9 @@ async function runModelLoop(options: {
   const stop = new AbortController();
   let checkpointError: unknown;
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const system = [spec.assistant.system, runTools.deferredPrompt].filter(Boolean).join('\n\n') || undefined;
+  const system =
+    [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
+    undefined;
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
     try {
@@ -372,6 +387,7 @@ function freshCheckpoint(runId: string, spec: RunSpec): RunCheckpoint {
     runId,
     messages,
     allowedNames: [],
+    wireNames: {},
     inspectedNames: [],
     step: 0,
     steps: [],
@@ -381,8 +397,17 @@ function freshCheckpoint(runId: string, spec: RunSpec): RunCheckpoint {
     pendingApprovals: [],
     executedToolCallIds: [],
     status: 'running',
+    warnings: [],
     updatedAt: Date.now(),
   };
+}
+
+function mergeWarnings(known: readonly RunWarning[], found: readonly RunWarning[]): RunWarning[] {
+  const out = [...known];
+  for (const warning of found) {
+    if (!out.some((each) => each.code === warning.code && each.serverId === warning.serverId)) out.push(warning);
+  }
+  return out;
 }
 
 function resultOf(
@@ -411,6 +436,7 @@ function resultOf(
           deferredTokens: runTools.deferredTokens,
         }
       : undefined,
+    warnings: checkpoint.warnings.length > 0 ? checkpoint.warnings : undefined,
   });
 }
 

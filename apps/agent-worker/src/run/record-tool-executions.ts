@@ -21,6 +21,13 @@ export interface RecordToolExecutionsOptions {
   onLockLost: () => void;
   /** Called before a tool really executes (not on replays), for progress and crash hooks. */
   onExecute?: (toolName: string, toolCallId: string) => void | Promise<void>;
+  /** Called once a really executed call's result is in the journal (crash hooks). */
+  onRecorded?: (toolName: string, toolCallId: string) => void;
+  /**
+   * Called when a call is answered from the journal instead of executing, so that the run can
+   * re-apply what that result implies (what a meta tool call marked as inspected, say).
+   */
+  onReplay?: (call: { toolName: string; toolCallId: string; input: unknown; recorded: RecordedToolResult }) => void;
 }
 
 /** The error a call gets when an earlier attempt claimed it and stopped without a result. */
@@ -53,8 +60,12 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
     ...tool,
     execute: async (input: unknown, executionOptions) => {
       const toolCallId = executionOptions.toolCallId;
+      const replayed = (recorded: RecordedToolResult) => {
+        options.onReplay?.({ toolName: name, toolCallId, input, recorded });
+        return replay(recorded);
+      };
       const known = options.recorded.get(toolCallId);
-      if (known) return replay(known);
+      if (known) return replayed(known);
       const claim = async () => {
         const outcome = await options.store.claimToolCall({
           runId: options.runId,
@@ -76,7 +87,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
         );
       } catch (error) {
         const claimed = findClaimed(error);
-        if (claimed) return replay(claimed.recorded);
+        if (claimed) return replayed(claimed.recorded);
         // An aborted call did not finish; it must run again when the run resumes.
         if (!executionOptions.abortSignal?.aborted) {
           const message = error instanceof Error ? error.message : String(error);
@@ -93,6 +104,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
         toolCallId,
         result: { ok: true, output: toJson(output) },
       });
+      options.onRecorded?.(name, toolCallId);
       return output;
     },
   } as Tool;

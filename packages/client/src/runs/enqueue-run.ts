@@ -1,4 +1,14 @@
-import { AgentqError, defaultRunJobOptions, digestOf, parseWith, runSpecSchema } from '@agentq/shared';
+import {
+  AgentqError,
+  defaultRunJobOptions,
+  digestOf,
+  parseToolId,
+  parseWith,
+  runSpecSchema,
+  ValidationError,
+  type RunSpec,
+  type ValidationIssue,
+} from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 import { customRunIdSchema, newRunId } from './run-id.js';
 
@@ -23,14 +33,42 @@ export interface EnqueuedRun {
 export const RUN_JOB_NAME = 'run';
 
 /**
+ * Refuses a spec naming an MCP server the store does not know (in `assistant.mcpServers` or as the
+ * server part of a `tools` id): such a run would start and silently miss those tools. One HMGET.
+ * A known but disabled server is accepted; the run is told at run time, as for one removed later.
+ * `disabledTools` may name anything: disabling a tool nobody offers is harmless.
+ */
+async function assertServersKnown(context: ClientContext, spec: RunSpec): Promise<void> {
+  const named: Array<{ serverId: string; field: string }> = [];
+  spec.assistant.mcpServers.forEach((serverId, index) =>
+    named.push({ serverId, field: `assistant.mcpServers.${index}` }),
+  );
+  spec.tools?.forEach((id, index) => {
+    const parsed = parseToolId(id);
+    if (parsed) named.push({ serverId: parsed.serverId, field: `tools.${index}` });
+  });
+  if (named.length === 0) return;
+  const ids = [...new Set(named.map((entry) => entry.serverId))];
+  const stored = await context.redis.hmget(context.keys.servers, ...ids);
+  const unknown = new Set(ids.filter((_, index) => stored[index] === null || stored[index] === undefined));
+  if (unknown.size === 0) return;
+  const issues: ValidationIssue[] = named
+    .filter((entry) => unknown.has(entry.serverId))
+    .map((entry) => ({ field: entry.field, message: `unknown MCP server ${entry.serverId}` }));
+  throw new ValidationError({ what: 'run spec', issues });
+}
+
+/**
  * Validates a run spec with the shared schema and adds it to `agent-runs`. Nothing is written when
- * the spec or the id is invalid (`VALIDATION`, naming the field).
+ * the spec or the id is invalid (`VALIDATION`, naming the field), or when the spec names an MCP
+ * server the store does not know (`VALIDATION`, naming the field and the server id).
  */
 export async function enqueueRun(
   context: ClientContext,
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
   const spec = parseWith(runSpecSchema, input.spec, 'run spec');
+  await assertServersKnown(context, spec);
   const chosen = input.options?.runId !== undefined;
   const runId = chosen ? parseWith(customRunIdSchema, input.options?.runId, 'run id') : newRunId();
   // A fresh id cannot be taken; only a chosen one needs the idempotency check.

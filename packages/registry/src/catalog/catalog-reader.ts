@@ -15,6 +15,7 @@ import {
   type ServerDefinition,
 } from '@agentq/shared';
 import type { z } from 'zod';
+import { assignServerSegments } from '../wire-names/assign-server-segments.js';
 import { memoizedDefinitionHash } from './memoized-definition-hash.js';
 
 /**
@@ -40,6 +41,11 @@ export interface CatalogRead {
   /** The server's current definition; `null` when it is unknown or unreadable. */
   definition: ServerDefinition | null;
   coldReason?: ColdReason;
+  /**
+   * The server segment of this server's wire names, decided over every enabled server in the store
+   * as read in this same round trip (see `assignServerSegments`). Set unless `cold`.
+   */
+  wireSegment?: string;
 }
 
 /** Cache-only access to the MCP tool catalog. */
@@ -71,7 +77,7 @@ export interface CreateCatalogReaderOptions {
   now?: () => number;
 }
 
-const fieldsPerServer = 3;
+const fieldsPerServer = 2;
 
 /**
  * Creates a reader of the catalog cache. It is cache-only by construction: it holds no MCP client
@@ -192,6 +198,20 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     };
   }
 
+  // Segments of the last enabled-id set, reused while the set is unchanged (the common case).
+  let lastSegments: { key: string; segments: Map<string, string> } | undefined;
+  function segmentsFor(definitions: Record<string, string>): Map<string, string> {
+    const enabled: string[] = [];
+    for (const [serverId, text] of Object.entries(definitions)) {
+      const parsed = parseCached(text, serverDefinitionSchema, `server definition ${serverId}`);
+      if (parsed.success && parsed.data.id === serverId && parsed.data.enabled) enabled.push(serverId);
+    }
+    enabled.sort();
+    const key = enabled.join('\0');
+    if (lastSegments?.key !== key) lastSegments = { key, segments: assignServerSegments(enabled) };
+    return lastSegments.segments;
+  }
+
   async function readMany(serverIds: readonly string[]): Promise<Map<string, CatalogRead>> {
     const ids = [...new Set(serverIds)];
     const out = new Map<string, CatalogRead>();
@@ -199,14 +219,28 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     const pipeline = options.redis.pipeline();
     // Snapshot the known entries, in case a concurrent read replaces them meanwhile.
     const known = ids.map((serverId) => parsedEntries.get(serverId));
+    // Every definition, not only the ones read: wire names are decided over all enabled servers,
+    // so that every process names a tool the same whatever subset it has synced.
+    pipeline.hgetall(keys.servers);
     for (const serverId of ids) {
-      pipeline.hget(keys.servers, serverId);
       pipeline.getBuffer(keys.tools(serverId));
       pipeline.get(keys.status(serverId));
     }
     const results = (await pipeline.exec()) ?? [];
+    const [definitionsError, definitionsValue] = results[0] ?? [null, null];
+    if (definitionsError) {
+      // Without the definitions nothing can be interpreted: every server reads as cold, which
+      // never evicts a registered tool.
+      logger.warn({ error: String(definitionsError) }, 'cannot read server definitions; treating servers as cold');
+      for (const serverId of ids) {
+        out.set(serverId, { serverId, state: 'cold', tools: [], definition: null, coldReason: 'corrupt' });
+      }
+      return out;
+    }
+    const definitions = (definitionsValue ?? {}) as Record<string, string>;
+    const segments = segmentsFor(definitions);
     ids.forEach((serverId, index) => {
-      const replies = [0, 1, 2].map((field) => results[index * fieldsPerServer + field] ?? [null, null]);
+      const replies = [0, 1].map((field) => results[1 + index * fieldsPerServer + field] ?? [null, null]);
       const failed = replies.find(([error]) => error);
       if (failed) {
         // One server's unreadable key (a wrong type, say) must not take the others down with it.
@@ -214,13 +248,16 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
         out.set(serverId, { serverId, state: 'cold', tools: [], definition: null, coldReason: 'corrupt' });
         return;
       }
-      const [definitionText, entryBytes, statusText] = replies.map(([, value]) => value as unknown);
+      const [entryBytes, statusText] = replies.map(([, value]) => value as unknown);
+      const definitionText = Object.hasOwn(definitions, serverId) ? definitions[serverId] : undefined;
       const values = {
         definitionText: typeof definitionText === 'string' ? definitionText : null,
         entryBytes: Buffer.isBuffer(entryBytes) ? entryBytes : null,
         statusText: typeof statusText === 'string' ? statusText : null,
       };
-      out.set(serverId, interpret(serverId, values, known[index]));
+      const read = interpret(serverId, values, known[index]);
+      const segment = segments.get(serverId);
+      out.set(serverId, read.state !== 'cold' && segment !== undefined ? { ...read, wireSegment: segment } : read);
     });
     return out;
   }

@@ -170,19 +170,35 @@ describe('syncMcpToolsToRegistry', () => {
     expect(names(registry)).toEqual(['mcp__gh__createIssue']);
   });
 
-  it('keeps names injective when a second server slugs to the same segment, renaming the first', async () => {
+  it('names colliding-slug servers from the store, whatever this registry synced before', async () => {
+    const reader = new FakeCatalogReader();
+    reader.setReady(makeDefinition({ id: 'my-server' }), [makeCatalogTool('ping')]);
+    reader.setReady(makeDefinition({ id: 'my_server' }), [makeCatalogTool('ping')]);
+    const one = new ToolRegistry();
+    const first = await sync(one, reader, ['my-server:ping']);
+    const both = new ToolRegistry();
+    const together = await sync(both, reader, ['my_server:ping', 'my-server:ping']);
+    // Same name for my-server:ping whether or not my_server was synced too, and never the plain
+    // slug, which no single server owns while both are enabled.
+    expect(first.wireNames.get('my-server:ping')).toBe(together.wireNames.get('my-server:ping'));
+    expect(names(both)).not.toContain('mcp__myServer__ping');
+    expect(new Set(both.getAll().map((entry) => entry.mcp?.toolId))).toEqual(
+      new Set(['my-server:ping', 'my_server:ping']),
+    );
+    const later = await sync(one, reader, ['my_server:ping']);
+    expect(later.wireNames.get('my_server:ping')).toBe(together.wireNames.get('my_server:ping'));
+  });
+
+  it('gives a server its plain slug back once its look-alike is disabled', async () => {
     const reader = new FakeCatalogReader();
     reader.setReady(makeDefinition({ id: 'my-server' }), [makeCatalogTool('ping')]);
     reader.setReady(makeDefinition({ id: 'my_server' }), [makeCatalogTool('ping')]);
     const registry = new ToolRegistry();
     await sync(registry, reader, ['my-server:ping']);
+    reader.setReady(makeDefinition({ id: 'my_server', enabled: false }), [makeCatalogTool('ping')]);
+    const result = await sync(registry, reader, ['my-server:ping']);
+    expect(result.wireNames.get('my-server:ping')).toBe('mcp__myServer__ping');
     expect(names(registry)).toEqual(['mcp__myServer__ping']);
-    const result = await sync(registry, reader, ['my_server:ping']);
-    const all = registry.getAll();
-    expect(all).toHaveLength(2);
-    expect(new Set(all.map((entry) => entry.mcp?.toolId))).toEqual(new Set(['my-server:ping', 'my_server:ping']));
-    expect(names(registry)).not.toContain('mcp__myServer__ping');
-    expect(result.wireNames.get('my_server:ping')).toBe(all.find((entry) => entry.mcp?.serverId === 'my_server')?.name);
   });
 
   it('renaming a server display name changes labels but never wire names (digest part included)', async () => {

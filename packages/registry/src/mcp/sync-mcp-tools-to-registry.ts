@@ -55,14 +55,12 @@ interface ServerState {
   tools: CatalogTool[];
   /** Registered wire names by tool id. */
   names: Map<string, string>;
-  /** camelCase server segment; servers sharing one can share plain tool names. */
+  /** Server segment of its wire names, decided over every enabled server of the store. */
   segment: string;
 }
 
 interface RegistryState {
   servers: Map<string, ServerState>;
-  /** Server ids by segment. */
-  groups: Map<string, Set<string>>;
 }
 
 const states = new WeakMap<ToolRegistry, RegistryState>();
@@ -70,7 +68,7 @@ const states = new WeakMap<ToolRegistry, RegistryState>();
 function stateOf(registry: ToolRegistry): RegistryState {
   let state = states.get(registry);
   if (!state) {
-    state = { servers: new Map(), groups: new Map() };
+    state = { servers: new Map() };
     states.set(registry, state);
   }
   return state;
@@ -82,7 +80,7 @@ function stateOf(registry: ToolRegistry): RegistryState {
  */
 const definitionParts = new WeakMap<ServerDefinition, string>();
 
-function fingerprintOf(read: CatalogRead, definition: ServerDefinition): string {
+function fingerprintOf(read: CatalogRead, definition: ServerDefinition, segment: string): string {
   let parts = definitionParts.get(definition);
   if (parts === undefined) {
     parts = JSON.stringify([
@@ -93,7 +91,7 @@ function fingerprintOf(read: CatalogRead, definition: ServerDefinition): string 
     ]);
     definitionParts.set(definition, parts);
   }
-  return `${read.version ?? ''}\0${parts}`;
+  return `${read.version ?? ''}\0${segment}\0${parts}`;
 }
 
 let defaultLogger: Logger | undefined;
@@ -113,6 +111,10 @@ function offeredTools(server: Pick<ServerState, 'definition' | 'tools'>): Catalo
  *   no longer lists them. A cold, corrupt or stale read never evicts: a blip must not strip a run.
  * - Entries of other namespaces, and of servers outside this sync, are never touched, so two
  *   overlapping syncs both keep their tools.
+ * - Wire names are a function of the tool, its server's list and the set of enabled servers in the
+ *   store (the read's `wireSegment`), never of which servers this registry synced before or in
+ *   what order: every process names a tool the same, so a run can pause on one worker and resume
+ *   on another.
  */
 export async function syncMcpToolsToRegistry(
   registry: ToolRegistry,
@@ -136,8 +138,7 @@ export async function syncMcpToolsToRegistry(
 
   const reads = await reader.readMany([...serverIds].sort());
   const state = stateOf(registry);
-  const changedSegments = new Set<string>();
-  const rebuilt = new Set<string>();
+  const caller = options.caller ?? refusingCaller;
 
   for (const serverId of serverIds) {
     const read = reads.get(serverId);
@@ -150,8 +151,6 @@ export async function syncMcpToolsToRegistry(
             if (registry.getByName(name)?.mcp?.serverId === serverId) registry.deregister(name);
           }
           state.servers.delete(serverId);
-          state.groups.get(previous.segment)?.delete(serverId);
-          changedSegments.add(previous.segment);
           logger.info({ serverId, reason: read.coldReason }, 'removed the tools of an MCP server');
         }
       } else {
@@ -161,29 +160,20 @@ export async function syncMcpToolsToRegistry(
     }
     const definition = read.definition as ServerDefinition;
     if (read.version !== undefined) catalogVersion[serverId] = read.version;
-    const fingerprint = fingerprintOf(read, definition);
+    // A reader that cannot see the store's server set (tests, tools) gets the plain slug.
+    const segment = read.wireSegment ?? toCamelSegment(serverId);
+    const fingerprint = fingerprintOf(read, definition, segment);
     const previous = state.servers.get(serverId);
     if (previous && previous.fingerprint === fingerprint) continue;
-    const segment = toCamelSegment(serverId);
-    state.servers.set(serverId, {
+    const server: ServerState = {
       fingerprint,
       definition,
       tools: read.tools,
       names: previous?.names ?? new Map(),
       segment,
-    });
-    let group = state.groups.get(segment);
-    if (!group) {
-      group = new Set();
-      state.groups.set(segment, group);
-    }
-    group.add(serverId);
-    changedSegments.add(segment);
-    rebuilt.add(serverId);
-  }
-
-  for (const segment of changedSegments) {
-    rebuildSegment({ registry, state, segment, rebuilt, caller: options.caller ?? refusingCaller, reader });
+    };
+    state.servers.set(serverId, server);
+    registerServer({ registry, serverId, server, caller, reader });
   }
 
   for (const [serverId, ids] of selectedByServer) {
@@ -198,63 +188,35 @@ export async function syncMcpToolsToRegistry(
 }
 
 /**
- * Re-registers the servers of one camelCase segment whose tools or names changed. Names are
- * assigned over the whole segment, because only servers sharing a segment can share a plain name.
+ * Re-registers one server's tools. Names are assigned over this server's own list: segments of
+ * enabled servers are distinct, so only tools of the same server can share a plain name, and the
+ * answer never depends on what else this registry holds.
  */
-function rebuildSegment(options: {
+function registerServer(options: {
   registry: ToolRegistry;
-  state: RegistryState;
-  segment: string;
-  rebuilt: ReadonlySet<string>;
+  serverId: string;
+  server: ServerState;
   caller: McpToolCaller;
   reader: CatalogReader;
 }): void {
-  const { registry, state } = options;
-  const members = [...(state.groups.get(options.segment) ?? [])]
-    .map((serverId) => [serverId, state.servers.get(serverId)] as const)
-    .filter((member): member is readonly [string, ServerState] => member[1] !== undefined);
-  if (members.length === 0) {
-    state.groups.delete(options.segment);
-    return;
-  }
-  const pairs = members.flatMap(([serverId, server]) =>
-    offeredTools(server).map((tool) => ({ serverId, toolName: tool.name })),
-  );
-  const names = assignMcpWireNames(pairs);
-  const toRegister: Array<readonly [string, ServerState]> = [];
-  for (const [serverId, server] of members) {
-    const offered = offeredTools(server);
-    const sameNames =
-      offered.length === server.names.size &&
-      offered.every(
-        (tool) => server.names.get(makeToolId(serverId, tool.name)) === names.get(makeToolId(serverId, tool.name)),
-      );
-    if (options.rebuilt.has(serverId) || !sameNames) toRegister.push([serverId, server]);
-  }
-  // Drop stale names first, so a name moving between two servers of the segment is not lost.
+  const { registry, serverId, server } = options;
+  const offered = offeredTools(server);
+  const names = assignMcpWireNames(offered.map((tool) => ({ serverId, toolName: tool.name, segment: server.segment })));
+  // Drop stale names first. Only this server's own entries: a name now held by another server
+  // (one that took over a segment after this one was disabled) stays with its new owner.
   const newNames = new Set(names.values());
-  for (const [serverId, server] of toRegister) {
-    for (const name of server.names.values()) {
-      if (!newNames.has(name) && registry.getByName(name)?.mcp?.serverId === serverId) registry.deregister(name);
-    }
+  for (const name of server.names.values()) {
+    if (!newNames.has(name) && registry.getByName(name)?.mcp?.serverId === serverId) registry.deregister(name);
   }
   const currentDefinition = options.reader.getServer?.bind(options.reader);
-  for (const [serverId, server] of toRegister) {
-    const registered = new Map<string, string>();
-    for (const tool of offeredTools(server)) {
-      const id = makeToolId(serverId, tool.name);
-      const wireName = names.get(id) as string;
-      registry.register(
-        createMcpToolEntry({
-          definition: server.definition,
-          tool,
-          wireName,
-          caller: options.caller ?? refusingCaller,
-          currentDefinition,
-        }),
-      );
-      registered.set(id, wireName);
-    }
-    server.names = registered;
+  const registered = new Map<string, string>();
+  for (const tool of offered) {
+    const id = makeToolId(serverId, tool.name);
+    const wireName = names.get(id) as string;
+    registry.register(
+      createMcpToolEntry({ definition: server.definition, tool, wireName, caller: options.caller, currentDefinition }),
+    );
+    registered.set(id, wireName);
   }
+  server.names = registered;
 }

@@ -4,6 +4,7 @@ import { createRunToolState, type RunToolState } from '../exposition/run-tool-st
 import { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import { makeEntry, makeTool } from '../test-support/fixtures.js';
+import { applyMetaToolEffects } from './apply-meta-tool-effects.js';
 import { createMetaTools } from './create-meta-tools.js';
 
 interface Fixture {
@@ -275,5 +276,51 @@ describe('tool_invoke', () => {
     state.allowedNames.push('failing');
     state.inspectedNames.push('failing');
     await expect(run(meta.tool_invoke, { name: 'failing', params: {} })).rejects.toThrow('upstream failed');
+  });
+});
+
+describe('applyMetaToolEffects (replaying journalled results)', () => {
+  // What the journal holds: the JSON of each output.
+  const journalled = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+  it('re-applies what tool_inspect, verbose tool_search and a TOOL_NOT_INSPECTED refusal did', async () => {
+    const { meta, state } = fixture();
+    const calls = [
+      { toolName: 'tool_inspect', input: { name: 'mcp__gh__createIssue' } },
+      { toolName: 'tool_search', input: { query: 'file', verbose: true } },
+      { toolName: 'tool_invoke', input: { name: 'inline_plain', params: { path: 'x' } } },
+    ] as const;
+    const outputs: unknown[] = [];
+    for (const call of calls) outputs.push(journalled(await run(meta[call.toolName], call.input)));
+    expect(state.inspectedNames.length).toBeGreaterThanOrEqual(4);
+
+    const replayed = createRunToolState();
+    replayed.allowedNames = [...state.allowedNames];
+    calls.forEach((call, index) => applyMetaToolEffects(replayed, { ...call, output: outputs[index] }));
+    expect([...replayed.inspectedNames].sort()).toEqual([...state.inspectedNames].sort());
+    // Idempotent.
+    calls.forEach((call, index) => applyMetaToolEffects(replayed, { ...call, output: outputs[index] }));
+    expect([...replayed.inspectedNames].sort()).toEqual([...state.inspectedNames].sort());
+  });
+
+  it('marks nothing for a refusal, a terse search or a name outside the request', () => {
+    const state = createRunToolState();
+    state.allowedNames = ['mcp__fs__readFile'];
+    applyMetaToolEffects(state, {
+      toolName: 'tool_inspect',
+      input: { name: 'x' },
+      output: { refused: true, code: 'TOOL_NOT_IN_REQUEST', message: 'no' },
+    });
+    applyMetaToolEffects(state, {
+      toolName: 'tool_search',
+      input: { query: 'file' },
+      output: { results: [{ namespace: 'mcp:fs', tools: [{ name: 'mcp__fs__readFile', description: 'Read' }] }] },
+    });
+    applyMetaToolEffects(state, {
+      toolName: 'tool_inspect',
+      input: { name: 'mcp__other' },
+      output: { name: 'mcp__other', signature: 'function mcp__other(params) {}' },
+    });
+    expect(state.inspectedNames).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import type { CatalogRead, CatalogReader } from '../catalog/catalog-reader.js';
 import type { McpCallResult, McpToolCaller, McpToolCallRequest } from '../mcp/mcp-tool-caller.js';
 import type { DeferMode, ToolEntry } from '../registry/tool-entry.js';
 import { toolInputSchema } from '../schema/tool-input-schema.js';
+import { assignServerSegments } from '../wire-names/assign-server-segments.js';
 
 /** A plain tool with a JSON schema and an execute that echoes its input. */
 export function makeTool(
@@ -131,9 +132,17 @@ export class FakeCatalogReader implements CatalogReader {
   async readMany(serverIds: readonly string[]): Promise<Map<string, CatalogRead>> {
     this.readManyCalls.push([...serverIds]);
     const out = new Map<string, CatalogRead>();
+    // Like the real reader: segments over every enabled server this "store" holds.
+    const enabled = [...this.reads.values()].flatMap((read) => (read.definition?.enabled ? [read.serverId] : []));
+    const segments = assignServerSegments(enabled);
     for (const serverId of serverIds) {
       const read = this.reads.get(serverId);
-      out.set(serverId, read ?? { serverId, state: 'cold', tools: [], definition: null, coldReason: 'unknown-server' });
+      const segment = segments.get(serverId);
+      if (!read) {
+        out.set(serverId, { serverId, state: 'cold', tools: [], definition: null, coldReason: 'unknown-server' });
+      } else {
+        out.set(serverId, read.state !== 'cold' && segment !== undefined ? { ...read, wireSegment: segment } : read);
+      }
     }
     return out;
   }

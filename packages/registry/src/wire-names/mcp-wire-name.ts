@@ -16,11 +16,21 @@ const SERVER_SEGMENT_BUDGET = 20;
 export interface McpToolPair {
   serverId: string;
   toolName: string;
+  /**
+   * The server segment, from {@link assignServerSegments} over every enabled server, so that
+   * servers whose ids share a camelCase slug never share a name.
+   * @default toCamelSegment(serverId)
+   */
+  segment?: string;
 }
 
-/** `mcp__<camel(server)>__<camel(tool)>`, which may be invalid, too long or shared. */
+function segmentOf(pair: McpToolPair): string {
+  return pair.segment ?? toCamelSegment(pair.serverId);
+}
+
+/** `mcp__<segment>__<camel(tool)>`, which may be invalid, too long or shared. */
 function plainName(pair: McpToolPair): string {
-  return `${PREFIX}${toCamelSegment(pair.serverId)}${SEPARATOR}${toCamelSegment(pair.toolName)}`;
+  return `${PREFIX}${segmentOf(pair)}${SEPARATOR}${toCamelSegment(pair.toolName)}`;
 }
 
 function pairDigest(pair: McpToolPair): string {
@@ -35,13 +45,15 @@ function pairDigest(pair: McpToolPair): string {
 function digestName(pair: McpToolPair, digestLength: number): string {
   const suffix = `_${pairDigest(pair).slice(0, digestLength)}`;
   const budget = MAX_TOOL_NAME_LENGTH - PREFIX.length - SEPARATOR.length - suffix.length;
-  const server = (toCamelSegment(pair.serverId) || 'x').slice(0, Math.min(SERVER_SEGMENT_BUDGET, budget - 1));
+  // A cut disambiguated segment may end in `_`; dropping it keeps the `__` separator unambiguous.
+  const server =
+    (segmentOf(pair) || 'x').slice(0, Math.min(SERVER_SEGMENT_BUDGET, budget - 1)).replace(/_+$/, '') || 'x';
   const tool = (toCamelSegment(pair.toolName) || 'x').slice(0, budget - server.length);
   return `${PREFIX}${server}${SEPARATOR}${tool}${suffix}`;
 }
 
 function plainIsUsable(pair: McpToolPair, plain: string): boolean {
-  return isValidToolName(plain) && toCamelSegment(pair.serverId) !== '' && toCamelSegment(pair.toolName) !== '';
+  return isValidToolName(plain) && segmentOf(pair) !== '' && toCamelSegment(pair.toolName) !== '';
 }
 
 /**
@@ -49,8 +61,8 @@ function plainIsUsable(pair: McpToolPair, plain: string): boolean {
  * characters, otherwise the digest-suffixed form. Use {@link assignMcpWireNames} when several tools
  * are in play, because distinct tools can share a plain form.
  */
-export function mcpWireName(serverId: string, toolName: string): string {
-  const pair = { serverId, toolName };
+export function mcpWireName(serverId: string, toolName: string, segment?: string): string {
+  const pair = { serverId, toolName, segment };
   const plain = plainName(pair);
   return plainIsUsable(pair, plain) ? plain : digestName(pair, DIGEST_LENGTH);
 }
@@ -60,6 +72,11 @@ export function mcpWireName(serverId: string, toolName: string): string {
  * given set whatever its order, and injective: every tool whose plain name is shared with another
  * tool in the set gets the digest-suffixed form (none of them wins by arrival order), and digests
  * are lengthened where two would still meet.
+ *
+ * The registry calls it with the tools of one server at a time, each with its segment from
+ * {@link assignServerSegments}: segments of enabled servers are distinct, so plain names of two
+ * servers never meet, and a tool's name depends only on its own server's list, never on which
+ * other servers a process happened to read.
  */
 export function assignMcpWireNames(pairs: ReadonlyArray<McpToolPair>): Map<string, string> {
   const unique = new Map<string, McpToolPair>();

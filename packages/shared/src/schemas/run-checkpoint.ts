@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toolCallRecordSchema, stepRecordSchema, usageSchema } from './run-result.js';
+import { runWarningSchema, toolCallRecordSchema, stepRecordSchema, usageSchema } from './run-result.js';
 
 /** A pending approval remembered in the checkpoint while a run is parked. */
 export const pendingApprovalSchema = z.strictObject({
@@ -21,6 +21,12 @@ export const runCheckpointSchema = z.strictObject({
   /** AI SDK model messages so far (the run's own history, not the system prompt). */
   messages: z.array(z.looseObject({ role: z.string() })),
   allowedNames: z.array(z.string()),
+  /**
+   * Every MCP tool name the run has shown the model, with the tool id (`serverId:toolName`) it
+   * stood for. On resume a tool keeps the name the run already used while that name still means
+   * the same tool, even if the store's server set now names it differently.
+   */
+  wireNames: z.record(z.string(), z.string()).default({}),
   inspectedNames: z.array(z.string()),
   step: z.number().int().nonnegative(),
   steps: z.array(stepRecordSchema).default([]),
@@ -31,6 +37,8 @@ export const runCheckpointSchema = z.strictObject({
   /** Tool call ids whose tool already executed, so a re-run never executes them twice. */
   executedToolCallIds: z.array(z.string()).default([]),
   status: z.enum(['running', 'waiting-approval', 'completed', 'failed']).default('running'),
+  /** Warnings of every attempt so far, kept so that a resumed run still reports them. */
+  warnings: z.array(runWarningSchema).default([]),
   updatedAt: z.number().int().nonnegative(),
 });
 

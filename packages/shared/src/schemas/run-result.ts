@@ -34,6 +34,18 @@ export const stepRecordSchema = z.strictObject({
   usage: usageSchema,
 });
 
+/**
+ * Something the run could not do as its spec asked, reported beside its result. Today only
+ * `MCP_SERVER_UNAVAILABLE`: a server the spec names was removed (`reason: removed`) or turned off
+ * (`reason: disabled`) after the run was enqueued, so its tools were missing from the run.
+ */
+export const runWarningSchema = z.strictObject({
+  code: z.literal('MCP_SERVER_UNAVAILABLE'),
+  serverId: z.string(),
+  reason: z.enum(['removed', 'disabled']),
+  message: z.string(),
+});
+
 /** Return value of an `agent-runs` job. */
 export const runResultSchema = z.strictObject({
   runId: z.string(),
@@ -53,9 +65,12 @@ export const runResultSchema = z.strictObject({
       deferredTokens: z.number().int().nonnegative(),
     })
     .optional(),
+  /** What the run could not do as asked; absent (or empty) when nothing went missing. */
+  warnings: z.array(runWarningSchema).optional(),
 });
 
 export type Usage = z.output<typeof usageSchema>;
 export type ToolCallRecord = z.output<typeof toolCallRecordSchema>;
 export type StepRecord = z.output<typeof stepRecordSchema>;
 export type RunResult = z.output<typeof runResultSchema>;
+export type RunWarning = z.output<typeof runWarningSchema>;
