@@ -124,6 +124,8 @@ describe('connectMcpServer: timeouts, errors and close', () => {
     });
     await first.server.close();
     await expect.poll(() => unexpected).toBe(1);
+    // Closing after the server went away is harmless and does not count again.
+    await connection.close();
 
     const second = linkedServer(() => undefined);
     const closedOnPurpose = await connectMcpServer({
