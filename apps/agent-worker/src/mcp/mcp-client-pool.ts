@@ -65,11 +65,11 @@ interface PoolEntry {
 /**
  * Per-process MCP client connections for tool calls, opened through `@agentq/mcp-connect` (the
  * transports, the Streamable HTTP to SSE fallback, the address guard, timeouts and error codes
- * are the same as the warmer's), keyed by server id and definition hash (a
- * changed definition gets a new connection, the old one drains and closes). Clients open lazily on
- * the first call, are reference-counted, close after `idleMs` without use on an `unref()`'d timer,
- * and are evicted when their transport closes or a call fails below the protocol. A failed
- * connect is never cached: the next call tries again.
+ * are the warmer's too). Keyed by server id and definition hash: a changed definition gets a new
+ * connection, the old one drains and closes. Clients open lazily on the first call, are
+ * reference-counted, close after `idleMs` without use on an `unref()`'d timer, and are evicted
+ * when their transport closes or a call fails below the protocol. A failed connect is never
+ * cached: the next call tries again.
  *
  * Every failure is thrown as an error for that one call, with the connection layer's code
  * (`MCP_CONNECT_FAILED`, `MCP_CONNECT_TIMEOUT`, `MCP_CALL_FAILED`, `MCP_CALL_TIMEOUT`,

@@ -131,6 +131,8 @@ async function initialize(input: {
   let timedOut = false;
   try {
     options.signal?.throwIfAborted();
+    // `fetch` is the one place a fetch that pins the address the guard checked plugs in for every
+    // HTTP transport of both roles (default it here rather than at each caller).
     transport = options.openTransport
       ? options.openTransport(definition)
       : openSdkTransport(definition.transport, { logger, stderr, fetch: options.fetch });
