@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 COPY packages/shared/package.json packages/shared/
 COPY packages/registry/package.json packages/registry/
 COPY packages/client/package.json packages/client/
+COPY packages/mcp-connect/package.json packages/mcp-connect/
 COPY apps/catalog-warmer/package.json apps/catalog-warmer/
 COPY apps/agent-worker/package.json apps/agent-worker/
 COPY apps/api/package.json apps/api/

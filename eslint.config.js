@@ -51,12 +51,42 @@ export default tseslint.config(
     },
   },
   {
+    // The registry never opens a connection: it calls MCP tools through the caller it is given.
     files: ['packages/registry/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: ['@agentq/client', '@agentq/catalog-warmer', '@agentq/agent-worker', '@agentq/api', '@agentq/cli'],
+          patterns: [
+            '@agentq/client',
+            '@agentq/mcp-connect',
+            '@agentq/catalog-warmer',
+            '@agentq/agent-worker',
+            '@agentq/api',
+            '@agentq/cli',
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The MCP connection layer sits on shared and the MCP SDK only: no queues, no registry, no model.
+    files: ['packages/mcp-connect/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            '@agentq/registry',
+            '@agentq/client',
+            '@agentq/catalog-warmer',
+            '@agentq/agent-worker',
+            '@agentq/api',
+            '@agentq/cli',
+            'bullmq',
+            'ioredis',
+            'ai',
+          ],
         },
       ],
     },

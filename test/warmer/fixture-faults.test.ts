@@ -59,7 +59,7 @@ describe('a failing refresh keeps the last known good list', () => {
     { fault: 'hang-connect', transport: 'http', code: 'MCP_CONNECT_TIMEOUT' },
     { fault: 'hang-list', transport: 'stdio', code: 'MCP_LIST_TIMEOUT' },
     { fault: 'hang-list', transport: 'http', code: 'MCP_LIST_TIMEOUT' },
-    { fault: 'crash-mid-list', transport: 'stdio', code: 'MCP_LIST_FAILED', options: { pageSize: 2 } },
+    { fault: 'crash-mid-list', transport: 'stdio', code: 'MCP_TRANSPORT_CLOSED', options: { pageSize: 2 } },
   ];
   for (const { fault, transport, code, options } of cases) {
     it(`marks the server stale on ${fault} over ${transport}`, async () => {

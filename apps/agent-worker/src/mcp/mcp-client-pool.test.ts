@@ -74,7 +74,7 @@ describe('McpClientPool', () => {
     servers.failNextConnect();
     const request = { serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } };
     await expect(pool.callTool(request)).rejects.toSatisfy(
-      (error) => AgentqError.isInstance(error) && error.code === 'MCP_CALL_FAILED',
+      (error) => AgentqError.isInstance(error) && error.code === 'MCP_CONNECT_FAILED',
     );
     expect(pool.size).toBe(0);
     await expect(pool.callTool(request)).resolves.toMatchObject({ content: [{ type: 'text', text: 'x' }] });
@@ -107,8 +107,19 @@ describe('McpClientPool', () => {
     pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
     await expect(
       pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'never', input: {} }),
-    ).rejects.toSatisfy((error) => AgentqError.isInstance(error) && error.code === 'MCP_CALL_FAILED');
+    ).rejects.toSatisfy((error) => AgentqError.isInstance(error) && error.code === 'MCP_CALL_TIMEOUT');
     expect(pool.size).toBe(0);
+  });
+
+  it('keeps the client when a tool fails on its own terms', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    await pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } });
+    await expect(
+      pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 1 } }),
+    ).resolves.toMatchObject({ isError: true });
+    expect(pool.size).toBe(1);
+    expect(servers.connects).toBe(1);
   });
 
   it('closes idle clients', async () => {
@@ -127,10 +138,7 @@ describe('McpClientPool', () => {
     const error = await pool
       .callTool({ serverId: 'mem', definition: http, toolName: 'echo', input: { text: 'x' } })
       .catch((caught: unknown) => caught);
-    expect(AgentqError.isInstance(error) && error.code).toBe('MCP_CALL_FAILED');
-    expect(AgentqError.isInstance((error as Error).cause) && ((error as Error).cause as AgentqError).code).toBe(
-      'PRIVATE_ADDRESS',
-    );
+    expect(AgentqError.isInstance(error) && error.code).toBe('PRIVATE_ADDRESS');
     expect(servers.connects).toBe(0);
     const allowed = new McpClientPool({
       logger: silentLogger(),

@@ -1,18 +1,23 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   AgentqError,
-  checkFetchTarget,
   definitionHash,
+  maskSecretValues,
   resolveSecrets,
   type Logger,
   type SecretRegistry,
   type ServerDefinition,
-  maskSecretValues,
 } from '@agentq/shared';
-import { claimCurrentToolCall, ToolCallAlreadyClaimed } from '../run/tool-call-claims.js';
-import { openMcpTransport } from './open-mcp-transport.js';
+import {
+  callServerTool,
+  connectMcpServer,
+  MCP_ERROR_CODES,
+  McpConnectError,
+  messageOf,
+  type McpConnection,
+  type McpToolCallResult,
+} from '@agentq/mcp-connect';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { claimCurrentToolCall } from '../run/tool-call-claims.js';
 
 /** One MCP tool call, as the registry's MCP entries make it. */
 export interface McpPoolCallRequest {
@@ -25,11 +30,7 @@ export interface McpPoolCallRequest {
 }
 
 /** The raw result of an MCP `tools/call`. */
-export interface McpPoolCallResult {
-  content: Array<Record<string, unknown>>;
-  isError?: boolean;
-  structuredContent?: unknown;
-}
+export type McpPoolCallResult = McpToolCallResult;
 
 /** Options of {@link McpClientPool}. */
 export interface McpClientPoolOptions {
@@ -38,17 +39,22 @@ export interface McpClientPoolOptions {
   env?: Record<string, string | undefined>;
   /** Close a client this long after its last call finished. @default 60000 */
   idleMs?: number;
-  /** @default false */
+  /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateFetch?: boolean;
-  /** Builds transports; tests swap in in-memory ones. @default {@link openMcpTransport} */
+  /**
+   * The `fetch` HTTP transports send with (a DNS-pinning guarded fetch plugs in here).
+   * @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
+  /** Builds transports; tests swap in in-memory ones. @default the transports of `@agentq/mcp-connect` */
   openTransport?: (definition: ServerDefinition) => Transport;
 }
 
 interface PoolEntry {
   key: string;
   serverId: string;
-  ready: Promise<Client>;
-  client: Client | undefined;
+  ready: Promise<McpConnection>;
+  connection: McpConnection | undefined;
   references: number;
   idleTimer: NodeJS.Timeout | undefined;
   evicted: boolean;
@@ -57,31 +63,43 @@ interface PoolEntry {
 }
 
 /**
- * Per-process MCP client connections for tool calls, keyed by server id and definition hash (a
- * changed definition gets a new connection, the old one drains and closes). Clients open lazily on
- * the first call, are reference-counted, close after `idleMs` without use on an `unref()`'d timer,
- * and are evicted when their transport closes or a call fails below the protocol. A failed
- * connect is never cached: the next call tries again.
+ * Per-process MCP client connections for tool calls, opened through `@agentq/mcp-connect` (the
+ * transports, the Streamable HTTP to SSE fallback, the address guard, timeouts and error codes
+ * are the warmer's too). Keyed by server id and definition hash: a changed definition gets a new
+ * connection, the old one drains and closes. Clients open lazily on the first call, are
+ * reference-counted, close after `idleMs` without use on an `unref()`'d timer, and are evicted
+ * when their transport closes or a call fails below the protocol. A failed connect is never
+ * cached: the next call tries again.
  *
- * Every failure is thrown as an error for that one call; the registry's MCP entries turn it into
- * a tool error the model sees, so a dead server never fails a run.
+ * Every failure is thrown as an error for that one call, with the connection layer's code
+ * (`MCP_CONNECT_FAILED`, `MCP_CONNECT_TIMEOUT`, `MCP_CALL_FAILED`, `MCP_CALL_TIMEOUT`,
+ * `MCP_TRANSPORT_CLOSED`, or the guard's `PRIVATE_ADDRESS`); the registry's MCP entries turn it
+ * into a tool error the model sees, so a dead server never fails a run.
+ *
+ * The pool stays in the worker rather than in `@agentq/mcp-connect`: only runs share connections.
+ * A warmer reads each refresh over a fresh session or its watcher's own, and the pool's claim of a
+ * run's tool call right before the request leaves is worker business.
  */
 export class McpClientPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly logger: Logger;
   private readonly env: Record<string, string | undefined>;
   private readonly idleMs: number;
-  private readonly openTransport: (definition: ServerDefinition) => Transport;
+  private readonly openTransport: ((definition: ServerDefinition) => Transport) | undefined;
   private readonly allowPrivateFetch: boolean;
+  private readonly fetch: typeof fetch | undefined;
+  private readonly secrets: SecretRegistry | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientPoolOptions) {
+    // The redactor hangs off the root logger only; a child does not carry it.
+    this.secrets = (options.logger as Logger & { secrets?: SecretRegistry }).secrets;
     this.logger = options.logger.child({ component: 'mcp-pool' });
     this.env = options.env ?? process.env;
     this.idleMs = options.idleMs ?? 60_000;
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
-    this.openTransport =
-      options.openTransport ?? ((definition) => openMcpTransport({ definition, logger: this.logger }));
+    this.fetch = options.fetch;
+    this.openTransport = options.openTransport;
   }
 
   /** Number of open or opening clients. */
@@ -94,36 +112,23 @@ export class McpClientPool {
     if (this.closing) throw new AgentqError({ code: 'POOL_CLOSED', message: 'the MCP client pool is closed' });
     const entry = this.acquire(request.definition);
     try {
-      const client = await entry.ready;
+      const connection = await entry.ready;
       // Last moment before the request leaves: claim the run's tool call (at most once, ever).
       await claimCurrentToolCall();
-      const result = await client.callTool(
-        { name: request.toolName, arguments: (request.input ?? {}) as Record<string, unknown> },
-        undefined,
-        { signal: request.signal, timeout: request.definition.timeouts.callMs },
-      );
-      if ('toolResult' in result && !('content' in result)) {
-        return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
-      }
-      return {
-        content: (result.content ?? []) as Array<Record<string, unknown>>,
-        isError: result.isError === true ? true : undefined,
-        structuredContent: result.structuredContent,
-      };
-    } catch (error) {
-      if (error instanceof ToolCallAlreadyClaimed) throw error;
-      // A JSON-RPC error answer means the connection works; anything else (closed transport,
-      // timeout, spawn failure) means it may not, so the next call gets a fresh one.
-      if (!(error instanceof McpError) || error.code === -32000 || error.code === -32001) this.evict(entry);
-      // The message reaches the model, the checkpoint and the job result: a transport error can quote
-      // a resolved URL or header, so the connection's secrets are masked and a foreign cause is dropped.
-      throw new AgentqError({
-        code: 'MCP_CALL_FAILED',
-        message: `MCP server ${request.serverId}, tool ${request.toolName}: ${maskSecretValues(String((error as Error).message), entry.secretValues)}`,
-        // Our own errors (address guard, missing secret) carry no resolved values; keep them as the
-        // cause so callers can tell why the call failed.
-        cause: AgentqError.isInstance(error) ? error : undefined,
+      return await callServerTool({
+        client: connection.client,
+        serverId: request.serverId,
+        toolName: request.toolName,
+        input: request.input,
+        timeoutMs: request.definition.timeouts.callMs,
+        signal: request.signal,
+        secretValues: entry.secretValues,
       });
+    } catch (error) {
+      // A JSON-RPC error answer means the connection works; a timeout, a closed transport or a
+      // failed connect means it may not, so the next call gets a fresh one.
+      if (McpConnectError.isInstance(error) && error.connectionBroken) this.evict(entry);
+      throw error;
     } finally {
       this.release(entry);
     }
@@ -151,8 +156,8 @@ export class McpClientPool {
     const entry: PoolEntry = {
       key,
       serverId: definition.id,
-      ready: Promise.resolve(undefined as unknown as Client),
-      client: undefined,
+      ready: Promise.resolve(undefined as unknown as McpConnection),
+      connection: undefined,
       references: 1,
       idleTimer: undefined,
       evicted: false,
@@ -165,32 +170,33 @@ export class McpClientPool {
     return entry;
   }
 
-  private async connect(definition: ServerDefinition, entry: PoolEntry): Promise<Client> {
-    let transport: Transport | undefined;
+  private async connect(definition: ServerDefinition, entry: PoolEntry): Promise<McpConnection> {
     try {
       const resolved = resolveSecrets(definition, this.env);
       entry.secretValues = resolved.secretValues;
-      (this.logger as Logger & { secrets?: SecretRegistry }).secrets?.add(resolved.secretValues);
-      if (resolved.definition.transport.type !== 'stdio') {
-        // Definitions can arrive over the API: never let one point a worker at internal addresses.
-        await checkFetchTarget(resolved.definition.transport.url, {
-          allowPrivate: this.allowPrivateFetch,
-          label: `MCP server ${definition.id}`,
-        });
-      }
-      transport = this.openTransport(resolved.definition);
-      const client = new Client({ name: 'agentq-agent-worker', version: '0.1.0' });
-      client.onclose = () => this.evict(entry);
-      client.onerror = (error) =>
-        this.logger.debug({ serverId: definition.id, error: error.message }, 'mcp transport error');
-      await client.connect(transport, { timeout: definition.timeouts.connectMs });
-      entry.client = client;
-      if (entry.evicted) await client.close().catch(() => undefined);
-      return client;
+      this.secrets?.add(resolved.secretValues);
+      const connection = await connectMcpServer({
+        definition: resolved.definition,
+        logger: this.logger,
+        secretValues: resolved.secretValues,
+        allowPrivateNetwork: this.allowPrivateFetch,
+        fetch: this.fetch,
+        clientName: 'agentq-agent-worker',
+        openTransport: this.openTransport,
+        onUnexpectedClose: () => this.evict(entry),
+      });
+      entry.connection = connection;
+      if (entry.evicted) await connection.close();
+      return connection;
     } catch (error) {
+      // Never cache a failed connect: the next call tries again.
       this.evict(entry);
-      await transport?.close().catch(() => undefined);
-      throw error;
+      if (AgentqError.isInstance(error)) throw error;
+      throw new McpConnectError({
+        code: MCP_ERROR_CODES.connectFailed,
+        message: maskSecretValues(`MCP server ${definition.id}: ${messageOf(error)}`, entry.secretValues),
+        connectionBroken: true,
+      });
     }
   }
 
@@ -217,10 +223,7 @@ export class McpClientPool {
   private async closeEntry(entry: PoolEntry): Promise<void> {
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
-    try {
-      await entry.client?.close();
-    } catch (error) {
-      this.logger.debug({ serverId: entry.serverId, error: (error as Error).message }, 'closing an MCP client failed');
-    }
+    // A connection's close never throws.
+    await entry.connection?.close();
   }
 }

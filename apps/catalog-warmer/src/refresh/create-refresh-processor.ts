@@ -18,14 +18,13 @@ import {
   type RefreshReason,
   maskSecretValues,
 } from '@agentq/shared';
+import { connectMcpServer, listServerTools, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
-import { connectMcpServer, messageOf, type McpConnection } from '../mcp/connect-mcp-server.js';
-import { listServerTools } from '../mcp/list-server-tools.js';
 import type { RefreshLock } from './refresh-lock.js';
 
 /** What one refresh job did; the job's return value. */
@@ -165,12 +164,14 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         const read = async (client: Client) => {
           const tools = client.getServerCapabilities()?.tools;
           listChanged = tools?.listChanged === true;
-          return tools ? await listServerTools({ client, serverId, timeoutMs: listMs, signal }) : [];
+          return tools ? await listServerTools({ client, serverId, timeoutMs: listMs, signal, secretValues }) : [];
         };
         const openFresh = async () => {
           connection = await connectMcpServer({
             definition: resolved.definition,
             logger,
+            secretValues,
+            clientName: 'agentq-catalog-warmer',
             allowPrivateNetwork: options.allowPrivateNetwork,
             signal,
           });

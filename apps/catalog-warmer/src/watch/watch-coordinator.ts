@@ -13,7 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { countLiveWarmers } from '../health/warmer-health.js';
-import { connectMcpServer, messageOf, type McpConnection } from '../mcp/connect-mcp-server.js';
+import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
 import { WatchLeases } from './watch-leases.js';
 
@@ -284,6 +284,8 @@ export class WatchCoordinator {
         connection = await connectMcpServer({
           definition: resolved.definition,
           logger,
+          secretValues: resolved.secretValues,
+          clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
         });

@@ -1,0 +1,193 @@
+import {
+  AgentqError,
+  checkFetchTarget,
+  maskSecretValues,
+  type Logger,
+  type ServerDefinition,
+  type ServerTransport,
+} from '@agentq/shared';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
+import { McpConnectError } from '../errors/mcp-connect-error.js';
+import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
+import { openTransport as openSdkTransport } from '../transports/open-transport.js';
+import { StderrCapture } from '../transports/stderr-capture.js';
+import { shouldFallBackToSse } from './should-fall-back-to-sse.js';
+
+/** The kind of transport a connection actually uses. */
+export type McpTransportKind = ServerTransport['type'];
+
+/** An initialized MCP client connection. */
+export interface McpConnection {
+  client: Client;
+  capabilities: ServerCapabilities | undefined;
+  /** The transport actually used: `sse` when a Streamable HTTP server fell back. */
+  transport: McpTransportKind;
+  /** The last of a stdio server's stderr (bounded); empty for HTTP servers. */
+  stderrTail(): string;
+  /** Closes the client; for stdio this ends (and if needed kills) the child process. Never throws. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link connectMcpServer}. */
+export interface ConnectMcpServerOptions {
+  /** A definition whose `${ENV}` secrets are already resolved. */
+  definition: ServerDefinition;
+  logger: Logger;
+  /** The values substituted for the definition's secrets, masked out of every error thrown. @default [] */
+  secretValues?: readonly string[];
+  /** Allow HTTP servers on private and loopback addresses. @default false */
+  allowPrivateNetwork?: boolean;
+  /**
+   * The `fetch` both HTTP transports use. The fetch-target guard still runs before connecting.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
+  /** Aborts the connection attempt (BullMQ job signal, shutdown). */
+  signal?: AbortSignal;
+  /** Called once when an established connection closes without `close()` being called. */
+  onUnexpectedClose?: () => void;
+  /** `clientInfo.name` sent in `initialize`. @default 'agentq' */
+  clientName?: string;
+  /**
+   * Builds the transport instead of the transport files; tests link in-memory servers here. The
+   * guard, timeouts and error codes apply as for a real transport.
+   */
+  openTransport?: (definition: ServerDefinition) => Transport;
+}
+
+/**
+ * Opens and initializes an MCP client for a server over stdio, Streamable HTTP or legacy SSE,
+ * within the definition's `timeouts.connectMs` for the whole attempt (fallback included).
+ *
+ * - HTTP targets pass the fetch-target guard first (code `PRIVATE_ADDRESS` or `INVALID_URL`).
+ * - A Streamable HTTP server that refuses the first POST as an old server would (see
+ *   {@link shouldFallBackToSse}) is retried as legacy SSE on the same URL; `transport` says which
+ *   one answered.
+ * - A failed attempt closes what it opened (no stray child processes) and throws
+ *   {@link McpConnectError} with `MCP_CONNECT_TIMEOUT` or `MCP_CONNECT_FAILED`, its message masked
+ *   and, for stdio, ending with the server's last stderr.
+ */
+export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpConnection> {
+  const { definition } = options;
+  const deadline = Date.now() + definition.timeouts.connectMs;
+  const logger = options.logger.child({ serverId: definition.id });
+  const transport = definition.transport;
+
+  if (transport.type !== 'stdio') {
+    // Definitions can arrive over the API: never let one point a process at internal addresses.
+    await checkFetchTarget(transport.url, {
+      allowPrivate: options.allowPrivateNetwork ?? false,
+      label: `MCP server ${definition.id}`,
+    });
+  }
+
+  const attempt = (kind: McpTransportKind) =>
+    initialize({ options, logger, kind, deadline, definition: withTransportType(definition, kind) });
+
+  const first = await attempt(transport.type);
+  if ('connection' in first) return first.connection;
+  if (!first.fallBackToSse) throw first.error;
+  logger.info('server refused Streamable HTTP; falling back to legacy SSE');
+  const second = await attempt('sse');
+  if ('connection' in second) return second.connection;
+  throw second.error;
+}
+
+// The SSE attempt of a fallback uses the same URL and headers under the other transport type.
+function withTransportType(definition: ServerDefinition, kind: McpTransportKind): ServerDefinition {
+  const transport = definition.transport;
+  if (kind === transport.type || transport.type === 'stdio' || kind === 'stdio') return definition;
+  return { ...definition, transport: { type: kind, url: transport.url, headers: transport.headers } };
+}
+
+/** One connect attempt: a connection, or the error to throw and whether SSE is worth a try. */
+type Attempt = { connection: McpConnection } | { error: Error; fallBackToSse: boolean };
+
+async function initialize(input: {
+  options: ConnectMcpServerOptions;
+  logger: Logger;
+  kind: McpTransportKind;
+  deadline: number;
+  definition: ServerDefinition;
+}): Promise<Attempt> {
+  const { options, definition, logger } = input;
+  const stderr = new StderrCapture(logger);
+  const client = new Client({ name: options.clientName ?? 'agentq', version: '0.1.0' }, { capabilities: {} });
+  let closedOnPurpose = false;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closedOnPurpose = true;
+    closing ??= client.close().catch(() => undefined);
+    return closing;
+  };
+  // The SDK reports transport errors here as well; they surface through the failing request.
+  client.onerror = (error) => logger.debug({ error: messageOf(error) }, 'mcp transport error');
+
+  let transport: Transport | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  try {
+    options.signal?.throwIfAborted();
+    // `fetch` is the one place a fetch that pins the address the guard checked plugs in for every
+    // HTTP transport of both roles (default it here rather than at each caller).
+    transport = options.openTransport
+      ? options.openTransport(definition)
+      : openSdkTransport(definition.transport, { logger, stderr, fetch: options.fetch });
+    const remaining = Math.max(1, input.deadline - Date.now());
+    // The SDK's timeout covers `initialize` only; a legacy SSE stream that never sends its
+    // endpoint event would hang `start()` forever, so the whole attempt races one deadline.
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error('connect deadline passed'));
+      }, remaining);
+    });
+    await Promise.race([client.connect(transport, { timeout: remaining, signal: options.signal }), deadline]);
+  } catch (error) {
+    await close();
+    // A transport the client never took over (it failed before `connect`) is closed here.
+    await transport?.close().catch(() => undefined);
+    if (AgentqError.isInstance(error)) return { error, fallBackToSse: false };
+    const timeout = timedOut || classifySdkError(error) === 'timeout';
+    return {
+      error: connectFailure({ error, timedOut: timeout, input, stderr }),
+      fallBackToSse: !timeout && input.kind === 'streamable-http' && shouldFallBackToSse(error),
+    };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  client.onclose = () => {
+    if (!closedOnPurpose) options.onUnexpectedClose?.();
+  };
+  return {
+    connection: {
+      client,
+      capabilities: client.getServerCapabilities(),
+      transport: input.kind,
+      stderrTail: () => maskSecretValues(stderr.tail(), options.secretValues ?? []),
+      close,
+    },
+  };
+}
+
+function connectFailure(failure: {
+  error: unknown;
+  timedOut: boolean;
+  input: { options: ConnectMcpServerOptions; kind: McpTransportKind; definition: ServerDefinition };
+  stderr: StderrCapture;
+}): McpConnectError {
+  const { definition, options, kind } = failure.input;
+  const stderrTail = failure.stderr.tail();
+  const detail = failure.timedOut
+    ? `did not finish connecting over ${kind} within ${definition.timeouts.connectMs} ms`
+    : `connect over ${kind} failed (${messageOf(failure.error)})`;
+  const message = `MCP server ${definition.id} ${detail}${stderrTail ? `; stderr: ${stderrTail}` : ''}`;
+  return new McpConnectError({
+    code: failure.timedOut ? MCP_ERROR_CODES.connectTimeout : MCP_ERROR_CODES.connectFailed,
+    message: maskSecretValues(message, options.secretValues ?? []),
+    connectionBroken: true,
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * Every code the MCP connection layer throws, for both roles. The warmer records them in a
+ * server's status; the worker hands them to the model as tool errors. `PRIVATE_ADDRESS`,
+ * `INVALID_URL` (the fetch-target guard) and `SECRET_MISSING` come from `@agentq/shared` and pass
+ * through unchanged.
+ */
+export const MCP_ERROR_CODES = {
+  /** The server could not be reached or did not complete `initialize`. */
+  connectFailed: 'MCP_CONNECT_FAILED',
+  /** Connecting (spawn or HTTP, plus `initialize`) took longer than `timeouts.connectMs`. */
+  connectTimeout: 'MCP_CONNECT_TIMEOUT',
+  /** `tools/list` failed, or paged forever. */
+  listFailed: 'MCP_LIST_FAILED',
+  /** The whole tool list took longer than `timeouts.listMs`. */
+  listTimeout: 'MCP_LIST_TIMEOUT',
+  /** `tools/call` failed: a JSON-RPC error answer, or a transport failure. */
+  callFailed: 'MCP_CALL_FAILED',
+  /** `tools/call` took longer than `timeouts.callMs`. */
+  callTimeout: 'MCP_CALL_TIMEOUT',
+  /** The connection closed while a request was in flight. */
+  transportClosed: 'MCP_TRANSPORT_CLOSED',
+} as const;
+
+/** One of {@link MCP_ERROR_CODES}. */
+export type McpErrorCode = (typeof MCP_ERROR_CODES)[keyof typeof MCP_ERROR_CODES];

@@ -1,0 +1,14 @@
+export { connectMcpServer } from './connect/connect-mcp-server.js';
+export type { ConnectMcpServerOptions, McpConnection, McpTransportKind } from './connect/connect-mcp-server.js';
+export { shouldFallBackToSse } from './connect/should-fall-back-to-sse.js';
+export { listServerTools, MAX_LIST_PAGES } from './requests/list-server-tools.js';
+export type { ListServerToolsOptions } from './requests/list-server-tools.js';
+export { callServerTool } from './requests/call-server-tool.js';
+export type { CallServerToolOptions, McpToolCallResult } from './requests/call-server-tool.js';
+export { McpConnectError } from './errors/mcp-connect-error.js';
+export type { McpConnectErrorOptions } from './errors/mcp-connect-error.js';
+export { MCP_ERROR_CODES } from './errors/mcp-error-codes.js';
+export type { McpErrorCode } from './errors/mcp-error-codes.js';
+export { messageOf } from './errors/describe-sdk-error.js';
+export { childEnvironment } from './transports/child-environment.js';
+export { STDERR_CAP } from './transports/stderr-capture.js';

@@ -1,0 +1,79 @@
+import { AgentqError, maskSecretValues } from '@agentq/shared';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
+import { McpConnectError } from '../errors/mcp-connect-error.js';
+import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
+import { withRequestSignal } from './with-request-signal.js';
+
+/** The result of an MCP `tools/call`, normalized to the current protocol's shape. */
+export interface McpToolCallResult {
+  content: Array<Record<string, unknown>>;
+  isError?: boolean;
+  structuredContent?: unknown;
+}
+
+/** Options of {@link callServerTool}. */
+export interface CallServerToolOptions {
+  client: Client;
+  serverId: string;
+  toolName: string;
+  input: unknown;
+  /** The definition's `timeouts.callMs`. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Masked out of the error message. @default [] */
+  secretValues?: readonly string[];
+}
+
+/**
+ * Calls one tool within `timeoutMs`. A tool that fails on its own terms comes back as a result
+ * with `isError: true`, not as a throw. Throws {@link McpConnectError}:
+ * - `MCP_CALL_TIMEOUT` when the timer fired (`connectionBroken`: the answer may still come, on a
+ *   connection nobody should reuse);
+ * - `MCP_TRANSPORT_CLOSED` when the server went away (`connectionBroken`);
+ * - `MCP_CALL_FAILED` for a JSON-RPC error answer (connection fine) or any other transport
+ *   failure (`connectionBroken`), and for a call aborted by `signal` (connection fine).
+ *
+ * The message reaches the model, the checkpoint and the job result: a transport error can quote a
+ * resolved URL or header, so secrets are masked and a foreign cause is dropped.
+ */
+export async function callServerTool(options: CallServerToolOptions): Promise<McpToolCallResult> {
+  let result: Awaited<ReturnType<Client['callTool']>>;
+  try {
+    result = await withRequestSignal(options.signal, (signal) =>
+      options.client.callTool(
+        { name: options.toolName, arguments: (options.input ?? {}) as Record<string, unknown> },
+        undefined,
+        { signal, timeout: options.timeoutMs },
+      ),
+    );
+  } catch (error) {
+    const aborted = options.signal?.aborted === true;
+    const kind = aborted ? 'answered' : classifySdkError(error, options.client);
+    const code =
+      kind === 'timeout'
+        ? MCP_ERROR_CODES.callTimeout
+        : kind === 'closed'
+          ? MCP_ERROR_CODES.transportClosed
+          : MCP_ERROR_CODES.callFailed;
+    const detail = kind === 'timeout' ? `no answer within ${options.timeoutMs} ms` : messageOf(error);
+    throw new McpConnectError({
+      code,
+      message: maskSecretValues(
+        `MCP server ${options.serverId}, tool ${options.toolName}: ${detail}`,
+        options.secretValues ?? [],
+      ),
+      connectionBroken: kind !== 'answered',
+      cause: AgentqError.isInstance(error) ? error : undefined,
+    });
+  }
+  // Servers on the 2024-10-07 protocol answer with `toolResult` instead of `content`.
+  if ('toolResult' in result && !('content' in result)) {
+    return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
+  }
+  return {
+    content: (result.content ?? []) as Array<Record<string, unknown>>,
+    isError: result.isError === true ? true : undefined,
+    structuredContent: result.structuredContent,
+  };
+}

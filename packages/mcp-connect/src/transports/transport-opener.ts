@@ -1,0 +1,24 @@
+import type { Logger, ServerTransport } from '@agentq/shared';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { StderrCapture } from './stderr-capture.js';
+
+/** What every transport file gets besides its own part of the definition. */
+export interface TransportContext {
+  logger: Logger;
+  /** Where a child process's stderr goes. */
+  stderr: StderrCapture;
+  /**
+   * The `fetch` HTTP transports send with; the place a DNS-pinning guarded fetch plugs in.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
+}
+
+/** The transport definition of one `type`, secrets resolved. */
+export type TransportDefinitionOf<K extends ServerTransport['type']> = Extract<ServerTransport, { type: K }>;
+
+/** Builds an unstarted SDK transport for one kind of transport definition. */
+export type TransportOpener<K extends ServerTransport['type']> = (
+  transport: TransportDefinitionOf<K>,
+  context: TransportContext,
+) => Transport;
