@@ -84,6 +84,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     env,
     idleMs: tuning.mcpIdleMs,
     allowPrivateFetch: config.allowPrivateFetch,
+    allowHosts: config.fetchAllowHosts,
   });
   const store = new RunStore({ redis: connection, prefix, logger });
   const runProcessor = createRunProcessor({

@@ -41,9 +41,11 @@ export interface McpClientPoolOptions {
   idleMs?: number;
   /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateFetch?: boolean;
+  /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
+  allowHosts?: readonly string[];
   /**
-   * The `fetch` HTTP transports send with (a DNS-pinning guarded fetch plugs in here).
-   * @default globalThis.fetch
+   * The `fetch` HTTP transports send with.
+   * @default the connection layer's guarded fetch (pinned to the checked address)
    */
   fetch?: typeof fetch;
   /** Builds transports; tests swap in in-memory ones. @default the transports of `@agentq/mcp-connect` */
@@ -87,6 +89,7 @@ export class McpClientPool {
   private readonly idleMs: number;
   private readonly openTransport: ((definition: ServerDefinition) => Transport) | undefined;
   private readonly allowPrivateFetch: boolean;
+  private readonly allowHosts: readonly string[];
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry | undefined;
   private closing: Promise<void> | undefined;
@@ -98,6 +101,7 @@ export class McpClientPool {
     this.env = options.env ?? process.env;
     this.idleMs = options.idleMs ?? 60_000;
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
+    this.allowHosts = options.allowHosts ?? [];
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
   }
@@ -180,6 +184,7 @@ export class McpClientPool {
         logger: this.logger,
         secretValues: resolved.secretValues,
         allowPrivateNetwork: this.allowPrivateFetch,
+        allowHosts: this.allowHosts,
         fetch: this.fetch,
         clientName: 'agentq-agent-worker',
         openTransport: this.openTransport,

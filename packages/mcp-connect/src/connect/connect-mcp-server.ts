@@ -1,6 +1,7 @@
 import {
   AgentqError,
   checkFetchTarget,
+  createGuardedFetch,
   maskSecretValues,
   type Logger,
   type ServerDefinition,
@@ -41,8 +42,14 @@ export interface ConnectMcpServerOptions {
   /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateNetwork?: boolean;
   /**
-   * The `fetch` both HTTP transports use. The fetch-target guard still runs before connecting.
-   * @default globalThis.fetch
+   * Hosts allowed on private addresses while every other host stays refused
+   * (`AGENTQ_FETCH_ALLOW_HOSTS`: exact names or `*.suffix`). @default []
+   */
+  allowHosts?: readonly string[];
+  /**
+   * The `fetch` both HTTP transports use.
+   * @default a `createGuardedFetch` with the same policy: it connects only to addresses it checked
+   * (no DNS rebinding) and re-checks every redirect
    */
   fetch?: typeof fetch;
   /** Aborts the connection attempt (BullMQ job signal, shutdown). */
@@ -78,8 +85,11 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
 
   if (transport.type !== 'stdio') {
     // Definitions can arrive over the API: never let one point a process at internal addresses.
+    // The early check gives a clear refusal before anything is opened; the guarded fetch below is
+    // what enforces it on every connection and redirect.
     await checkFetchTarget(transport.url, {
       allowPrivate: options.allowPrivateNetwork ?? false,
+      allowHosts: options.allowHosts,
       label: `MCP server ${definition.id}`,
     });
   }
@@ -131,11 +141,20 @@ async function initialize(input: {
   let timedOut = false;
   try {
     options.signal?.throwIfAborted();
-    // `fetch` is the one place a fetch that pins the address the guard checked plugs in for every
-    // HTTP transport of both roles (default it here rather than at each caller).
+    // One place for both roles: every HTTP transport fetches through the guard, which pins the
+    // connection to the address it checked.
+    const fetch =
+      definition.transport.type === 'stdio'
+        ? undefined
+        : (options.fetch ??
+          (createGuardedFetch({
+            allowPrivate: options.allowPrivateNetwork ?? false,
+            allowHosts: options.allowHosts,
+            label: `MCP server ${definition.id}`,
+          }) as typeof globalThis.fetch));
     transport = options.openTransport
       ? options.openTransport(definition)
-      : openSdkTransport(definition.transport, { logger, stderr, fetch: options.fetch });
+      : openSdkTransport(definition.transport, { logger, stderr, fetch });
     const remaining = Math.max(1, input.deadline - Date.now());
     // The SDK's timeout covers `initialize` only; a legacy SSE stream that never sends its
     // endpoint event would hang `start()` forever, so the whole attempt races one deadline.
