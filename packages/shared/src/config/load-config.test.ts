@@ -36,7 +36,17 @@ describe('loadConfig', () => {
       openaiApiKey: undefined,
       anthropicApiKey: undefined,
       allowPrivateFetch: false,
+      allowStdioFromApi: false,
+      stdioCommands: '',
+      secretNames: '',
+      secretHosts: '',
     });
+  });
+
+  it('refuses a malformed secret binding at start, naming the variable', () => {
+    expect(configError({ AGENTQ_SECRET_HOSTS: 'GITHUB_TOKEN' }).issues.map((issue) => issue.field)).toEqual([
+      'AGENTQ_SECRET_HOSTS',
+    ]);
   });
 
   it('treats an empty string as unset', () => {
