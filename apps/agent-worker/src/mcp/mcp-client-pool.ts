@@ -9,7 +9,7 @@ import {
   type Logger,
   type SecretRegistry,
   type ServerDefinition,
-  maskSecretValues,
+  maskServerError,
 } from '@agentq/shared';
 import { claimCurrentToolCall, ToolCallAlreadyClaimed } from '../run/tool-call-claims.js';
 import { openMcpTransport } from './open-mcp-transport.js';
@@ -119,7 +119,7 @@ export class McpClientPool {
       // a resolved URL or header, so the connection's secrets are masked and a foreign cause is dropped.
       throw new AgentqError({
         code: 'MCP_CALL_FAILED',
-        message: `MCP server ${request.serverId}, tool ${request.toolName}: ${maskSecretValues(String((error as Error).message), entry.secretValues)}`,
+        message: `MCP server ${request.serverId}, tool ${request.toolName}: ${maskServerError(String((error as Error).message), entry.secretValues)}`,
         // Our own errors (address guard, missing secret) carry no resolved values; keep them as the
         // cause so callers can tell why the call failed.
         cause: AgentqError.isInstance(error) ? error : undefined,
