@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { maskSecretValues, maskServerError, SECRET_MASK, secretValueVariants } from './mask-secret-values.js';
 
-const secret = 'p@ss w/rd+~:ü?&=42';
+const secret = 'p@ss w/rd+~|:ü&=42';
 
 describe('maskSecretValues', () => {
   it('masks every occurrence of each value and leaves very short values alone', () => {
@@ -20,6 +20,8 @@ describe('maskSecretValues', () => {
       JSON.stringify(`"${secret}\\`).slice(1, -1),
       Buffer.from(secret).toString('base64'),
       Buffer.from(secret).toString('base64url'),
+      new URL(`http://h/${secret}`).pathname.slice(1),
+      new URL(`http://h/?${secret}`).search.slice(1),
     ];
     for (const form of forms) {
       const masked = maskSecretValues(`GET /x?k=${form} failed`, [secret]);

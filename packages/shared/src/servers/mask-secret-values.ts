@@ -14,7 +14,8 @@ const maxCachedSecrets = 1_000;
 /**
  * The forms in which a secret value travels and can be echoed back, longest first:
  * - raw, and as JSON string content;
- * - percent-encoded by `encodeURIComponent` and by `encodeURI`, with upper- or lower-case hex;
+ * - percent-encoded by `encodeURIComponent` and by `encodeURI`, with upper- or lower-case hex,
+ *   and as the URL parser encodes it in a path and in a query;
  * - form-encoded (`application/x-www-form-urlencoded`, spaces as `+`);
  * - base64, standard and URL-safe, of the value alone;
  * - base64 of the value embedded in a longer text (a Basic `user:password` header, a token inside
@@ -33,6 +34,16 @@ export function secretValueVariants(secret: string): readonly string[] {
     forms.add(encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
   }
   forms.add(new URLSearchParams({ v: secret }).toString().slice(2));
+  // The WHATWG URL parser, which fetch uses, percent-encodes a path and a query each with its own
+  // set (`|` stays as it is, unlike in encodeURI). A `#` or `?` in the value would cut these forms
+  // short; only whole ones are kept.
+  for (const [base, part] of [
+    ['http://h/', 'pathname'],
+    ['http://h/?', 'search'],
+  ] as const) {
+    const encoded = new URL(base + secret)[part].slice(1);
+    if (encoded.length >= secret.length) forms.add(encoded);
+  }
   forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
   const bytes = Buffer.from(secret, 'utf8');
   const whole = bytes.toString('base64');
