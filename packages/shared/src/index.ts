@@ -74,6 +74,7 @@ export { definitionHash } from './servers/definition-hash.js';
 export { resolveSecrets } from './servers/resolve-secrets.js';
 export {
   maskSecretValues,
+  maskSecretsDeep,
   maskServerError,
   MAX_SERVER_ERROR_LENGTH,
   SECRET_MASK,

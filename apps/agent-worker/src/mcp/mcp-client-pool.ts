@@ -9,6 +9,7 @@ import {
   type Logger,
   type SecretRegistry,
   type ServerDefinition,
+  maskSecretsDeep,
   maskServerError,
 } from '@agentq/shared';
 import { claimCurrentToolCall, ToolCallAlreadyClaimed } from '../run/tool-call-claims.js';
@@ -105,11 +106,14 @@ export class McpClientPool {
       if ('toolResult' in result && !('content' in result)) {
         return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
       }
-      return {
+      const answer: McpPoolCallResult = {
         content: (result.content ?? []) as Array<Record<string, unknown>>,
         isError: result.isError === true ? true : undefined,
         structuredContent: result.structuredContent,
       };
+      // An error result is the server's own error text and may echo the request; a successful one
+      // is the tool's output and is passed on as it is (a resolved path can be what the model needs).
+      return answer.isError ? maskSecretsDeep(answer, entry.secretValues) : answer;
     } catch (error) {
       if (error instanceof ToolCallAlreadyClaimed) throw error;
       // A JSON-RPC error answer means the connection works; anything else (closed transport,

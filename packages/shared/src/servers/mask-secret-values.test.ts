@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecretValues, maskServerError, SECRET_MASK, secretValueVariants } from './mask-secret-values.js';
+import {
+  maskSecretsDeep,
+  maskSecretValues,
+  maskServerError,
+  SECRET_MASK,
+  secretValueVariants,
+} from './mask-secret-values.js';
 
 const secret = 'p@ss w/rd+~|:ü&=42';
 
@@ -61,5 +67,24 @@ describe('maskServerError', () => {
     expect(bounded.length).toBeLessThan(2_100);
     expect(bounded).not.toContain(encodeURIComponent(secret).slice(0, 8));
     expect(maskServerError('short', [secret])).toBe('short');
+  });
+});
+
+describe('maskSecretsDeep', () => {
+  it('masks every string of an error result, keys included, and bounds the depth', () => {
+    const result = {
+      isError: true,
+      content: [{ type: 'text', text: `bad path /x/${encodeURIComponent(secret)}` }],
+      structuredContent: { [secret]: [Buffer.from(secret).toString('base64')], count: 3 },
+    };
+    const masked = maskSecretsDeep(result, [secret]);
+    expect(JSON.stringify(masked)).not.toContain(encodeURIComponent(secret));
+    expect(JSON.stringify(masked)).not.toContain(Buffer.from(secret).toString('base64'));
+    expect(masked.structuredContent.count).toBe(3);
+    expect(masked.isError).toBe(true);
+    let deep: unknown = secret;
+    for (let level = 0; level < 50; level += 1) deep = [deep];
+    expect(JSON.stringify(maskSecretsDeep(deep, [secret]))).not.toContain(secret);
+    expect(maskSecretsDeep(result, [])).toBe(result);
   });
 });

@@ -94,3 +94,22 @@ export function maskServerError(
   if (masked.length <= maxLength) return masked;
   return `${masked.slice(0, maxLength)}… (${masked.length - maxLength} more characters cut)`;
 }
+
+/**
+ * A JSON-like value with {@link maskSecretValues} applied to every string in it (keys included),
+ * down to `maxDepth` levels; deeper parts are replaced by the mask rather than passed on unread.
+ * For an MCP server's error result, which goes to the model, the checkpoint and the run result.
+ */
+export function maskSecretsDeep<T>(value: T, secretValues: readonly string[], maxDepth = 16): T {
+  if (secretValues.length === 0) return value;
+  const walk = (current: unknown, depth: number): unknown => {
+    if (typeof current === 'string') return maskSecretValues(current, secretValues);
+    if (current === null || typeof current !== 'object') return current;
+    if (depth >= maxDepth) return SECRET_MASK;
+    if (Array.isArray(current)) return current.map((item) => walk(item, depth + 1));
+    return Object.fromEntries(
+      Object.entries(current).map(([key, member]) => [maskSecretValues(key, secretValues), walk(member, depth + 1)]),
+    );
+  };
+  return walk(value, 0) as T;
+}
