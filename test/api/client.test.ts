@@ -196,11 +196,15 @@ describe('@agentq/client against Redis', () => {
   it('manages servers and reads their catalog from the cache only', async () => {
     const refresh = new Queue(QUEUE_NAMES.catalogRefresh, { connection: ctx.redis, prefix: ctx.prefix });
     try {
-      const stored = await client.putServer({
-        id: 'everything',
-        transport: { type: 'stdio', command: 'mcp-server-everything', args: ['stdio'] },
-        alwaysAsk: ['get-env'],
-      });
+      // A stdio command is the operator's to define (as the API's caller it is FORBIDDEN).
+      const stored = await client.putServer(
+        {
+          id: 'everything',
+          transport: { type: 'stdio', command: 'mcp-server-everything', args: ['stdio'] },
+          alwaysAsk: ['get-env'],
+        },
+        { origin: 'operator' },
+      );
       expect(stored.enabled).toBe(true);
       expect(await codeOf(client.putServer({ id: 'Bad Id', transport: { type: 'stdio', command: 'x' } }))).toEqual({
         code: 'VALIDATION',

@@ -3,7 +3,7 @@ import { QUEUE_NAMES } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { TEST_TOKEN, parseExposition, startTestApi, type ApiCaller } from './start-test-api.js';
+import { TEST_TOKEN, parseExposition, startTestApi, testConfig, type ApiCaller } from './start-test-api.js';
 
 const spec = (prompt = 'hello') => ({ assistant: { model: 'scripted:demo' }, input: { prompt } });
 
@@ -14,7 +14,8 @@ describe('REST API (API process alone, real Redis)', () => {
 
   beforeAll(async () => {
     ctx = createTestContext();
-    ({ api, http } = await startTestApi(ctx));
+    // The operator lets the API define this one stdio command (AGENTQ_STDIO_COMMANDS).
+    ({ api, http } = await startTestApi(ctx, testConfig(ctx, { AGENTQ_STDIO_COMMANDS: 'mcp-server-memory' })));
   });
 
   afterAll(async () => {

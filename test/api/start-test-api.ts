@@ -109,7 +109,11 @@ export const everythingServer = {
 export async function startTestDeployment(ctx: TestContext): Promise<TestDeployment> {
   const { startCatalogWarmer } = await import('@agentq/catalog-warmer');
   const { startAgentWorker } = await import('@agentq/agent-worker');
-  const config = testConfig(ctx, { AGENTQ_ALLOW_PRIVATE_FETCH: 'true' });
+  // The demo server is defined over REST by some tests: the operator allows its exact command.
+  const config = testConfig(ctx, {
+    AGENTQ_ALLOW_PRIVATE_FETCH: 'true',
+    AGENTQ_STDIO_COMMANDS: everythingServer.transport.command,
+  });
   const logger = silentLogger();
   const warmer = await startCatalogWarmer({ config, logger });
   const worker = await startAgentWorker({ config, logger });

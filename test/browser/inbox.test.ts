@@ -32,7 +32,7 @@ describe('admin pages in a real browser (Debian chromium via playwright-core)', 
     ctx = createTestContext();
     deployment = await startTestDeployment(ctx);
     client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
-    await client.putServer(everythingServer);
+    await client.putServer(everythingServer, { origin: 'operator' });
     await eventually(
       async () => ((await client.getCatalog('everything')).state === 'connected' ? true : undefined),
       45_000,

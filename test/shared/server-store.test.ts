@@ -25,7 +25,7 @@ const remote: ServerDefinitionInput = {
   transport: {
     type: 'streamable-http',
     url: 'https://mcp.example.com/mcp',
-    headers: { Authorization: 'Bearer ${TOKEN}' },
+    headers: { Authorization: 'Bearer ${AGENTQ_SECRET_TOKEN}' },
   },
   alwaysAsk: ['*'],
 };
@@ -70,7 +70,7 @@ describe('ServerStore round trip', () => {
 
     expect(await store.get('remote')).toEqual(stored);
     // Secrets stay as placeholders in Redis.
-    expect(await context.redis.hget(keyNames(context.prefix).servers, 'remote')).toContain('${TOKEN}');
+    expect(await context.redis.hget(keyNames(context.prefix).servers, 'remote')).toContain('${AGENTQ_SECRET_TOKEN}');
     expect((await store.list()).map((definition) => definition.id)).toEqual(['everything', 'remote']);
 
     const disabled = await store.setEnabled('everything', false);

@@ -27,7 +27,7 @@ const stdioHangConnectTimeouts = { connectMs: 6_000, listMs: 2_500, callMs: 5_00
 beforeAll(async () => {
   harness = await createWarmerHarness();
   directory = await mkdtemp(join(tmpdir(), 'agentq-warmer-faults-'));
-  await harness.startWarmer({ env: { FIXTURE_SECRET_NAME: 'secret-fixture-name' }, logger: captured.logger });
+  await harness.startWarmer({ env: { AGENTQ_SECRET_FIXTURE_NAME: 'secret-fixture-name' }, logger: captured.logger });
 });
 afterAll(async () => {
   await harness.close();
@@ -199,11 +199,11 @@ describe('what a refresh caches', () => {
   it('resolves ${ENV} secrets at connect and never stores them', async () => {
     const entry = await warmed({
       id: 'with-secret',
-      transport: fixtureStdioTransport({ tools: 1, name: '${FIXTURE_SECRET_NAME}' }),
+      transport: fixtureStdioTransport({ tools: 1, name: '${AGENTQ_SECRET_FIXTURE_NAME}' }),
     });
     expect(entry.tools).toHaveLength(3);
     const stored = await harness.ctx.redis.hget(harness.keys.servers, 'with-secret');
-    expect(stored).toContain('${FIXTURE_SECRET_NAME}');
+    expect(stored).toContain('${AGENTQ_SECRET_FIXTURE_NAME}');
     expect(stored).not.toContain('secret-fixture-name');
     // The resolved value went to the log redactor of the warmer's logger.
     captured.logger.info('the fixture is called secret-fixture-name');
@@ -211,11 +211,11 @@ describe('what a refresh caches', () => {
 
     await harness.putServer({
       id: 'missing-secret',
-      transport: fixtureStdioTransport({ tools: 1, name: '${FIXTURE_NOT_SET_ANYWHERE}' }),
+      transport: fixtureStdioTransport({ tools: 1, name: '${AGENTQ_SECRET_FIXTURE_NOT_SET_ANYWHERE}' }),
     });
     const status = await waitFor(() => harness.status('missing-secret'));
     expect(status.state).toBe('error');
-    expect(status.error).toContain('FIXTURE_NOT_SET_ANYWHERE');
+    expect(status.error).toContain('AGENTQ_SECRET_FIXTURE_NOT_SET_ANYWHERE');
   });
 });
 

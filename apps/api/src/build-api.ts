@@ -1,5 +1,5 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { AgentqError, QUEUE_NAMES, type Config, type Logger } from '@agentq/shared';
+import { AgentqError, QUEUE_NAMES, serverPolicyOf, type Config, type Logger } from '@agentq/shared';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { Queue } from 'bullmq';
@@ -65,6 +65,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       cluster: options.config.cluster,
       runAttempts: options.config.runAttempts,
       logger: options.logger,
+      serverPolicy: serverPolicyOf(options.config),
     });
   const queues: Record<string, Queue> = Object.fromEntries(
     Object.values(QUEUE_NAMES).map((name) => [

@@ -26,6 +26,7 @@ const byCode: Record<string, number> = {
   IMPORT_INVALID: EXIT_CODES.usage,
   INVALID_JSON: EXIT_CODES.usage,
   USAGE: EXIT_CODES.usage,
+  FORBIDDEN: EXIT_CODES.usage,
   NOT_FOUND: EXIT_CODES.notFound,
   CONFLICT: EXIT_CODES.conflict,
   ALREADY_DECIDED: EXIT_CODES.conflict,

@@ -14,6 +14,8 @@ import {
   type DecisionRecord,
   type RunResult,
   type ServerDefinition,
+  type ServerOrigin,
+  type ServerPolicy,
 } from '@agentq/shared';
 import { decide } from './approvals/decide.js';
 import { listPendingApprovals, type PendingApprovalInfo } from './approvals/list-pending-approvals.js';
@@ -58,6 +60,24 @@ export interface AgentqClientOptions {
    * @default 5
    */
   runAttempts?: number;
+  /**
+   * What server definitions written through {@link AgentqClient.putServer} may do: stdio commands
+   * (`AGENTQ_ALLOW_STDIO_FROM_API`, `AGENTQ_STDIO_COMMANDS`) and secrets (`AGENTQ_SECRET_NAMES`,
+   * `AGENTQ_SECRET_HOSTS`). The client enforces it itself, since it writes to Redis directly.
+   * @default read from `process.env` of this process (`serverPolicyFromEnv`)
+   */
+  serverPolicy?: ServerPolicy;
+}
+
+/** Options of {@link AgentqClient.putServer}. */
+export interface ServerWriteOptions {
+  /**
+   * `api` for definitions that come from another service or a caller; `operator` only for the
+   * deployment's own tools (the CLI). An `api` stdio definition needs the operator's opt-in
+   * (`FORBIDDEN` otherwise) and may name only secrets bound to hosts.
+   * @default 'api'
+   */
+  origin?: ServerOrigin;
 }
 
 /** The typed producer API of agentq. Every input is validated before anything is written. */
@@ -81,7 +101,12 @@ export interface AgentqClient {
    */
   decide(input: DecisionInput): Promise<DecisionRecord>;
   listServers(): Promise<ServerInfo[]>;
-  putServer(definition: unknown): Promise<ServerDefinition>;
+  /**
+   * Creates or replaces a server definition. As `api` (the default) a stdio transport is refused
+   * with `FORBIDDEN` unless the operator allowed it, and every `${NAME}` must be a secret bound to
+   * hosts (`VALIDATION` naming it otherwise).
+   */
+  putServer(definition: unknown, options?: ServerWriteOptions): Promise<ServerDefinition>;
   removeServer(serverId: string): Promise<void>;
   /**
    * Imports a YAML or JSON servers file, all or nothing (`IMPORT_INVALID` names the file, server
@@ -128,7 +153,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
       refresh: queue(QUEUE_NAMES.catalogRefresh),
       approvals: queue(QUEUE_NAMES.approvals),
     },
-    servers: new ServerStore({ redis, prefix, logger }),
+    servers: new ServerStore({ redis, prefix, logger, policy: options.serverPolicy }),
     logger,
     runAttempts: options.runAttempts ?? 5,
   };
@@ -158,7 +183,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     listPendingApprovals: guard((filter) => listPendingApprovals(context, filter ?? {})),
     decide: guard((input) => decide({ ...context, queue: context.queues.approvals }, input)),
     listServers: guard(() => listServers(context)),
-    putServer: guard((definition) => putServer(context, definition)),
+    putServer: guard((definition, putOptions) => putServer(context, definition, putOptions?.origin ?? 'api')),
     removeServer: guard((serverId) => removeServer(context, serverId)),
     importServers: guard((path) => context.servers.importFile(path)),
     setServerEnabled: guard((serverId, enabled) => setServerEnabled(context, { serverId, enabled })),

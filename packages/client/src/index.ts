@@ -1,5 +1,5 @@
 export { createAgentqClient } from './create-agentq-client.js';
-export type { AgentqClient, AgentqClientOptions } from './create-agentq-client.js';
+export type { AgentqClient, AgentqClientOptions, ServerWriteOptions } from './create-agentq-client.js';
 
 export { RUN_JOB_NAME } from './runs/enqueue-run.js';
 export type { EnqueueRunOptions, EnqueuedRun } from './runs/enqueue-run.js';

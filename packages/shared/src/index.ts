@@ -74,10 +74,32 @@ export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js
 
 export { definitionHash } from './servers/definition-hash.js';
 export { resolveSecrets } from './servers/resolve-secrets.js';
-export { maskSecretValues, SECRET_MASK } from './servers/mask-secret-values.js';
-export type { ResolvedServerDefinition } from './servers/resolve-secrets.js';
+export {
+  maskSecretValues,
+  maskSecretsDeep,
+  maskServerError,
+  MAX_SERVER_ERROR_LENGTH,
+  SECRET_MASK,
+  secretValueVariants,
+} from './servers/mask-secret-values.js';
+export type { ResolvedServerDefinition, ResolveSecretsOptions } from './servers/resolve-secrets.js';
+export {
+  hostMatchesPattern,
+  isAllowedSecretName,
+  isReservedSecretName,
+  SECRET_PREFIX,
+  secretPolicyFromEnv,
+} from './servers/secret-policy.js';
+export type { SecretPolicy } from './servers/secret-policy.js';
+export {
+  checkServerDefinition,
+  placeholderUses,
+  serverPolicyFromEnv,
+  serverPolicyOf,
+} from './servers/server-policy.js';
+export type { PlaceholderUse, ServerOrigin, ServerPolicy } from './servers/server-policy.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
-export type { CorruptServerEntry, ServerStoreOptions } from './servers/server-store.js';
+export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 
 export { canonicalJson, digestOf } from './json/canonical-json.js';
 export { parseWith, safeParseJson } from './json/safe-parse-json.js';

@@ -11,6 +11,7 @@ const statusByCode: Record<string, number> = {
   IMPORT_INVALID: 400,
   UNAUTHORIZED: 401,
   CSRF: 403,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   ALREADY_DECIDED: 409,

@@ -2,7 +2,7 @@ import type { AgentqClient } from '@agentq/client';
 import { AgentqError, catalogStatusSchema, serverDefinitionSchema, serverIdSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
-import { commonErrors, conflictError, notFoundError, validationError } from './common-schemas.js';
+import { commonErrors, conflictError, errorBodySchema, notFoundError, validationError } from './common-schemas.js';
 
 const serverParams = z.strictObject({ serverId: serverIdSchema });
 
@@ -71,20 +71,26 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
       method: 'PUT',
       path: '/v1/servers/{serverId}',
       operationId: 'putServer',
-      summary: 'Create or replace a server definition (secrets as ${ENV} placeholders)',
+      summary: 'Create or replace a server definition (secrets as ${AGENTQ_SECRET_*} placeholders)',
       tag: 'servers',
       params: serverParams,
       body: serverDefinitionSchema.omit({ id: true }).extend({ id: serverIdSchema.optional() }),
       responses: {
         200: { description: 'Stored definition', schema: serverDefinitionSchema },
         400: validationError,
+        403: {
+          description:
+            'FORBIDDEN: a stdio command the operator has not allowed over the API (AGENTQ_ALLOW_STDIO_FROM_API, AGENTQ_STDIO_COMMANDS)',
+          schema: errorBodySchema,
+        },
         ...commonErrors,
       },
       async handler({ params, body }) {
         if (body.id !== undefined && body.id !== params.serverId) {
           throw new AgentqError({ code: 'VALIDATION', field: 'id', message: 'id in the body must match the path' });
         }
-        return { body: await client.putServer({ ...body, id: params.serverId }) };
+        // Always the `api` origin: a caller of the API is never the operator, whatever its token.
+        return { body: await client.putServer({ ...body, id: params.serverId }, { origin: 'api' }) };
       },
     }),
     defineRoute({

@@ -5,6 +5,7 @@ import {
   definitionHash,
   digestOf,
   keyNames,
+  maskServerError,
   safeParseJson,
   serverDefinitionSchema,
   type CatalogEntry,
@@ -130,7 +131,9 @@ export class CatalogWriter {
       const good = snapshot.entry?.definitionHash === hash ? snapshot.entry : undefined;
       const status = catalogStatusSchema.parse({
         state: good ? 'stale' : 'error',
-        error: input.error,
+        // Callers mask secrets; the bound holds here too, whoever calls, so a server that answers
+        // with a megabyte of error page cannot grow the status record.
+        error: maskServerError(input.error, []),
         lastAttemptAt: now,
         lastSuccessAt: previous?.lastSuccessAt ?? good?.refreshedAt,
         toolCount: good?.tools.length ?? 0,

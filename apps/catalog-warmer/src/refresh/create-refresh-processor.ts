@@ -16,7 +16,7 @@ import {
   type Logger,
   type RedisConnection,
   type RefreshReason,
-  maskSecretValues,
+  maskServerError,
 } from '@agentq/shared';
 import { connectMcpServer, listServerTools, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -220,7 +220,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         // server: record it (last known good kept) with secrets masked. Only when the record
         // itself cannot be written (Redis trouble) does the original error propagate.
         const code = AgentqError.isInstance(error) ? error.code : 'MCP_REFRESH_FAILED';
-        const message = maskSecretValues(messageOf(error), secretValues);
+        const message = maskServerError(messageOf(error), secretValues);
         const result = await options.writer.recordFailure({ ...base, error: message }).catch(() => {
           throw error;
         });

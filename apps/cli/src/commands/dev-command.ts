@@ -6,7 +6,7 @@ import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { startApi, type RunningApi } from '@agentq/api';
 import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { createLogger, loadConfig, secretValuesOf, type Config } from '@agentq/shared';
+import { createLogger, loadConfig, secretValuesOf, serverPolicyOf, type Config } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { findRedis, type DevRedis } from '../dev/find-redis.js';
@@ -58,8 +58,10 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
   try {
     const sandbox = resolve(options.sandbox);
     await mkdir(sandbox, { recursive: true });
-    // The shipped servers file points the memory and filesystem servers at ${AGENTQ_SANDBOX}.
-    env.AGENTQ_SANDBOX = io.env.AGENTQ_SANDBOX || sandbox;
+    // The shipped servers file points the memory and filesystem servers at ${AGENTQ_SECRET_SANDBOX}:
+    // only AGENTQ_SECRET_* (and AGENTQ_SECRET_NAMES) resolve in definitions. The older
+    // AGENTQ_SANDBOX is still honoured as the folder to use.
+    env.AGENTQ_SECRET_SANDBOX = io.env.AGENTQ_SECRET_SANDBOX || io.env.AGENTQ_SANDBOX || sandbox;
     const config = loadConfig(env);
     const logger = createLogger({ level: config.logLevel, name: 'agentq-dev', secretValues: secretValuesOf(config) });
 
@@ -69,6 +71,8 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
       cluster: config.cluster,
       runAttempts: config.runAttempts,
       logger,
+      // The API below shares this client: its putServer must follow the policy of `env`.
+      serverPolicy: serverPolicyOf(config),
     });
     started.push({ name: 'client', close: () => client.close() });
     const imported = options.import ? await importServers({ io, client, config }) : [];

@@ -83,11 +83,14 @@ export function definitionFromOptions(serverId: string, options: AddServerOption
   };
 }
 
-/** `agentq servers add <id> ...`. */
+/**
+ * `agentq servers add <id> ...`. Whoever runs the CLI holds the deployment's Redis credentials, so
+ * it writes as the operator: stdio commands and unbound secrets are allowed, as for an import.
+ */
 export async function addServerCommand(io: CliIo, serverId: string, options: AddServerOptions): Promise<number> {
   const definition = definitionFromOptions(serverId, options);
   return await withClient(io, async (client) => {
-    const stored = await client.putServer(definition);
+    const stored = await client.putServer(definition, { origin: 'operator' });
     io.out(`Saved MCP server ${stored.id}${stored.enabled ? '; warmers will list its tools shortly' : ' (disabled)'}.`);
     return EXIT_CODES.ok;
   });

@@ -9,6 +9,7 @@ import {
   type CatalogStatus,
   type RefreshReason,
   type ServerDefinition,
+  type ServerOrigin,
 } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 
@@ -34,11 +35,16 @@ export async function listServers(context: ClientContext): Promise<ServerInfo[]>
 
 /**
  * Creates or replaces a server definition (validated; secrets stay `${ENV}` placeholders). Warmers
- * hear about it on `servers.changed` and warm or restart it.
+ * hear about it on `servers.changed` and warm or restart it. The store checks it against the
+ * server policy for `origin` before anything is written.
  */
-export async function putServer(context: ClientContext, input: unknown): Promise<ServerDefinition> {
+export async function putServer(
+  context: ClientContext,
+  input: unknown,
+  origin: ServerOrigin = 'api',
+): Promise<ServerDefinition> {
   // ServerStore validates too; parsing here first keeps the error's field and code uniform.
-  return await context.servers.put(parseWith(serverDefinitionSchema, input, 'server definition'));
+  return await context.servers.put(parseWith(serverDefinitionSchema, input, 'server definition'), { origin });
 }
 
 /** Removes a server definition. `NOT_FOUND` when it does not exist. */

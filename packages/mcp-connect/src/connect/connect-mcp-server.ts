@@ -3,6 +3,7 @@ import {
   checkFetchTarget,
   createGuardedFetch,
   maskSecretValues,
+  maskServerError,
   type Logger,
   type ServerDefinition,
   type ServerTransport,
@@ -206,7 +207,7 @@ function connectFailure(failure: {
   const message = `MCP server ${definition.id} ${detail}${stderrTail ? `; stderr: ${stderrTail}` : ''}`;
   return new McpConnectError({
     code: failure.timedOut ? MCP_ERROR_CODES.connectTimeout : MCP_ERROR_CODES.connectFailed,
-    message: maskSecretValues(message, options.secretValues ?? []),
+    message: maskServerError(message, options.secretValues ?? []),
     connectionBroken: true,
   });
 }

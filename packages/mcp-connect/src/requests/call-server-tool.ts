@@ -1,4 +1,4 @@
-import { AgentqError, maskSecretValues } from '@agentq/shared';
+import { AgentqError, maskSecretsDeep, maskServerError } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
@@ -59,7 +59,7 @@ export async function callServerTool(options: CallServerToolOptions): Promise<Mc
     const detail = kind === 'timeout' ? `no answer within ${options.timeoutMs} ms` : messageOf(error);
     throw new McpConnectError({
       code,
-      message: maskSecretValues(
+      message: maskServerError(
         `MCP server ${options.serverId}, tool ${options.toolName}: ${detail}`,
         options.secretValues ?? [],
       ),
@@ -71,9 +71,13 @@ export async function callServerTool(options: CallServerToolOptions): Promise<Mc
   if ('toolResult' in result && !('content' in result)) {
     return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
   }
-  return {
+  const answer: McpToolCallResult = {
     content: (result.content ?? []) as Array<Record<string, unknown>>,
     isError: result.isError === true ? true : undefined,
     structuredContent: result.structuredContent,
   };
+  // An error result is the server's own error text and may echo the request (a resolved URL or
+  // header); a successful one is the tool's output and passes as it is (a resolved path can be what
+  // the model needs).
+  return answer.isError ? maskSecretsDeep(answer, options.secretValues ?? []) : answer;
 }

@@ -1,4 +1,4 @@
-import { maskSecretValues } from '@agentq/shared';
+import { maskServerError } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
@@ -41,7 +41,7 @@ export async function listServerTools(options: ListServerToolsOptions): Promise<
   const fail = (code: (typeof MCP_ERROR_CODES)[keyof typeof MCP_ERROR_CODES], detail: string, broken: boolean) =>
     new McpConnectError({
       code,
-      message: maskSecretValues(`MCP server ${options.serverId}: ${detail}`, options.secretValues ?? []),
+      message: maskServerError(`MCP server ${options.serverId}: ${detail}`, options.secretValues ?? []),
       connectionBroken: broken,
     });
   for (let page = 0; page < MAX_LIST_PAGES; page += 1) {

@@ -207,4 +207,36 @@ export const configVariables = [
     description:
       'Comma-separated hosts that warmers and workers may reach on private, loopback or link-local addresses while every other host stays refused: exact names (`mcp.internal`), IP literals (`10.0.0.5`, `[fd00::1]`) or `*.suffix` for every name below suffix (`*.corp.example`).',
   },
+  {
+    env: 'AGENTQ_ALLOW_STDIO_FROM_API',
+    key: 'allowStdioFromApi',
+    schema: booleanFlag,
+    default: 'false',
+    description:
+      'Let `PUT /v1/servers/{id}` and the client’s `putServer` define stdio servers with any command. Off: only `agentq servers import`/`add` and the file `agentq dev` imports may, plus the commands in `AGENTQ_STDIO_COMMANDS`. Set it where definitions are written (API, client).',
+  },
+  {
+    env: 'AGENTQ_STDIO_COMMANDS',
+    key: 'stdioCommands',
+    schema: z.string(),
+    default: '',
+    description:
+      'Comma-separated stdio commands the API and client may define, each compared with the definition’s `command` as a whole string (`node_modules/.bin/mcp-server-memory` and `mcp-server-memory` are different entries).',
+  },
+  {
+    env: 'AGENTQ_SECRET_NAMES',
+    key: 'secretNames',
+    schema: z.string(),
+    default: '',
+    description:
+      'Comma-separated environment variables a server definition may name as `${NAME}`, besides every `AGENTQ_SECRET_*`. agentq’s own settings and model provider keys never resolve, even when listed. Set it on warmers, workers and where definitions are written.',
+  },
+  {
+    env: 'AGENTQ_SECRET_HOSTS',
+    key: 'secretHosts',
+    schema: z.string(),
+    default: '',
+    description:
+      'Binds secrets to the hosts they may be sent to, e.g. `GITHUB_TOKEN=api.github.com;SLACK_TOKEN=*.slack.com`. A name is the full variable or the part after `AGENTQ_SECRET_`; hosts are exact names or `*.domain`. Definitions from the API may use only bound secrets.',
+  },
 ] as const satisfies readonly ConfigVariable[];

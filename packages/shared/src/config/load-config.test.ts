@@ -30,6 +30,9 @@ describe('loadConfig', () => {
       warmerConcurrency: 8,
       watchLeaseMs: 15_000,
       runAttempts: 5,
+      runLockMs: 8_000,
+      runStalledIntervalMs: 4_000,
+      runMaxStalled: 5,
       defaultModel: 'scripted:demo',
       openaiCompatibleBaseUrl: undefined,
       openaiCompatibleApiKey: undefined,
@@ -37,6 +40,10 @@ describe('loadConfig', () => {
       anthropicApiKey: undefined,
       allowPrivateFetch: false,
       fetchAllowHosts: undefined,
+      allowStdioFromApi: false,
+      stdioCommands: '',
+      secretNames: '',
+      secretHosts: '',
     });
   });
 
@@ -48,6 +55,12 @@ describe('loadConfig', () => {
       const error = configError({ AGENTQ_FETCH_ALLOW_HOSTS: value });
       expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_FETCH_ALLOW_HOSTS']);
     }
+  });
+
+  it('refuses a malformed secret binding at start, naming the variable', () => {
+    expect(configError({ AGENTQ_SECRET_HOSTS: 'GITHUB_TOKEN' }).issues.map((issue) => issue.field)).toEqual([
+      'AGENTQ_SECRET_HOSTS',
+    ]);
   });
 
   it('treats an empty string as unset', () => {

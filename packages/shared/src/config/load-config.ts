@@ -1,6 +1,8 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation-error.js';
 import { configVariables } from './config-variables.js';
 import { keyPrefix } from '../redis/keys.js';
+import { AgentqError } from '../errors/agentq-error.js';
+import { serverPolicyFromEnv } from '../servers/server-policy.js';
 
 /** The fully defaulted, validated configuration of an agentq process. */
 export interface Config {
@@ -37,6 +39,14 @@ export interface Config {
   allowPrivateFetch: boolean;
   /** `AGENTQ_FETCH_ALLOW_HOSTS`, normalized: pass as `allowHosts` to `createGuardedFetch`. */
   fetchAllowHosts: string[] | undefined;
+  /** `AGENTQ_ALLOW_STDIO_FROM_API`; the server policy itself comes from `serverPolicyFromEnv`. */
+  allowStdioFromApi: boolean;
+  /** `AGENTQ_STDIO_COMMANDS`, as written. */
+  stdioCommands: string;
+  /** `AGENTQ_SECRET_NAMES`, as written. */
+  secretNames: string;
+  /** `AGENTQ_SECRET_HOSTS`, as written. */
+  secretHosts: string;
 }
 
 /**
@@ -56,6 +66,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const parsed = variable.schema.safeParse(text);
     if (parsed.success) values[variable.key] = parsed.data;
     else issues.push({ field: variable.env, message: parsed.error.issues[0]?.message ?? 'invalid' });
+  }
+  if (issues.length === 0) {
+    // The bindings have a grammar of their own; a role should refuse to start on a bad one rather
+    // than fail every connect later.
+    try {
+      serverPolicyFromEnv(env);
+    } catch (error) {
+      if (!AgentqError.isInstance(error)) throw error;
+      issues.push({ field: error.field ?? '', message: error.message });
+    }
   }
   if (issues.length > 0) {
     throw new ValidationError({ what: 'configuration', issues, code: 'CONFIG_INVALID' });

@@ -16,6 +16,7 @@ import {
   type ServerDefinitionInput,
 } from '../schemas/server-definition.js';
 import { definitionHash } from './definition-hash.js';
+import { checkServerDefinition, serverPolicyFromEnv, type ServerOrigin, type ServerPolicy } from './server-policy.js';
 
 /** Options of {@link ServerStore}. */
 export interface ServerStoreOptions {
@@ -23,6 +24,21 @@ export interface ServerStoreOptions {
   /** Key prefix, already hash-tagged under cluster mode. */
   prefix: string;
   logger?: Logger;
+  /**
+   * What definitions from the `api` origin may do, and which secrets any definition may name.
+   * @default read from `process.env` at the first write
+   */
+  policy?: ServerPolicy;
+}
+
+/** Options of {@link ServerStore.put}. */
+export interface PutServerOptions {
+  /**
+   * Who is writing. The store is the operator's own access to Redis, hence the default; the
+   * client's `putServer` and the REST API write as `api`.
+   * @default 'operator'
+   */
+  origin?: ServerOrigin;
 }
 
 /** A stored definition that failed validation when read back. */
@@ -53,11 +69,19 @@ export class ServerStore {
   private readonly redis: RedisConnection;
   private readonly keys: KeyNames;
   private readonly logger: Logger;
+  private policy: ServerPolicy | undefined;
 
   constructor(options: ServerStoreOptions) {
     this.redis = options.redis;
     this.keys = keyNames(options.prefix);
     this.logger = (options.logger ?? silentLogger()).child({ component: 'server-store' });
+    this.policy = options.policy;
+  }
+
+  // Read lazily: a malformed policy variable fails the write that needs it, not every reader.
+  private currentPolicy(): ServerPolicy {
+    this.policy ??= serverPolicyFromEnv(process.env);
+    return this.policy;
   }
 
   /** Valid definitions sorted by id. Corrupt entries are logged and skipped. */
@@ -87,11 +111,16 @@ export class ServerStore {
     return parsed.success ? parsed.data : null;
   }
 
-  /** Creates or replaces a definition. Returns the stored, defaulted value. */
-  async put(input: ServerDefinitionInput): Promise<ServerDefinition> {
+  /**
+   * Creates or replaces a definition. Returns the stored, defaulted value. Checked against the
+   * policy for its origin first: `FORBIDDEN` for a stdio command the API may not define,
+   * `VALIDATION` naming a secret the definition may not use (see `checkServerDefinition`).
+   */
+  async put(input: ServerDefinitionInput, options: PutServerOptions = {}): Promise<ServerDefinition> {
     const parsed = serverDefinitionSchema.safeParse(input);
     if (!parsed.success) throw ValidationError.fromZod('server definition', parsed.error);
     const definition = parsed.data;
+    checkServerDefinition(definition, { origin: options.origin ?? 'operator', policy: this.currentPolicy() });
     const text = JSON.stringify(definition);
     // Compare-and-set, so that the event's previousHash is the hash of what this write replaced
     // even when another writer got in between: warmers decide "restart or not" from it.
@@ -173,11 +202,26 @@ export class ServerStore {
   /**
    * Imports definitions from a YAML or JSON file: either `{ servers: [...] }`, a list, or a map of
    * id → definition. All or nothing: one bad entry imports none, and the error names the file, the
-   * server and the field.
+   * server and the field. Imports are the operator's: stdio commands and unbound secrets are
+   * allowed, but every `${NAME}` must still be an allowed secret (`VALIDATION` naming it).
    */
   async importFile(path: string): Promise<ServerDefinition[]> {
     const definitions = await readServersFile(path);
     if (definitions.length === 0) return [];
+    const issues: ValidationIssue[] = [];
+    for (const definition of definitions) {
+      try {
+        checkServerDefinition(definition, {
+          origin: 'operator',
+          policy: this.currentPolicy(),
+          fieldPrefix: `servers.${definition.id}.`,
+        });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        issues.push(...error.issues);
+      }
+    }
+    if (issues.length > 0) throw new ValidationError({ what: `servers file ${path}`, issues });
     const previous = new Map((await this.list()).map((definition) => [definition.id, definition]));
     const transaction = this.redis.multi();
     for (const definition of definitions) {
