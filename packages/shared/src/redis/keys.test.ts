@@ -38,6 +38,7 @@ describe('keyNames', () => {
       keys.warmer('s'),
       keys.warmers,
       keys.refreshBackoff('s'),
+      keys.refreshDelegated('s'),
     ];
     expect(new Set(names).size).toBe(names.length);
   });

@@ -35,6 +35,12 @@ export interface KeyNames {
   readonly warmers: string;
   /** Refresh backoff state of one server. */
   refreshBackoff(serverId: string): string;
+  /**
+   * Pub/sub channel of one warmer on which other warmers hand it refreshes of the servers whose
+   * watcher lease it holds, so that the list is read over its session
+   * (`{ serverId, reason, requestedAt }`).
+   */
+  refreshDelegated(warmerId: string): string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -53,5 +59,6 @@ export function keyNames(prefix: string): KeyNames {
     warmer: (warmerId) => `${prefix}:warmer.${warmerId}`,
     warmers: `${prefix}:warmers`,
     refreshBackoff: (serverId) => `${prefix}:mcp.backoff.${serverId}`,
+    refreshDelegated: (warmerId) => `${prefix}:catalog.refresh.delegated.${warmerId}`,
   };
 }
