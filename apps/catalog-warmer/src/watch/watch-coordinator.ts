@@ -40,7 +40,11 @@ export interface WatchCoordinatorOptions {
   connectConcurrency?: number;
   /** `tools.listChanged` support learned by refreshes, to skip probe connections. */
   capabilities?: ServerCapabilities;
-  /** Enqueues a refresh (through `requestRefresh`). */
+  /**
+   * Called with reason `list-changed` for every `tools/list_changed` on a watcher session of this
+   * warmer and for the catch-up after it subscribes. The warmer reads over that session itself
+   * (it is the owner) and enqueues the queue job as the fallback; see `startCatalogWarmer`.
+   */
   requestRefresh: (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => Promise<void>;
 }
 
@@ -71,7 +75,9 @@ const MAX_RECONNECT_WAIT_MS = 60_000;
  * and they claim the orphans on their next tick.
  *
  * The owner connects, reads the capabilities and then either keeps the connection and turns each
- * notification into a `list-changed` refresh, or closes it and keeps a job scheduler for
+ * notification into a `list-changed` refresh read over this very connection (the session the
+ * notification belongs to; other warmers hand their refreshes of the server to the owner too), or
+ * closes it and keeps a job scheduler for
  * `refreshIntervalMs`. A watcher that connects asks for one catch-up `list-changed` refresh, since
  * the list may have changed before it subscribed. Connections never block a tick: they start in the
  * background, and a broken one is retried with backoff while the lease is kept.
@@ -299,7 +305,7 @@ export class WatchCoordinator {
         connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
           logger.debug('tools/list_changed received');
           try {
-            await this.options.requestRefresh({ serverId, reason: 'list-changed' });
+            await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: Date.now() });
           } catch (error) {
             logger.error({ error }, 'could not enqueue list-changed refresh');
           }
