@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readWarmerHealth, resolveWarmerTimings } from '@agentq/catalog-warmer';
+import { readWarmerHealth, resolveWarmerTimings, type RefreshOutcome } from '@agentq/catalog-warmer';
 import { requestRefresh, type CatalogEntry } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
@@ -99,6 +99,7 @@ describe('session-true list_changed with two warmers', () => {
       { ...slow, what: 'two live warmers and a list read over the owner session' },
     );
 
+    const observedFrom = Date.now();
     const observer = observe();
     const grown: string[] = [];
     // One change at a time, each mixed with requests any warmer may take: on-demand and scheduled
@@ -140,5 +141,14 @@ describe('session-true list_changed with two warmers', () => {
     }
     expect(observations.at(-1)?.names).toEqual(expect.arrayContaining(grown));
     expect(await harness.ctx.redis.get(harness.keys.watchLease(serverId))).toBe(owner);
+
+    // The queue jobs only de-duplicated: none read over a fresh session while the owner lived.
+    const finished = (await harness.queue.getCompleted()).filter((job) => (job.finishedOn ?? 0) >= observedFrom);
+    expect(finished.length).toBeGreaterThan(0);
+    for (const job of finished) {
+      const outcome = job.returnvalue as RefreshOutcome;
+      if (outcome.outcome === 'connected') expect(outcome.session).toBe('watcher');
+      if (outcome.outcome === 'delegated') expect(outcome.owner).toBe(owner);
+    }
   }, 600_000);
 });
