@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerDefinitionInput } from '@agentq/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   fixtureStdioTransport,
   startHttpFixture,
@@ -12,6 +12,9 @@ import {
 import { failureCode, queueIdle, refreshNow } from './refresh-helpers.js';
 import { capturingLogger, createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harness.js';
 
+// Each test spawns servers and waits for refreshes: bounds for a machine whose cores are busy.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
+
 // One warmer for the file; every test uses its own servers. Faults are switched on at run time
 // through each fixture's fault file, so the same definition is first warmed, then broken.
 let harness: WarmerHarness;
@@ -19,10 +22,11 @@ let directory: string;
 const fixtures: HttpFixture[] = [];
 const captured = capturingLogger();
 const fastTimeouts = { connectMs: 2_500, listMs: 2_500, callMs: 5_000 };
-// Starting a stdio fixture (node + tsx) can take seconds on a busy CI machine: only the timeout
-// under test is short.
-const stdioTimeouts = { connectMs: 15_000, listMs: 2_500, callMs: 5_000 };
-const stdioHangConnectTimeouts = { connectMs: 6_000, listMs: 2_500, callMs: 5_000 };
+// Starting a stdio fixture (node + tsx) can take well over 6 s on a machine whose cores are busy:
+// only the timeout under test is short, and a connect timeout under test still leaves room for a
+// slow start (a first warm that times out would never be retried, and the test would wait in vain).
+const stdioTimeouts = { connectMs: 30_000, listMs: 2_500, callMs: 5_000 };
+const stdioHangConnectTimeouts = { connectMs: 20_000, listMs: 2_500, callMs: 5_000 };
 
 beforeAll(async () => {
   harness = await createWarmerHarness();
@@ -181,6 +185,7 @@ describe('what a refresh caches', () => {
     const entry = await warmed({
       id: 'thousand',
       transport: fixtureStdioTransport({ tools: 1000, pageSize: 100 }),
+      timeouts: { connectMs: 30_000, listMs: 30_000, callMs: 5_000 },
     });
     expect(entry.tools).toHaveLength(1002);
   });

@@ -34,12 +34,13 @@ beforeAll(async () => {
   }
   first = harness.spawnWarmer();
   second = harness.spawnWarmer();
-});
+  // Four spawned servers: bounded for a loaded machine, not an idle one.
+}, 240_000);
 afterAll(async () => {
   await harness.close();
   await Promise.allSettled([...fixtures.values()].map((fixture) => fixture.stop()));
   await rm(directory, { recursive: true, force: true });
-});
+}, 120_000);
 
 async function liveWarmers(): Promise<WarmerHealth[]> {
   const all = await readWarmerHealth({ redis: harness.ctx.redis, prefix: harness.ctx.prefix, livenessMs });

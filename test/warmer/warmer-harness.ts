@@ -29,12 +29,15 @@ export const repositoryRoot = join(here, '..', '..');
 /** The warmer's role entry point. */
 export const warmerMainPath = join(repositoryRoot, 'apps', 'catalog-warmer', 'src', 'main.ts');
 
-/** Polls `check` every 25 ms until it returns a truthy value, failing after `timeoutMs`. */
+/**
+ * Polls `check` every 25 ms until it returns a truthy value, failing after `timeoutMs` (default
+ * 60 s: a bound for a machine under load, never a measure of speed).
+ */
 export async function waitFor<T>(
   check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
   options: { timeoutMs?: number; what?: string } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let last: unknown;
   for (;;) {
     try {

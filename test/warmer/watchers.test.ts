@@ -9,7 +9,7 @@ const livenessMs = resolveWarmerTimings({ watchLeaseMs: 3_000 }).livenessMs;
 
 beforeAll(async () => {
   harness = await createWarmerHarness({ watchLeaseMs: 3_000 });
-});
+}, 120_000);
 afterAll(async () => {
   await harness.close();
   await Promise.allSettled(fixtures.map((fixture) => fixture.stop()));
@@ -67,5 +67,6 @@ describe('list_changed watchers and polling schedules', () => {
     await warmer.close();
     expect((await health()).map((warmerHealth) => warmerHealth.id)).not.toContain(warmer.id);
     expect(await harness.ctx.redis.get(harness.keys.watchLease('notifying'))).toBeNull();
-  });
+    // Several connects to spawned servers: bounded for a loaded machine, not an idle one.
+  }, 300_000);
 });

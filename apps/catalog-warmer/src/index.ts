@@ -4,5 +4,6 @@ export { readWarmerHealth, warmerRecordSchema } from './health/warmer-health.js'
 export type { WarmerHealth, WarmerRecord } from './health/warmer-health.js';
 export { resolveWarmerTimings } from './warmer-timings.js';
 export type { WarmerTimings } from './warmer-timings.js';
-export { refreshScheduleId } from './schedule/refresh-schedules.js';
+export { CACHE_TTL_JOB_NAME, cacheTtlJobId, refreshScheduleId } from './schedule/refresh-schedules.js';
+export { CACHE_TTL_CEILING_MS, CACHE_TTL_FLOOR_MS, clampCacheTtlMs } from './refresh/cache-hints.js';
 export type { RefreshOutcome } from './refresh/create-refresh-processor.js';

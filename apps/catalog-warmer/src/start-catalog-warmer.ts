@@ -20,6 +20,7 @@ import { CatalogWriter } from './cache/catalog-writer.js';
 import { ServerCapabilities } from './cache/server-capabilities.js';
 import { pruneDeadWarmers, writeWarmerRecord, type WarmerRecord } from './health/warmer-health.js';
 import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
+import { RefreshDelegation, parseRefreshDelegation } from './refresh/refresh-delegation.js';
 import { RefreshLock } from './refresh/refresh-lock.js';
 import { RefreshSchedules } from './schedule/refresh-schedules.js';
 import { reactToServerChange } from './servers/react-to-server-change.js';
@@ -99,6 +100,17 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   const writer = new CatalogWriter({ redis, prefix, logger });
   const schedules = new RefreshSchedules({ queue });
   const capabilities = new ServerCapabilities({ redis, prefix });
+  const delegation = new RefreshDelegation({ redis, prefix, warmerId: id });
+  // Set once the processor exists: the watchers start only after it.
+  let refreshAsOwner: (request: { serverId: string; reason: RefreshReason; requestedAt: number }) => void = () => {};
+  // A `list_changed` on this warmer's session: read over that session now, and enqueue the job
+  // too. The job is the durable fallback (this warmer may die before it reads); when the read
+  // here answers it, it is skipped as `covered`, so it only de-duplicates.
+  const listChanged = async (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => {
+    const requestedAt = request.requestedAt ?? Date.now();
+    refreshAsOwner({ serverId: request.serverId, reason: request.reason, requestedAt });
+    await enqueue({ ...request, requestedAt });
+  };
   const watchers = new WatchCoordinator({
     redis,
     prefix,
@@ -111,9 +123,10 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     env,
     registerSecrets,
     allowPrivateNetwork: config.allowPrivateFetch,
+    allowHosts: config.fetchAllowHosts,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     capabilities,
-    requestRefresh: enqueue,
+    requestRefresh: listChanged,
   });
   const processor = createRefreshProcessor({
     redis,
@@ -125,9 +138,18 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     env,
     registerSecrets,
     allowPrivateNetwork: config.allowPrivateFetch,
+    allowHosts: config.fetchAllowHosts,
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
+    delegateToOwner: (request) => delegation.toOwner(request),
+    scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),
     capabilities,
   });
+  refreshAsOwner = (request) => {
+    processor.refreshAsOwner(request).catch((error: unknown) => {
+      // Recorded in the status already (a failed read) or a Redis problem; the queued job remains.
+      logger.warn({ serverId: request.serverId, error }, 'owner refresh failed');
+    });
+  };
 
   let state: WarmerRecord['state'] = 'running';
   const beat = async () => {
@@ -166,6 +188,12 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   // Server changes are handled one at a time, in the order they were published.
   let changes: Promise<void> = Promise.resolve();
   subscriber.on('message', (channel: string, message: string) => {
+    if (channel === delegation.channel) {
+      if (state !== 'running') return;
+      const request = parseRefreshDelegation(message, logger);
+      if (request) refreshAsOwner(request);
+      return;
+    }
     if (channel !== keys.serversChanged || state !== 'running') return;
     const event = parseServerChangeEvent(message, logger);
     if (!event) return;
@@ -183,7 +211,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
       }),
     );
   });
-  await subscriber.subscribe(keys.serversChanged);
+  await subscriber.subscribe(keys.serversChanged, delegation.channel);
 
   await beat();
   const worker = new Worker(QUEUE_NAMES.catalogRefresh, (job, token, signal) => processor.process(job, token, signal), {
@@ -212,10 +240,12 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     };
     state = 'stopping';
     clearInterval(ticker);
+    // Unsubscribing first makes other warmers read for themselves (nobody receives a delegation).
     await step('unsubscribe', () => subscriber.unsubscribe());
     await step('heartbeat', beat);
     // Waits for running refreshes: each is bounded by its server's connect and list timeouts.
     await step('worker', () => worker.close());
+    await step('owner refreshes', () => processor.closeOwnerRefreshes());
     await step('server changes', () => changes);
     await step('watchers', () => watchers.close());
     await step('mcp connections', () => processor.drain());

@@ -39,14 +39,24 @@ export {
 } from './schemas/server-definition.js';
 export type { ServerDefinition, ServerDefinitionInput, ServerTransport } from './schemas/server-definition.js';
 export {
+  catalogCacheScopeSchema,
   catalogEntrySchema,
+  catalogReadBySchema,
   catalogStateSchema,
   catalogStatusSchema,
   catalogToolSchema,
   catalogUpdatedEventSchema,
   objectJsonSchemaSchema,
 } from './schemas/catalog.js';
-export type { CatalogEntry, CatalogState, CatalogStatus, CatalogTool, CatalogUpdatedEvent } from './schemas/catalog.js';
+export type {
+  CatalogCacheScope,
+  CatalogEntry,
+  CatalogReadBy,
+  CatalogState,
+  CatalogStatus,
+  CatalogTool,
+  CatalogUpdatedEvent,
+} from './schemas/catalog.js';
 export { refreshJobSchema, refreshReasonSchema, serverChangeEventSchema } from './schemas/refresh-job.js';
 export type { RefreshJob, RefreshReason, ServerChangeEvent } from './schemas/refresh-job.js';
 export {

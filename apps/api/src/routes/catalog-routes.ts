@@ -1,5 +1,11 @@
 import type { AgentqClient } from '@agentq/client';
-import { catalogStatusSchema, catalogToolSchema, serverIdSchema } from '@agentq/shared';
+import {
+  catalogCacheScopeSchema,
+  catalogReadBySchema,
+  catalogStatusSchema,
+  catalogToolSchema,
+  serverIdSchema,
+} from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, notFoundError } from './common-schemas.js';
@@ -12,6 +18,9 @@ const catalogViewSchema = z
     version: z.string().optional(),
     refreshedAt: z.number().optional(),
     ageMs: z.number().optional(),
+    cacheScope: catalogCacheScopeSchema.optional(),
+    ttlMs: z.number().optional(),
+    readBy: catalogReadBySchema.optional(),
     status: catalogStatusSchema.nullable(),
   })
   .meta({ id: 'CatalogView' });

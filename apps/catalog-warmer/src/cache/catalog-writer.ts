@@ -8,7 +8,9 @@ import {
   maskServerError,
   safeParseJson,
   serverDefinitionSchema,
+  type CatalogCacheScope,
   type CatalogEntry,
+  type CatalogReadBy,
   type CatalogStatus,
   type CatalogTool,
   type KeyNames,
@@ -48,7 +50,14 @@ return 1
 
 /** How a write ended. `superseded`: the definition changed, was disabled or removed meanwhile. */
 export type WriteResult =
-  | { written: true; state: CatalogStatus['state']; version: string | undefined; published: boolean }
+  | {
+      written: true;
+      state: CatalogStatus['state'];
+      version: string | undefined;
+      published: boolean;
+      /** When the `ttlMs` hint asks for the next background refresh (epoch ms), if it does. */
+      nextRefreshAt?: number;
+    }
   | { written: false; reason: 'superseded' };
 
 /** What a refresh started from: the stored definition text, as read at the start. */
@@ -85,10 +94,22 @@ export class CatalogWriter {
    * Records a successful read. The entry is replaced (its `refreshedAt` is when the read began,
    * so a request made after that point is known not to be covered by it). `catalog.updated` is
    * published only when readers' view changes: no entry before, another version, or another
-   * definition hash.
+   * definition hash. Who read the list and its cache hints go into entry and status; with
+   * `refreshAfterMs` (an already clamped `ttlMs`) the status also says when the next background
+   * refresh is due.
    */
-  async recordSuccess(input: RefreshBase & { tools: CatalogTool[]; startedAt: number }): Promise<WriteResult> {
+  async recordSuccess(
+    input: RefreshBase & {
+      tools: CatalogTool[];
+      startedAt: number;
+      readBy?: CatalogReadBy;
+      ttlMs?: number;
+      cacheScope?: CatalogCacheScope;
+      refreshAfterMs?: number;
+    },
+  ): Promise<WriteResult> {
     const version = digestOf(input.tools);
+    const hints = { readBy: input.readBy, ttlMs: input.ttlMs, cacheScope: input.cacheScope };
     return await this.commit(input, (snapshot, hash, now) => {
       const entry = catalogEntrySchema.parse({
         tools: input.tools,
@@ -96,6 +117,7 @@ export class CatalogWriter {
         refreshedAt: input.startedAt,
         state: 'connected',
         version,
+        ...hints,
       });
       const status = catalogStatusSchema.parse({
         state: 'connected',
@@ -105,6 +127,8 @@ export class CatalogWriter {
         failures: 0,
         nextAttemptAt: nextAttemptAfterSuccess({ toolCount: input.tools.length, now }),
         definitionHash: hash,
+        ...hints,
+        nextRefreshAt: input.refreshAfterMs === undefined ? undefined : now + input.refreshAfterMs,
       });
       const changed = !snapshot.entry || snapshot.entry.version !== version || snapshot.entry.definitionHash !== hash;
       return {
@@ -140,6 +164,10 @@ export class CatalogWriter {
         failures,
         nextAttemptAt,
         definitionHash: hash,
+        // What the kept list is: who read it and how it may be cached.
+        readBy: good?.readBy,
+        ttlMs: good?.ttlMs,
+        cacheScope: good?.cacheScope,
       });
       if (!good || good.state === 'stale') {
         return { mode: 'keep', entryText: '', status, publish: undefined, version: good?.version };
@@ -247,6 +275,7 @@ export class CatalogWriter {
           state: plan.status.state,
           version: plan.version,
           published: plan.publish !== undefined,
+          ...(plan.status.nextRefreshAt === undefined ? {} : { nextRefreshAt: plan.status.nextRefreshAt }),
         };
       }
       if (result === 0) {

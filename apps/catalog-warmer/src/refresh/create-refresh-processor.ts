@@ -18,22 +18,37 @@ import {
   type RefreshReason,
   maskServerError,
 } from '@agentq/shared';
-import { connectMcpServer, listServerTools, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
+import { CACHE_TTL_JOB_NAME } from '../schedule/refresh-schedules.js';
+import { clampCacheTtlMs, type CacheHints } from './cache-hints.js';
+import { listToolsWithHints } from './list-tools-with-hints.js';
+import { OwnerRefreshes, type OwnerRefreshRequest } from './owner-refreshes.js';
 import type { RefreshLock } from './refresh-lock.js';
 
 /** What one refresh job did; the job's return value. */
 export interface RefreshOutcome {
   serverId: string;
   reason: RefreshReason;
-  outcome: 'connected' | 'disabled' | 'skipped' | 'superseded';
-  /** Why a background refresh was skipped. */
-  skipped?: 'backoff' | 'fresh';
+  /**
+   * `delegated`: handed to the warmer that owns the server's watcher, to be read over its session
+   * (see `owner`).
+   */
+  outcome: 'connected' | 'disabled' | 'skipped' | 'superseded' | 'delegated';
+  /**
+   * Why a refresh was skipped: `backoff` and `fresh` for background reasons; `covered` when a read
+   * over the watcher owner's session started after the request (the owner already answered it).
+   */
+  skipped?: 'backoff' | 'fresh' | 'covered';
+  /** The watcher owner a `delegated` refresh went to. */
+  owner?: string;
+  /** Over which session the list was read. */
+  session?: 'watcher' | 'fresh';
   toolCount?: number;
   version?: string;
   /** Whether `catalog.updated` was published. */
@@ -53,8 +68,21 @@ export interface RefreshProcessorOptions {
   /** Hands resolved secret values to the log redactor. */
   registerSecrets: (values: readonly string[]) => void;
   allowPrivateNetwork: boolean;
+  /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
+  allowHosts?: readonly string[];
   /** The live watcher connection of this warmer for a server and definition, if it has one. */
   watchedConnection?: (serverId: string, definitionHash: string) => Client | undefined;
+  /**
+   * Hands a refresh to the server's watcher owner when that is another live warmer; returns the
+   * owner's id when it did. Without it every warmer reads over a fresh session.
+   */
+  delegateToOwner?: (request: {
+    serverId: string;
+    reason: RefreshReason;
+    requestedAt: number;
+  }) => Promise<string | undefined>;
+  /** Schedules the background refresh a `ttlMs` hint asks for (`dueAt` epoch ms). */
+  scheduleRefresh?: (request: { serverId: string; dueAt: number }) => Promise<void>;
   /** Where `tools.listChanged` support is recorded for watcher owners. */
   capabilities?: ServerCapabilities;
   /** Base wait before a job whose server is locked tries again. @default 250 */
@@ -64,6 +92,14 @@ export interface RefreshProcessorOptions {
 /** A refresh processor plus a way to wait for the connections it is still closing. */
 export interface RefreshProcessor {
   process(job: Job, token?: string, signal?: AbortSignal): Promise<RefreshOutcome>;
+  /**
+   * Refreshes a server outside the queue, as its watcher owner: `tools/list_changed` on this
+   * warmer's session and requests other warmers handed over. Collapses bursts per server and waits
+   * for the refresh lock instead of failing. Resolves `undefined` once closing.
+   */
+  refreshAsOwner(request: OwnerRefreshRequest): Promise<RefreshOutcome | undefined>;
+  /** Stops taking owner refreshes and waits for the running ones. */
+  closeOwnerRefreshes(): Promise<void>;
   /** Number of refreshes running now. */
   active(): number;
   /** Waits until every connection opened by a refresh is closed (stdio children ended). */
@@ -74,9 +110,17 @@ export interface RefreshProcessor {
  * Builds the `catalog-refresh` processor. Per job: validate the payload (bad ⇒ fails once, no
  * retry), take the server's refresh lock (busy ⇒ delayed, not failed), read the definition as
  * stored (unknown ⇒ fails once and clears leftovers; corrupt ⇒ reported, fails once; disabled ⇒
- * entry cleared), apply the backoff to background reasons, then connect, list every page and
- * write the cache in one atomic step. A failed read records `stale`/`error` and backoff in the
- * status and fails the job once; BullMQ never retries a refresh, the backoff decides.
+ * entry cleared), apply the backoff to background reasons, skip what a read over the watcher's
+ * session already answered, then read and write the cache in one atomic step. A failed read
+ * records `stale`/`error` and backoff in the status and fails the job once; BullMQ never retries a
+ * refresh, the backoff decides.
+ *
+ * Where the list is read (session-true `tools/list_changed`): a server's tools may depend on the
+ * MCP session, and its notifications belong to the watcher owner's session. So the owner reads
+ * over that session; any other warmer hands the refresh to a live owner (`delegated`) and only
+ * opens a fresh session when there is none (no watcher, or its warmer died: the fallback). The
+ * owner's own refreshes (`refreshAsOwner`) run the same steps under the same lock and write
+ * through the same compare-and-set.
  */
 export function createRefreshProcessor(options: RefreshProcessorOptions): RefreshProcessor {
   const keys = keyNames(options.prefix);
@@ -93,16 +137,38 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
   async function refresh(job: Job, signal: AbortSignal | undefined): Promise<RefreshOutcome> {
     const parsed = refreshJobSchema.safeParse(job.data);
     if (!parsed.success) throw ValidationError.fromZod('catalog refresh job', parsed.error, 'INVALID_REFRESH_JOB');
-    const { serverId, reason } = parsed.data;
-    const logger = options.logger.child({
-      component: 'refresh',
-      queue: QUEUE_NAMES.catalogRefresh,
-      jobId: job.id,
-      serverId,
-      reason,
+    return await refreshServer({
+      serverId: parsed.data.serverId,
+      reason: parsed.data.reason,
+      requestedAt: requestedAtOf(job, parsed.data),
+      lockOwner: `${options.warmerId}:${job.id ?? ''}`,
+      logger: options.logger.child({
+        component: 'refresh',
+        queue: QUEUE_NAMES.catalogRefresh,
+        jobId: job.id,
+        serverId: parsed.data.serverId,
+        reason: parsed.data.reason,
+      }),
+      cacheTtlJob: job.name === CACHE_TTL_JOB_NAME,
+      asOwner: false,
+      signal,
     });
+  }
 
-    const lock = await options.lock.acquire(serverId, `${options.warmerId}:${job.id ?? ''}`);
+  async function refreshServer(request: {
+    serverId: string;
+    reason: RefreshReason;
+    requestedAt: number;
+    lockOwner: string;
+    logger: Logger;
+    /** A refresh scheduled by a `ttlMs` hint: obsolete once a later read rescheduled it. */
+    cacheTtlJob: boolean;
+    /** Asked of this warmer as the watcher owner: never handed on again. */
+    asOwner: boolean;
+    signal: AbortSignal | undefined;
+  }): Promise<RefreshOutcome> {
+    const { serverId, reason, requestedAt, logger, signal } = request;
+    const lock = await options.lock.acquire(serverId, request.lockOwner);
     if (!lock) {
       const base = options.lockRetryMs ?? 250;
       throw new RetryLaterError({
@@ -143,11 +209,24 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         return { serverId, reason, outcome: result.written ? 'disabled' : 'superseded' };
       }
 
-      if (!isForcedRefreshReason(reason)) {
-        const skip = await backgroundSkip({ serverId, hash, requestedAt: requestedAtOf(job, parsed.data) });
-        if (skip) {
-          logger.debug({ skipped: skip }, 'background refresh skipped');
-          return { serverId, reason, outcome: 'skipped', skipped: skip };
+      const skip = await skipReason({
+        serverId,
+        hash,
+        requestedAt,
+        background: !isForcedRefreshReason(reason),
+        cacheTtlJob: request.cacheTtlJob,
+      });
+      if (skip) {
+        logger.debug({ skipped: skip }, 'refresh skipped');
+        return { serverId, reason, outcome: 'skipped', skipped: skip };
+      }
+
+      const borrowed = options.watchedConnection?.(serverId, hash);
+      if (!borrowed && !request.asOwner && options.delegateToOwner) {
+        const owner = await options.delegateToOwner({ serverId, reason, requestedAt });
+        if (owner !== undefined) {
+          logger.debug({ owner }, 'refresh handed to the watcher owner, to read over its session');
+          return { serverId, reason, outcome: 'delegated', owner };
         }
       }
 
@@ -161,10 +240,12 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         const listMs = definition.timeouts.listMs;
         let listChanged = false;
         // No `tools` capability: the server has no tools to offer, and asking would be an error.
-        const read = async (client: Client) => {
+        const read = async (client: Client): Promise<{ tools: unknown[]; hints: CacheHints }> => {
           const tools = client.getServerCapabilities()?.tools;
           listChanged = tools?.listChanged === true;
-          return tools ? await listServerTools({ client, serverId, timeoutMs: listMs, signal, secretValues }) : [];
+          return tools
+            ? await listToolsWithHints({ client, serverId, timeoutMs: listMs, signal, secretValues })
+            : { tools: [], hints: {} };
         };
         const openFresh = async () => {
           connection = await connectMcpServer({
@@ -173,43 +254,72 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
             secretValues,
             clientName: 'agentq-catalog-warmer',
             allowPrivateNetwork: options.allowPrivateNetwork,
+            allowHosts: options.allowHosts,
             signal,
           });
           return connection.client;
         };
         const borrowed = options.watchedConnection?.(serverId, hash);
-        let rawTools: unknown[];
+        let listed: { tools: unknown[]; hints: CacheHints };
+        let session: 'watcher' | 'fresh' = 'fresh';
         if (borrowed) {
           try {
-            rawTools = await read(borrowed);
+            listed = await read(borrowed);
+            session = 'watcher';
           } catch (error) {
             // The watcher's long-lived connection may be what broke, not the server: one more try
-            // on a fresh connection, unless the server simply did not answer in time.
+            // on a fresh connection, unless the server simply did not answer in time. Only the owner
+            // gets here, and a broken session has no list of its own left to keep; the watcher's
+            // reconnect reads over its new session again.
             if (AgentqError.isInstance(error) && error.code === 'MCP_LIST_TIMEOUT') throw error;
             logger.info({ error: messageOf(error) }, 'list over the watcher connection failed; trying a fresh one');
-            rawTools = await read(await openFresh());
+            listed = await read(await openFresh());
           }
         } else {
-          rawTools = await read(await openFresh());
+          listed = await read(await openFresh());
         }
+        const rawTools = listed.tools;
+        const refreshAfterMs = clampCacheTtlMs(listed.hints.ttlMs);
         await options.capabilities
           ?.write(serverId, { definitionHash: hash, listChanged, seenAt: Date.now() })
           .catch((error: unknown) => logger.warn({ error }, 'could not record server capabilities'));
         const { tools, skipped } = toCatalogTools(rawTools);
         for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
-        const result = await options.writer.recordSuccess({ ...base, tools, startedAt });
+        const result = await options.writer.recordSuccess({
+          ...base,
+          tools,
+          startedAt,
+          readBy: { warmerId: options.warmerId, session },
+          ttlMs: listed.hints.ttlMs,
+          cacheScope: listed.hints.cacheScope,
+          refreshAfterMs,
+        });
         if (!result.written) {
           logger.info('definition changed during the refresh; result dropped');
           return { serverId, reason, outcome: 'superseded' };
         }
+        if (result.nextRefreshAt !== undefined && options.scheduleRefresh) {
+          // A lost schedule only means the hint is not honoured this once: the list is written.
+          await options.scheduleRefresh({ serverId, dueAt: result.nextRefreshAt }).catch((error: unknown) => {
+            logger.warn({ error }, 'could not schedule the refresh the ttlMs hint asks for');
+          });
+        }
         logger.info(
-          { toolCount: tools.length, version: result.version, published: result.published },
+          {
+            toolCount: tools.length,
+            version: result.version,
+            published: result.published,
+            session,
+            ttlMs: listed.hints.ttlMs,
+            cacheScope: listed.hints.cacheScope,
+          },
           'catalog refreshed',
         );
         return {
           serverId,
           reason,
           outcome: 'connected',
+          session,
           toolCount: tools.length,
           version: result.version,
           published: result.published,
@@ -238,28 +348,51 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     }
   }
 
-  async function backgroundSkip(input: {
+  async function skipReason(input: {
     serverId: string;
     hash: string;
     requestedAt: number;
-  }): Promise<'backoff' | 'fresh' | undefined> {
+    background: boolean;
+    cacheTtlJob: boolean;
+  }): Promise<RefreshOutcome['skipped']> {
     const [entryText, statusText] = await options.redis.mget(keys.tools(input.serverId), keys.status(input.serverId));
     const status = statusText ? safeParseJson(statusText, catalogStatusSchema) : undefined;
+    const entry = entryText ? safeParseJson(entryText, catalogEntrySchema) : undefined;
+    const current = entry?.success && entry.data.definitionHash === input.hash ? entry.data : undefined;
+    // The read over the watcher's session began after the request: that session's list is already
+    // what the request asks for. This is what lets the queued `list-changed` job, enqueued beside
+    // the owner's own refresh as the fallback, collapse into it.
+    if (current?.readBy?.session === 'watcher' && current.refreshedAt >= input.requestedAt) return 'covered';
+    if (!input.background) return undefined;
     if (status?.success && status.data.definitionHash === input.hash) {
       if (status.data.nextAttemptAt !== undefined && status.data.nextAttemptAt > Date.now()) return 'backoff';
+      // A later read rescheduled (or dropped) the ttl refresh: this one is obsolete.
+      if (input.cacheTtlJob && status.data.nextRefreshAt !== input.requestedAt) return 'fresh';
     }
-    const entry = entryText ? safeParseJson(entryText, catalogEntrySchema) : undefined;
     // Read after the request was made: a background probe would learn nothing new.
-    if (entry?.success && entry.data.definitionHash === input.hash && entry.data.refreshedAt >= input.requestedAt) {
-      return 'fresh';
-    }
+    if (current && current.refreshedAt >= input.requestedAt) return 'fresh';
     return undefined;
   }
+
+  const ownerRefreshes = new OwnerRefreshes<RefreshOutcome>({
+    logger: options.logger,
+    run: (request) =>
+      refreshServer({
+        ...request,
+        lockOwner: `${options.warmerId}:owner`,
+        logger: options.logger.child({ component: 'refresh', serverId: request.serverId, reason: request.reason }),
+        cacheTtlJob: false,
+        asOwner: true,
+        signal: undefined,
+      }),
+  });
 
   return {
     process(job, token, signal) {
       return withBullmqErrors(job, token, () => refresh(job, signal));
     },
+    refreshAsOwner: (request) => ownerRefreshes.request(request),
+    closeOwnerRefreshes: () => ownerRefreshes.close(),
     active: () => running,
     async drain() {
       while (closing.size > 0) await Promise.allSettled([...closing]);

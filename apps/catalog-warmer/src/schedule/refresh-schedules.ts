@@ -1,6 +1,14 @@
 import { parseWith, refreshJobOptions, refreshJobSchema, type ServerDefinition } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 
+/** Name of the delayed `scheduled` refresh jobs that a `ttlMs` cache hint asks for. */
+export const CACHE_TTL_JOB_NAME = 'cache-ttl';
+
+/** Job id of the hint-driven refresh of one server due at `dueAt`: one job per due time. */
+export function cacheTtlJobId(serverId: string, dueAt: number): string {
+  return `${CACHE_TTL_JOB_NAME}.${serverId}.${dueAt}`;
+}
+
 /** Id of the BullMQ job scheduler that polls one server. */
 export function refreshScheduleId(serverId: string): string {
   return `scheduled.${serverId}`;
@@ -35,6 +43,25 @@ export class RefreshSchedules {
       { every: definition.refreshIntervalMs },
       { name: 'scheduled', data, opts: { ...refreshJobOptions } },
     );
+  }
+
+  /**
+   * Adds the background refresh a `ttlMs` cache hint asks for: a delayed `scheduled` job due at
+   * `dueAt` (the status's `nextRefreshAt`). Each successful read that carries a hint adds its own;
+   * an earlier one whose due time no longer matches the status is skipped as obsolete when it
+   * fires, so there is no remove-then-add race with a job that is running.
+   */
+  async scheduleAfterTtl(request: { serverId: string; dueAt: number }): Promise<void> {
+    const data = parseWith(
+      refreshJobSchema,
+      { serverId: request.serverId, reason: 'scheduled', requestedAt: request.dueAt },
+      'cache ttl refresh',
+    );
+    await this.queue.add(CACHE_TTL_JOB_NAME, data, {
+      ...refreshJobOptions,
+      delay: Math.max(0, request.dueAt - Date.now()),
+      jobId: cacheTtlJobId(request.serverId, request.dueAt),
+    });
   }
 
   /** Removes the scheduler of a server, if any. */

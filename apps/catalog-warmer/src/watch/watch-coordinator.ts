@@ -33,6 +33,8 @@ export interface WatchCoordinatorOptions {
   env: Record<string, string | undefined>;
   registerSecrets: (values: readonly string[]) => void;
   allowPrivateNetwork: boolean;
+  /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
+  allowHosts?: readonly string[];
   /**
    * Watcher connections opened at once: a warmer that claims hundreds of servers at start must
    * not spawn hundreds of stdio servers together, nor starve its own refreshes. @default 4
@@ -40,7 +42,11 @@ export interface WatchCoordinatorOptions {
   connectConcurrency?: number;
   /** `tools.listChanged` support learned by refreshes, to skip probe connections. */
   capabilities?: ServerCapabilities;
-  /** Enqueues a refresh (through `requestRefresh`). */
+  /**
+   * Called with reason `list-changed` for every `tools/list_changed` on a watcher session of this
+   * warmer and for the catch-up after it subscribes. The warmer reads over that session itself
+   * (it is the owner) and enqueues the queue job as the fallback; see `startCatalogWarmer`.
+   */
   requestRefresh: (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => Promise<void>;
 }
 
@@ -71,7 +77,9 @@ const MAX_RECONNECT_WAIT_MS = 60_000;
  * and they claim the orphans on their next tick.
  *
  * The owner connects, reads the capabilities and then either keeps the connection and turns each
- * notification into a `list-changed` refresh, or closes it and keeps a job scheduler for
+ * notification into a `list-changed` refresh read over this very connection (the session the
+ * notification belongs to; other warmers hand their refreshes of the server to the owner too), or
+ * closes it and keeps a job scheduler for
  * `refreshIntervalMs`. A watcher that connects asks for one catch-up `list-changed` refresh, since
  * the list may have changed before it subscribed. Connections never block a tick: they start in the
  * background, and a broken one is retried with backoff while the lease is kept.
@@ -287,6 +295,7 @@ export class WatchCoordinator {
           secretValues: resolved.secretValues,
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
+          allowHosts: this.options.allowHosts,
           onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
         });
       } finally {
@@ -301,7 +310,7 @@ export class WatchCoordinator {
         connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
           logger.debug('tools/list_changed received');
           try {
-            await this.options.requestRefresh({ serverId, reason: 'list-changed' });
+            await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: Date.now() });
           } catch (error) {
             logger.error({ error }, 'could not enqueue list-changed refresh');
           }

@@ -14,6 +14,8 @@ export async function catalogCommand(io: CliIo, serverId: string, options: { jso
     const age = catalog.ageMs === undefined ? '' : `, refreshed ${formatAge(catalog.ageMs)} ago`;
     io.out(`${serverId}: ${catalog.state}, ${catalog.tools.length} tools${age}`);
     if (catalog.status?.error) io.out(`last error: ${catalog.status.error}`);
+    // The server's MCP cache hint: the list is what agentq's own identity sees, not anyone's.
+    if (catalog.cacheScope === 'private') io.out('cache scope: private (valid for agentq on this server only)');
     if (catalog.tools.length > 0) {
       const alwaysAsk = new Set(catalog.definition?.alwaysAsk ?? []);
       io.out('');

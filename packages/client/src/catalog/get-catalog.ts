@@ -6,6 +6,8 @@ import {
   parseWith,
   safeParseJson,
   serverIdSchema,
+  type CatalogCacheScope,
+  type CatalogReadBy,
   type CatalogState,
   type CatalogStatus,
   type CatalogTool,
@@ -28,6 +30,15 @@ export interface CatalogView {
   refreshedAt?: number;
   /** How old the list is, in milliseconds. */
   ageMs?: number;
+  /**
+   * The server's `cacheScope` hint for this list: `private` means it is valid for agentq's own
+   * identity on that server only. Runs are served it all the same.
+   */
+  cacheScope?: CatalogCacheScope;
+  /** The server's `ttlMs` hint for this list, as sent (the warmer clamps the refresh it schedules). */
+  ttlMs?: number;
+  /** The warmer and MCP session that read the list. */
+  readBy?: CatalogReadBy;
   status: CatalogStatus | null;
 }
 
@@ -60,6 +71,9 @@ export async function getCatalog(context: ClientContext, serverId: string): Prom
     view.version = entry.data.version;
     view.refreshedAt = entry.data.refreshedAt;
     view.ageMs = Math.max(0, Date.now() - entry.data.refreshedAt);
+    if (entry.data.cacheScope !== undefined) view.cacheScope = entry.data.cacheScope;
+    if (entry.data.ttlMs !== undefined) view.ttlMs = entry.data.ttlMs;
+    if (entry.data.readBy !== undefined) view.readBy = entry.data.readBy;
   }
   return view;
 }

@@ -40,6 +40,7 @@ describe('keyNames', () => {
       keys.runToolResults('s'),
       keys.refreshLock('s'),
       keys.warmerCapabilities,
+      keys.refreshDelegated('s'),
     ];
     expect(new Set(names).size).toBe(names.length);
   });

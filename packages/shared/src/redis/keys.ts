@@ -42,6 +42,12 @@ export interface KeyNames {
   refreshLock(serverId: string): string;
   /** Hash of server id → whether it declared `tools.listChanged`, per definition hash. */
   readonly warmerCapabilities: string;
+  /**
+   * Pub/sub channel of one warmer on which other warmers hand it refreshes of the servers whose
+   * watcher lease it holds, so that the list is read over its session
+   * (`{ serverId, reason, requestedAt }`).
+   */
+  refreshDelegated(warmerId: string): string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -62,6 +68,7 @@ export function keyNames(prefix: string): KeyNames {
     warmers: `${prefix}:warmers`,
     refreshLock: (serverId) => `${prefix}:lock.refresh.${serverId}`,
     warmerCapabilities: `${prefix}:warmer.capabilities`,
+    refreshDelegated: (warmerId) => `${prefix}:catalog.refresh.delegated.${warmerId}`,
   };
 }
 

@@ -25,6 +25,23 @@ export const catalogToolSchema = z.object({
 export const catalogStateSchema = z.enum(['connected', 'stale', 'error', 'disabled']);
 
 /**
+ * MCP `cacheScope` of a `tools/list` result: `private` means the list is valid for agentq's own
+ * identity on that server only (it may differ for another client); `shared` (or none) is the
+ * usual case. agentq serves both to its runs the same way; the scope is shown to operators.
+ */
+export const catalogCacheScopeSchema = z.enum(['shared', 'private']);
+
+/**
+ * Who read a list, and over which MCP session: `watcher` is the long-lived session of the server's
+ * watcher owner (the session `tools/list_changed` arrives on), `fresh` a connection opened for this
+ * one read.
+ */
+export const catalogReadBySchema = z.strictObject({
+  warmerId: z.string().min(1),
+  session: z.enum(['watcher', 'fresh']),
+});
+
+/**
  * `P:mcp.tools.<serverId>`: the last known good tool list of one server.
  * A missing key means never warmed; `tools: []` means warmed and empty.
  */
@@ -41,6 +58,12 @@ export const catalogEntrySchema = z
      * an entry written without one gets the digest of its tools when read.
      */
     version: z.string().min(1).optional(),
+    /** The warmer and session that read `tools` (absent on entries written before it existed). */
+    readBy: catalogReadBySchema.optional(),
+    /** `ttlMs` hint of the `tools/list` result, as the server sent it (a positive number). */
+    ttlMs: z.number().int().positive().optional(),
+    /** `cacheScope` hint of the `tools/list` result. */
+    cacheScope: catalogCacheScopeSchema.optional(),
   })
   .transform((entry) => ({ ...entry, version: entry.version ?? digestOf(entry.tools) }));
 
@@ -57,6 +80,14 @@ export const catalogStatusSchema = z.strictObject({
   nextAttemptAt: z.number().int().nonnegative().optional(),
   /** Definition hash of the latest attempt. */
   definitionHash: z.string().optional(),
+  /** The warmer and session of the latest successful read. */
+  readBy: catalogReadBySchema.optional(),
+  /** `ttlMs` hint of the latest successful read, as sent. */
+  ttlMs: z.number().int().positive().optional(),
+  /** `cacheScope` hint of the latest successful read. */
+  cacheScope: catalogCacheScopeSchema.optional(),
+  /** Epoch ms of the background refresh that the `ttlMs` hint scheduled (after clamping). */
+  nextRefreshAt: z.number().int().nonnegative().optional(),
 });
 
 /** Pub/sub message on `P:catalog.updated`. */
@@ -66,6 +97,8 @@ export const catalogUpdatedEventSchema = z.strictObject({
 });
 
 export type CatalogTool = z.output<typeof catalogToolSchema>;
+export type CatalogCacheScope = z.output<typeof catalogCacheScopeSchema>;
+export type CatalogReadBy = z.output<typeof catalogReadBySchema>;
 export type CatalogEntry = z.output<typeof catalogEntrySchema>;
 export type CatalogState = z.output<typeof catalogStateSchema>;
 export type CatalogStatus = z.output<typeof catalogStatusSchema>;
