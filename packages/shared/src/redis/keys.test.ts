@@ -38,6 +38,8 @@ describe('keyNames', () => {
       keys.warmer('s'),
       keys.warmers,
       keys.refreshBackoff('s'),
+      keys.adminSession('s'),
+      keys.loginRateLimit,
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -57,6 +59,8 @@ describe('keyNames', () => {
       keys.warmer('w'),
       keys.warmers,
       keys.refreshBackoff('a'),
+      keys.adminSession('a'),
+      keys.loginRateLimit,
     ];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
     for (const name of names) expect(name.slice(name.indexOf('{') + 1, name.indexOf('}'))).toBe('agentq');

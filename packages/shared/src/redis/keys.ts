@@ -35,6 +35,10 @@ export interface KeyNames {
   readonly warmers: string;
   /** Refresh backoff state of one server. */
   refreshBackoff(serverId: string): string;
+  /** Server-side record of one admin login session, by the SHA-256 of its cookie value. */
+  adminSession(sessionDigest: string): string;
+  /** Prefix of the per-address counters of the admin login rate limit. */
+  readonly loginRateLimit: string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -53,5 +57,7 @@ export function keyNames(prefix: string): KeyNames {
     warmer: (warmerId) => `${prefix}:warmer.${warmerId}`,
     warmers: `${prefix}:warmers`,
     refreshBackoff: (serverId) => `${prefix}:mcp.backoff.${serverId}`,
+    adminSession: (sessionDigest) => `${prefix}:admin.session.${sessionDigest}`,
+    loginRateLimit: `${prefix}:admin.login-limit.`,
   };
 }
