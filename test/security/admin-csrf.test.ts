@@ -26,7 +26,8 @@ describe('admin surface: CSRF on every change under /admin, Bull Board included'
 
   afterAll(async () => {
     await api?.close();
-    for (const queue of [runs, decisions]) {
+    const refresh = new Queue(QUEUE_NAMES.catalogRefresh, { connection: ctx.redis, prefix: ctx.prefix });
+    for (const queue of [runs, decisions, refresh]) {
       await queue?.obliterate({ force: true });
       await queue?.close();
     }
@@ -101,6 +102,36 @@ describe('admin surface: CSRF on every change under /admin, Bull Board included'
     });
     expect(foreign.status).toBe(403);
     expect(await runs.isPaused()).toBe(false);
+  });
+
+  it('refuses writing decisions jobs through Bull Board even from the same origin', async () => {
+    const cookie = await adminLogin(url, TEST_TOKEN);
+    const answer = await withCookie(url, {
+      method: 'POST',
+      path: addPath,
+      cookie,
+      headers: { origin: url },
+      body: forgedDecision,
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    const bearer = await fetch(`${url}${addPath}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(forgedDecision),
+    });
+    expect(bearer.status).toBe(403);
+    await bearer.arrayBuffer();
+    expect(await decisions.count()).toBe(0);
+    // Other queues still take jobs from the board.
+    const other = await withCookie(url, {
+      method: 'POST',
+      path: `/admin/queues/api/queues/${QUEUE_NAMES.catalogRefresh}/add`,
+      cookie,
+      headers: { origin: url },
+      body: { name: 'probe', data: {} },
+    });
+    expect(other.status).toBe(200);
   });
 
   it('keeps the bearer header working for scripts (no ambient authority to forge)', async () => {

@@ -14,7 +14,7 @@ import {
   passesCsrf,
 } from './admin/admin-guard.js';
 import { csrfFailure, registerAdminRoutes } from './admin/admin-routes.js';
-import { BULL_BOARD_PATH, registerBullBoard } from './admin/register-bull-board.js';
+import { BULL_BOARD_PATH, registerBullBoard, writesDecision } from './admin/register-bull-board.js';
 import { AdminSessionStore } from './auth/admin-session-store.js';
 import { createApiTokenSet } from './auth/api-token-set.js';
 import { setPrincipal } from './auth/principal.js';
@@ -249,6 +249,16 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
         });
       }
       return undefined;
+    });
+    // After the CSRF rule (a preHandler of the whole app), so a forged request is still told CSRF.
+    scope.addHook('preHandler', async (request, reply) => {
+      if (!writesDecision(request.method, request.url)) return undefined;
+      return reply.status(403).send({
+        error: {
+          code: 'FORBIDDEN',
+          message: 'Decide approvals in the inbox (/admin/approvals), not as decisions jobs',
+        },
+      });
     });
     await registerBullBoard(scope, queues);
   });
