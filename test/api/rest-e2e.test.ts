@@ -127,9 +127,12 @@ describe('REST end to end (warmer + worker + API, real Redis and server-everythi
         .status,
     ).toBe(404);
     const decided = await deployment.http.call('POST', `/v1/approvals/${approval.approvalId}/decision`, {
-      body: { approved: true, reason: 'fine', decidedBy: 'e2e' },
+      body: { approved: true, reason: 'fine' },
     });
-    expect(decided).toMatchObject({ status: 200, body: { decision: { approved: true, decidedBy: 'e2e' } } });
+    expect(decided).toMatchObject({
+      status: 200,
+      body: { decision: { approved: true, decidedBy: 'default', via: 'rest' } },
+    });
     const again = await deployment.http.call('POST', `/v1/approvals/${approval.approvalId}/decision`, {
       body: { approved: false },
     });

@@ -77,12 +77,30 @@ describe('admin pages in a real browser (Debian chromium via playwright-core)', 
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     await page.screenshot({ path: `${artifacts}browser-01-inbox-empty.png`, fullPage: true });
 
-    // Bull Board lists the queues.
+    // Bull Board lists the queues, under the admin pages' Content-Security-Policy.
+    const refusedScripts: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text()) && /script/i.test(message.text())) {
+        refusedScripts.push(message.text());
+      }
+    });
     await page.goto(`${base}/admin/queues`);
     for (const queue of ['agent-runs', 'catalog-refresh', 'approvals', 'decisions']) {
       await page.getByText(queue, { exact: true }).first().waitFor({ timeout: 30_000 });
     }
     await page.screenshot({ path: `${artifacts}browser-02-bull-board.png`, fullPage: true });
+    expect(refusedScripts).toEqual([]);
+    // Bull Board's own calls come from this origin, so its changes still work in the browser.
+    const paused = await page.evaluate(async () => {
+      const response = await fetch('/admin/queues/api/queues/agent-runs/pause', { method: 'PUT' });
+      return response.status;
+    });
+    expect(paused).toBe(200);
+    const resumed = await page.evaluate(async () => {
+      const response = await fetch('/admin/queues/api/queues/agent-runs/resume', { method: 'PUT' });
+      return response.status;
+    });
+    expect(resumed).toBe(200);
 
     // A run that needs approval shows up in the inbox with its tool and arguments.
     const { runId } = await client.enqueueRun(demoSpec());
@@ -101,6 +119,8 @@ describe('admin pages in a real browser (Debian chromium via playwright-core)', 
     await row.locator('input[name=reason]').fill('looks harmless');
     await Promise.all([page.waitForURL(/notice=/), row.locator('button[value=approve]').click()]);
     expect(await page.locator('.notice').textContent()).toContain('Approved');
+    // Recorded as the token that logged in (AGENTQ_API_TOKEN is named `default`), via the inbox.
+    expect(await page.locator('.notice').textContent()).toContain('as default');
     expect(await page.locator(`tr:has-text("${runId}")`).count()).toBe(0);
 
     // The notice links to the run, whose page refreshes itself until the run is done.
@@ -113,6 +133,8 @@ describe('admin pages in a real browser (Debian chromium via playwright-core)', 
     expect(result.state).toBe('completed');
     const echo = result.result?.toolCalls.find((call) => call.toolName === 'mcp__everything__echo');
     expect(echo?.approval).toMatchObject({ approved: true, reason: 'looks harmless' });
+    const audit = await client.getApproval(echo?.approval?.approvalId as string);
+    expect(audit.decision).toMatchObject({ approved: true, decidedBy: 'default', via: 'inbox' });
     await page.close();
   }, 180_000);
 });

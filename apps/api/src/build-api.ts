@@ -1,12 +1,25 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { AgentqError, QUEUE_NAMES, serverPolicyOf, type Config, type Logger } from '@agentq/shared';
+import { AgentqError, QUEUE_NAMES, keyNames, serverPolicyOf, waitForRedis, type Config, type Logger } from '@agentq/shared';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
 import { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { registerAdminRoutes, sessionOf } from './admin/admin-routes.js';
-import { BULL_BOARD_PATH, registerBullBoard } from './admin/register-bull-board.js';
-import { bearerToken, tokensMatch } from './auth/token-check.js';
+import {
+  ADMIN_SECURITY_HEADERS,
+  createAdminAuth,
+  csrfRefusal,
+  hasScope,
+  isAdminPath,
+  passesCsrf,
+} from './admin/admin-guard.js';
+import { csrfFailure, registerAdminRoutes } from './admin/admin-routes.js';
+import { BULL_BOARD_PATH, registerBullBoard, writesDecision } from './admin/register-bull-board.js';
+import { AdminSessionStore } from './auth/admin-session-store.js';
+import { createApiTokenSet } from './auth/api-token-set.js';
+import { setPrincipal } from './auth/principal.js';
+import { scopeOfPath } from './auth/route-scopes.js';
+import { bearerToken } from './auth/token-check.js';
 import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.js';
 import { errorResponse } from './http/error-response.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
@@ -22,7 +35,7 @@ export const API_VERSION = '0.1.0';
 
 /** Options of {@link buildApi}. */
 export interface BuildApiOptions {
-  /** `apiToken`, `redisUrl`, `prefix`, `cluster` and `runAttempts` are used. */
+  /** `apiToken`, `apiTokens`, `loginRateLimit`, `redisUrl`, `prefix`, `cluster` and `runAttempts` are used. */
   config: Config;
   /** The pino root (or a child) from the shared `createLogger`. */
   logger: Logger;
@@ -44,18 +57,11 @@ export function apiRoutes(client: AgentqClient): ApiRoute[] {
 /**
  * Builds the HTTP control plane (not listening yet): REST under `/v1`, the OpenAPI document,
  * Bull Board, the approvals inbox, `/metrics`, `/healthz` and `/readyz`. Everything but `/healthz`
- * needs the API token: as a bearer header, or for the admin pages as the session cookie the login
- * form sets.
+ * needs a token (`AGENTQ_API_TOKEN`, or a named one of `AGENTQ_API_TOKENS`) with the scope of the
+ * route: as a bearer header, or for the admin pages as the session the login form starts.
  */
 export async function buildApi(options: BuildApiOptions): Promise<FastifyInstance> {
-  const apiToken = options.config.apiToken;
-  if (!apiToken) {
-    throw new AgentqError({
-      code: 'CONFIG_INVALID',
-      field: 'AGENTQ_API_TOKEN',
-      message: 'AGENTQ_API_TOKEN must be set (at least 16 characters) to start the API',
-    });
-  }
+  const tokens = createApiTokenSet(options.config);
   const ownsClient = !options.client;
   const client =
     options.client ??
@@ -106,8 +112,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
   // Unknown paths answer 401 to callers without the token too, so that the route table cannot be
   // probed anonymously; only /healthz and the admin login are open.
   app.setNotFoundHandler((request, reply) => {
-    const token = bearerToken(request.headers.authorization);
-    if (!request.url.startsWith('/admin') && (!token || !tokensMatch(token, apiToken))) {
+    if (!request.url.startsWith('/admin') && !tokens.authenticate(bearerToken(request.headers.authorization))) {
       void reply.header('www-authenticate', 'Bearer');
       return reply.status(401).send({
         error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' },
@@ -129,13 +134,53 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
   });
   await app.register(cookie);
   await app.register(formbody);
+  // Only routes that ask for it are limited (the login form). Counters live in Redis, so every API
+  // replica counts the same attempts.
+  await app.register(rateLimit, {
+    global: false,
+    redis: client.redis,
+    nameSpace: keyNames(client.prefix).loginRateLimit,
+    errorResponseBuilder: (_request, context) =>
+      new AgentqError({ code: 'RATE_LIMITED', message: `Too many attempts; retry in ${context.after}` }),
+  });
 
   const requireBearer = async (request: FastifyRequest) => {
-    const token = bearerToken(request.headers.authorization);
-    if (!token || !tokensMatch(token, apiToken)) {
+    const principal = tokens.authenticate(bearerToken(request.headers.authorization));
+    if (!principal) {
       throw new AgentqError({ code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' });
     }
+    setPrincipal(request, principal);
+    const scope = scopeOfPath(request.url);
+    if (scope && !principal.scopes.has(scope)) {
+      throw new AgentqError({
+        code: 'FORBIDDEN',
+        message: `The token ${principal.name} lacks the ${scope} scope this route needs`,
+      });
+    }
   };
+
+  // Sessions and login counters talk to Redis directly: like every client call, wait (bounded) for
+  // the first connect rather than failing a request made right after start.
+  app.addHook('onRequest', async (request) => {
+    if (isAdminPath(request.url) && client.redis.status !== 'ready') await waitForRedis(client.redis, 5_000);
+  });
+  const sessions = new AdminSessionStore({ redis: client.redis, prefix: client.prefix, tokens });
+  const adminAuth = createAdminAuth({ tokens, sessions });
+  // Every response under /admin, Bull Board's included, carries the security headers; set last so
+  // that a plugin's own caching headers cannot loosen them.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (isAdminPath(request.url)) void reply.headers(ADMIN_SECURITY_HEADERS);
+    return payload;
+  });
+  // The CSRF rule of /admin, after the body is parsed (a form's `_csrf`) and before any handler,
+  // Bull Board's API included.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!isAdminPath(request.url) || request.method === 'GET' || request.method === 'HEAD') return;
+    if (request.method === 'POST' && request.url.split('?')[0] === '/admin/login') return;
+    if (passesCsrf(request, await adminAuth.authenticate(request))) return;
+    const form = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    return form ? csrfFailure(reply) : csrfRefusal(reply);
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -176,20 +221,45 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     }
   });
 
-  registerAdminRoutes(app, { client, apiToken });
+  registerAdminRoutes(app, {
+    client,
+    tokens,
+    sessions,
+    auth: adminAuth,
+    loginRateLimit: options.config.loginRateLimit,
+  });
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
-      if (sessionOf(request, apiToken)) return;
-      const token = bearerToken(request.headers.authorization);
-      if (token && tokensMatch(token, apiToken)) return;
-      if (request.method === 'GET' && !request.url.startsWith(`${BULL_BOARD_PATH}/api/`)) {
-        return reply.redirect(`/admin/login?next=${encodeURIComponent(request.url)}`, 303);
+      const found = await adminAuth.authenticate(request);
+      if (!found) {
+        if (request.method === 'GET' && !request.url.startsWith(`${BULL_BOARD_PATH}/api/`)) {
+          return reply.redirect(`/admin/login?next=${encodeURIComponent(request.url)}`, 303);
+        }
+        // Answered here rather than thrown: Bull Board's plugin installs its own error handler.
+        return reply
+          .status(401)
+          .header('www-authenticate', 'Bearer')
+          .send({ error: { code: 'UNAUTHORIZED', message: 'Log in at /admin/login' } });
       }
-      // Answered here rather than thrown: Bull Board's plugin installs its own error handler.
-      return reply
-        .status(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: { code: 'UNAUTHORIZED', message: 'Log in at /admin/login' } });
+      if (!hasScope(found.principal, 'admin')) {
+        return reply.status(403).send({
+          error: {
+            code: 'FORBIDDEN',
+            message: `The token ${found.principal.name} lacks the admin scope Bull Board needs`,
+          },
+        });
+      }
+      return undefined;
+    });
+    // After the CSRF rule (a preHandler of the whole app), so a forged request is still told CSRF.
+    scope.addHook('preHandler', async (request, reply) => {
+      if (!writesDecision(request.method, request.url)) return undefined;
+      return reply.status(403).send({
+        error: {
+          code: 'FORBIDDEN',
+          message: 'Decide approvals in the inbox (/admin/approvals), not as decisions jobs',
+        },
+      });
     });
     await registerBullBoard(scope, queues);
   });

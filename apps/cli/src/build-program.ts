@@ -123,15 +123,22 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       .description(`${approved ? 'Approve' : 'Deny'} a pending tool call; the run resumes`)
       .argument('<approvalId>')
       .option('-r, --reason <text>', 'reason, recorded and shown to the model')
-      .option('--by <name>', 'who decides (default cli:<user>)')
-      .action(async (approvalId: string, options: { reason?: string; by?: string }) =>
+      .action(async (approvalId: string, options: { reason?: string }) =>
         done(
           await (
             await import('./commands/approvals-command.js')
-          ).decideCommand(io, approvalId, { approved, reason: options.reason, by: options.by }),
+          ).decideCommand(io, approvalId, { approved, reason: options.reason }),
         ),
       );
   }
+  approvals
+    .command('show')
+    .description('Show one approval and its decision: who decided, when, and through which path')
+    .argument('<approvalId>')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (approvalId: string, options: { json?: boolean }) =>
+      done(await (await import('./commands/approvals-command.js')).showApprovalCommand(io, approvalId, options)),
+    );
 
   const servers = program.command('servers').description('Manage MCP server definitions');
   servers

@@ -10,14 +10,14 @@ import {
   waitForRedis,
   type Logger,
   type RedisConnection,
-  type DecisionInput,
   type DecisionRecord,
   type RunResult,
   type ServerDefinition,
   type ServerOrigin,
   type ServerPolicy,
 } from '@agentq/shared';
-import { decide } from './approvals/decide.js';
+import { decide, type ClientDecisionInput } from './approvals/decide.js';
+import { getApproval, type ApprovalInfo } from './approvals/get-approval.js';
 import { listPendingApprovals, type PendingApprovalInfo } from './approvals/list-pending-approvals.js';
 import type { ClientContext } from './client-context.js';
 import { getCatalog, type CatalogView } from './catalog/get-catalog.js';
@@ -97,9 +97,12 @@ export interface AgentqClient {
   listPendingApprovals(filter?: { runId?: string }): Promise<PendingApprovalInfo[]>;
   /**
    * Records a decision once (`ALREADY_DECIDED` after that, `EXPIRED` past the timeout, `NOT_FOUND`
-   * for an unknown id) and wakes the parked run.
+   * for an unknown id) and wakes the parked run. The record keeps who decided (`decidedBy`, by
+   * default this process's OS user), when, and through which path (`via`, by default `client`).
    */
-  decide(input: DecisionInput): Promise<DecisionRecord>;
+  decide(input: ClientDecisionInput): Promise<DecisionRecord>;
+  /** One approval's record with its decision, if any: who decided, when and how. `NOT_FOUND` when unknown. */
+  getApproval(approvalId: string): Promise<ApprovalInfo>;
   listServers(): Promise<ServerInfo[]>;
   /**
    * Creates or replaces a server definition. As `api` (the default) a stdio transport is refused
@@ -182,6 +185,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     removeSchedule: guard((scheduleId) => removeSchedule(context, scheduleId)),
     listPendingApprovals: guard((filter) => listPendingApprovals(context, filter ?? {})),
     decide: guard((input) => decide({ ...context, queue: context.queues.approvals }, input)),
+    getApproval: guard((approvalId) => getApproval(context, approvalId)),
     listServers: guard(() => listServers(context)),
     putServer: guard((definition, putOptions) => putServer(context, definition, putOptions?.origin ?? 'api')),
     removeServer: guard((serverId) => removeServer(context, serverId)),

@@ -15,5 +15,5 @@ export type { Schedule, ScheduleRunInput } from './schedules/schedule-run.js';
 export type { ServerInfo } from './servers/manage-servers.js';
 export type { CatalogView } from './catalog/get-catalog.js';
 
-export { decide, listPendingApprovals, promoteApproval } from './approvals/index.js';
-export type { ApprovalContext, PendingApprovalInfo } from './approvals/index.js';
+export { decide, getApproval, listPendingApprovals, osUserName, promoteApproval } from './approvals/index.js';
+export type { ApprovalContext, ApprovalInfo, ClientDecisionInput, PendingApprovalInfo } from './approvals/index.js';

@@ -10,6 +10,8 @@ export { configVariables } from './config/config-variables.js';
 export type { ConfigVariable } from './config/config-variables.js';
 export { loadConfig, secretValuesOf } from './config/load-config.js';
 export type { Config } from './config/load-config.js';
+export { API_SCOPES, DEFAULT_TOKEN_NAME, apiTokensSchema, parseApiTokens } from './config/parse-api-tokens.js';
+export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
 
 export { createRedisConnection, waitForRedis } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
@@ -76,9 +78,10 @@ export {
   approvalJobSchema,
   approvalResultSchema,
   decisionInputSchema,
+  decisionPathSchema,
   decisionRecordSchema,
 } from './schemas/approval.js';
-export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionRecord } from './schemas/approval.js';
+export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionPath, DecisionRecord } from './schemas/approval.js';
 export { pendingApprovalSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
 export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js';
 

@@ -60,6 +60,7 @@ export function createApprovalProcessor(options: ApprovalProcessorOptions) {
       reason: decision.reason,
       decidedBy: decision.decidedBy,
       decidedAt: decision.decidedAt,
+      via: decision.via,
       outcome: settled.outcome,
     });
   };

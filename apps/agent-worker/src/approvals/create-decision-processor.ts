@@ -32,9 +32,11 @@ export function createDecisionProcessor(options: DecisionProcessorOptions) {
     try {
       const parsed = decisionInputSchema.safeParse(job.data);
       if (!parsed.success) throw ValidationError.fromZod('decision', parsed.error);
+      // The path is a fact about where the decision came from, not something a job may claim.
+      const input = { ...parsed.data, via: 'queue' as const };
       let decision: DecisionRecord;
       try {
-        ({ decision } = await recordDecision({ redis: options.redis, prefix: options.prefix, input: parsed.data }));
+        ({ decision } = await recordDecision({ redis: options.redis, prefix: options.prefix, input }));
       } catch (error) {
         if (AgentqError.isInstance(error) && ['NOT_FOUND', 'ALREADY_DECIDED', 'EXPIRED'].includes(error.code)) {
           throw new NonRetryableError({ code: error.code, field: error.field, message: error.message, cause: error });

@@ -5,22 +5,25 @@ import { z } from 'zod';
 import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
-  createSession,
-  csrfTokenFor,
-  isValidCsrf,
-  isValidSession,
-} from '../auth/admin-session.js';
-import { tokensMatch } from '../auth/token-check.js';
+  type AdminSession,
+  type AdminSessionStore,
+} from '../auth/admin-session-store.js';
+import type { ApiTokenSet } from '../auth/api-token-set.js';
 import { errorResponse } from '../http/error-response.js';
+import { hasScope, isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
 
 /** Options of {@link registerAdminRoutes}. */
 export interface AdminRoutesOptions {
   client: AgentqClient;
-  apiToken: string;
+  tokens: ApiTokenSet;
+  sessions: AdminSessionStore;
+  auth: AdminAuthenticator;
+  /** Login attempts one client address may make per minute. */
+  loginRateLimit: number;
 }
 
-const loginBody = z.object({ token: z.string().default(''), next: z.string().optional() });
+const loginBody = z.object({ token: z.string().max(4_096).default(''), next: z.string().optional() });
 const decisionForm = z.object({
   decision: z.enum(['approve', 'deny']),
   reason: z.string().max(2_000).optional(),
@@ -32,27 +35,31 @@ function safeNext(next: string | undefined): string {
   return next && /^\/admin\/[A-Za-z0-9/_.?=&%-]*$/.test(next) && !next.startsWith('//') ? next : '/admin/approvals';
 }
 
-/** The session of a request, when valid. */
-export function sessionOf(request: FastifyRequest, apiToken: string): string | undefined {
-  const session = request.cookies[SESSION_COOKIE];
-  return isValidSession(apiToken, session) ? session : undefined;
-}
-
 /**
  * The login form, the approvals inbox and a run page: server-rendered HTML, no front-end build.
- * Form posts carry a CSRF token bound to the session; the session cookie is HttpOnly and
- * SameSite=Strict.
+ * Sessions live in Redis and end on logout; the session cookie is HttpOnly and SameSite=Strict;
+ * every form post passes the CSRF rule of `/admin` (see `passesCsrf`), checked before the handler.
+ * The inbox needs the `approvals` scope, a run page `runs` or `approvals`.
  */
 export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOptions): void {
-  const { client, apiToken } = options;
+  const { client, tokens, sessions, auth } = options;
 
-  const requireSession = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
-    const session = sessionOf(request, apiToken);
-    if (!session) {
+  /** The session of a request, or a redirect to the login form (or a 403 page without `scopes`). */
+  const requireSession = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    scopes: Parameters<typeof hasScope>[1][],
+  ): Promise<AdminSession | undefined> => {
+    const found = await auth.authenticate(request);
+    if (!found?.session) {
       void reply.redirect(`/admin/login?next=${encodeURIComponent(request.url)}`, 303);
       return undefined;
     }
-    return session;
+    if (!hasScope(found.session.principal, ...scopes)) {
+      void forbiddenPage(reply, found.session, scopes);
+      return undefined;
+    }
+    return found.session;
   };
 
   app.get('/admin', async (_request, reply) => reply.redirect('/admin/approvals', 303));
@@ -62,35 +69,44 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     return reply.type('text/html').send(loginPage({ next }));
   });
 
-  app.post('/admin/login', async (request, reply) => {
-    const parsed = loginBody.safeParse(request.body ?? {});
-    const next = safeNext(parsed.success ? parsed.data.next : undefined);
-    if (!parsed.success || !tokensMatch(parsed.data.token, apiToken)) {
-      return reply
-        .status(401)
-        .type('text/html')
-        .send(loginPage({ next, error: 'That token is not right.' }));
-    }
-    void reply.setCookie(SESSION_COOKIE, createSession(apiToken), {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: request.protocol === 'https',
-      path: '/admin',
-      maxAge: Math.floor(SESSION_TTL_MS / 1000),
-    });
-    return reply.redirect(next, 303);
-  });
+  app.post(
+    '/admin/login',
+    // Counted per client address before the token is even looked at, so guessing is slow.
+    { config: { rateLimit: { max: options.loginRateLimit, timeWindow: 60_000 } } },
+    async (request, reply) => {
+      // A login posted from another site would sign the browser in as the attacker (login CSRF).
+      if (isSameOrigin(request) === false) return csrfFailure(reply);
+      const parsed = loginBody.safeParse(request.body ?? {});
+      const next = safeNext(parsed.success ? parsed.data.next : undefined);
+      const principal = parsed.success ? tokens.authenticate(parsed.data.token) : undefined;
+      if (!principal) {
+        return reply
+          .status(401)
+          .type('text/html')
+          .send(loginPage({ next, error: 'That token is not right.' }));
+      }
+      const previous = request.cookies[SESSION_COOKIE];
+      if (previous) await sessions.destroy(previous);
+      void reply.setCookie(SESSION_COOKIE, await sessions.create(principal), {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: request.protocol === 'https',
+        path: '/admin',
+        maxAge: Math.floor(SESSION_TTL_MS / 1000),
+      });
+      return reply.redirect(next, 303);
+    },
+  );
 
   app.post('/admin/logout', async (request, reply) => {
-    const session = sessionOf(request, apiToken);
-    const form = (request.body ?? {}) as { _csrf?: string };
-    if (session && !isValidCsrf(apiToken, session, form._csrf)) return csrfFailure(reply);
+    // The CSRF rule already ran (preHandler of /admin): a forged logout never gets here.
+    await sessions.destroy(request.cookies[SESSION_COOKIE]);
     void reply.clearCookie(SESSION_COOKIE, { path: '/admin' });
     return reply.redirect('/admin/login', 303);
   });
 
   app.get('/admin/approvals', async (request, reply) => {
-    const session = requireSession(request, reply);
+    const session = await requireSession(request, reply, ['approvals']);
     if (!session) return reply;
     const query = request.query as { notice?: string; error?: string; run?: string };
     let approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>> = [];
@@ -103,7 +119,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     return reply.type('text/html').send(
       inboxPage({
         approvals,
-        csrf: csrfTokenFor(apiToken, session),
+        csrf: session.csrf,
+        who: session.principal.name,
         notice: query.notice,
         runId: query.run,
         error: query.error ?? loadError,
@@ -112,35 +129,44 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
   });
 
   app.post('/admin/approvals/:approvalId/decision', async (request, reply) => {
-    const session = sessionOf(request, apiToken);
-    if (!session) return reply.redirect('/admin/login', 303);
+    const found = await auth.authenticate(request);
+    if (!found?.session) return reply.redirect('/admin/login', 303);
+    if (!hasScope(found.session.principal, 'approvals')) return forbiddenPage(reply, found.session, ['approvals']);
     const approvalId = (request.params as { approvalId: string }).approvalId;
     const form = decisionForm.safeParse(request.body ?? {});
     if (!form.success) return reply.redirect(`/admin/approvals?error=${encodeURIComponent('Invalid form')}`, 303);
-    if (!isValidCsrf(apiToken, session, form.data._csrf)) return csrfFailure(reply);
     const approved = form.data.decision === 'approve';
     const reason = form.data.reason?.trim() || undefined;
     let runId: string | undefined;
+    let decidedBy: string;
     try {
       const pending = (await client.listPendingApprovals()).find((approval) => approval.approvalId === approvalId);
       runId = pending?.runId;
-      await client.decide({ approvalId, approved, reason, decidedBy: 'inbox' });
+      // Who decided is the token that logged in, never something the form says.
+      const decision = await client.decide({
+        approvalId,
+        approved,
+        reason,
+        decidedBy: found.session.principal.name,
+        via: 'inbox',
+      });
+      decidedBy = decision.decidedBy;
     } catch (error) {
       const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The decision failed';
       return reply.redirect(`/admin/approvals?error=${encodeURIComponent(message)}`, 303);
     }
-    const notice = `${approved ? 'Approved' : 'Denied'} ${approvalId}${runId ? ` (run ${runId})` : ''}`;
+    const notice = `${approved ? 'Approved' : 'Denied'} ${approvalId}${runId ? ` (run ${runId})` : ''} as ${decidedBy}`;
     const runPart = runId ? `&run=${encodeURIComponent(runId)}` : '';
     return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}${runPart}`, 303);
   });
 
   app.get('/admin/runs/:runId', async (request, reply) => {
-    const session = requireSession(request, reply);
+    const session = await requireSession(request, reply, ['runs', 'approvals']);
     if (!session) return reply;
     const runId = (request.params as { runId: string }).runId;
     try {
       const run = await client.getRun(runId);
-      return reply.type('text/html').send(runPage({ run, csrf: csrfTokenFor(apiToken, session) }));
+      return reply.type('text/html').send(runPage({ run, csrf: session.csrf }));
     } catch (error) {
       const { status, body } = errorResponse(error);
       return reply
@@ -149,7 +175,7 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
         .send(
           page({
             title: 'Run',
-            csrf: csrfTokenFor(apiToken, session),
+            csrf: session.csrf,
             body: `<div class="error">${escapeHtml(body.error.message)}</div>`,
           }),
         );
@@ -157,7 +183,23 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
   });
 }
 
-function csrfFailure(reply: FastifyReply) {
+function forbiddenPage(reply: FastifyReply, session: AdminSession, scopes: string[]) {
+  return reply
+    .status(403)
+    .type('text/html')
+    .send(
+      page({
+        title: 'Forbidden',
+        csrf: session.csrf,
+        body: `<div class="error">The token <code>${escapeHtml(session.principal.name)}</code> lacks the scope ${scopes
+          .map((scope) => `<code>${escapeHtml(scope)}</code>`)
+          .join(' or ')} for this page.</div>`,
+      }),
+    );
+}
+
+/** The 403 `CSRF` answer of a form post, as a page. */
+export function csrfFailure(reply: FastifyReply) {
   return reply
     .status(403)
     .type('text/html')
@@ -186,6 +228,8 @@ ${options.error ? `<div class="error">${escapeHtml(options.error)}</div>` : ''}
 function inboxPage(options: {
   approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>>;
   csrf: string;
+  /** The token name decisions from this page are recorded under. */
+  who: string;
   notice?: string;
   /** The run the last decision woke, linked from the notice. */
   runId?: string;
@@ -212,6 +256,7 @@ function inboxPage(options: {
     title: 'Approvals',
     csrf: options.csrf,
     body: `<h1>Pending approvals</h1>
+<p class="who">Decisions are recorded as <strong id="decided-by">${escapeHtml(options.who)}</strong> via the inbox.</p>
 ${
   options.notice
     ? `<div class="notice" role="status">${escapeHtml(options.notice)}${
@@ -242,7 +287,26 @@ function runPage(options: { run: RunInfo; csrf: string }): string {
 <p>State: <span class="state" id="run-state">${escapeHtml(run.state)}</span></p>
 <p>Step: ${escapeHtml(run.progress.step ?? '—')} · Last tool: <code>${escapeHtml(run.progress.lastTool ?? '—')}</code></p>
 ${run.pendingApprovals.length > 0 ? `<p>Waiting for ${run.pendingApprovals.length} approval(s) in the <a href="/admin/approvals">inbox</a>.</p>` : ''}
+${decisionList(run)}
 ${run.result ? `<h2>Result</h2><pre id="run-result">${escapeHtml(run.result.text)}</pre>` : ''}
 ${run.error ? `<h2>Error</h2><pre id="run-error">${escapeHtml(run.error.message)}</pre>` : ''}`,
   });
+}
+
+/** The recorded decisions of a parked run's approvals: who, when and through which path. */
+function decisionList(run: RunInfo): string {
+  const items: string[] = [];
+  for (const approval of run.pendingApprovals) {
+    const decision = approval.decision;
+    if (!decision) continue;
+    items.push(
+      `<li data-approval-id="${escapeHtml(approval.approvalId)}"><code>${escapeHtml(approval.toolName)}</code>: ${
+        decision.approved ? 'approved' : 'denied'
+      } by <strong>${escapeHtml(decision.decidedBy)}</strong>${decision.via ? ` via ${escapeHtml(decision.via)}` : ''} at ${escapeHtml(
+        formatTime(decision.decidedAt),
+      )}${decision.reason ? `: ${escapeHtml(decision.reason)}` : ''}</li>`,
+    );
+  }
+  if (items.length === 0) return '';
+  return `<h2>Decisions</h2><ul id="decisions">${items.join('\n')}</ul>`;
 }

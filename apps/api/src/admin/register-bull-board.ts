@@ -9,6 +9,19 @@ import type { FastifyInstance } from 'fastify';
 export const BULL_BOARD_PATH = '/admin/queues';
 
 /**
+ * Whether a Bull Board request would write a decision: adding a job to `decisions` or replacing a
+ * job's data there. Such a job decides an approval in whatever name it carries, so decisions are
+ * taken in the inbox (recorded as the logged-in token) and Bull Board only shows and cleans them.
+ */
+export function writesDecision(method: string, url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  const base = `${BULL_BOARD_PATH}/api/queues/${QUEUE_NAMES.decisions}/`;
+  if (!path.startsWith(base)) return false;
+  const rest = path.slice(base.length);
+  return (method === 'POST' && rest === 'add') || (method === 'PATCH' && /^[^/]+\/update-data$/.test(rest));
+}
+
+/**
  * Mounts Bull Board for every agentq queue. `approvals` is read-only: promoting or removing an
  * approval job by hand would resume a run without a recorded decision or strand it.
  */

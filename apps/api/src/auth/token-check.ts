@@ -1,13 +1,16 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** SHA-256 of a secret: what {@link tokensMatch} compares. */
+export function tokenDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
 
 /**
  * Compares a presented secret with the expected one in constant time. Both are hashed first, so
  * neither the content nor the length of the token leaks through timing.
  */
 export function tokensMatch(presented: string, expected: string): boolean {
-  const left = createHash('sha256').update(presented).digest();
-  const right = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(left, right);
+  return timingSafeEqual(tokenDigest(presented), tokenDigest(expected));
 }
 
 /** The bearer token of an `Authorization` header, or `undefined`. */
@@ -15,9 +18,4 @@ export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return match?.[1]?.trim();
-}
-
-/** HMAC of `text` keyed by the API token, hex. Sessions and CSRF tokens derive from it. */
-export function signWithToken(apiToken: string, text: string): string {
-  return createHmac('sha256', apiToken).update(text).digest('hex');
 }

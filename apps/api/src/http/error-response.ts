@@ -18,6 +18,7 @@ const statusByCode: Record<string, number> = {
   EXPIRED: 410,
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
   NOT_IMPLEMENTED: 501,
   UNAVAILABLE: 503,
 };

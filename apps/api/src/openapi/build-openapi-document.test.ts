@@ -27,14 +27,11 @@ describe('buildOpenApiDocument', () => {
     const body = decide?.requestBody as {
       content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } };
     };
-    expect(Object.keys(body.content['application/json'].schema.properties)).toEqual([
-      'approved',
-      'reason',
-      'decidedBy',
-    ]);
+    // No decidedBy: the token that authenticated is who decided.
+    expect(Object.keys(body.content['application/json'].schema.properties)).toEqual(['approved', 'reason']);
     expect(body.content['application/json'].schema.required).toEqual(['approved']);
     expect(Object.keys(decide?.responses ?? {})).toEqual(
-      expect.arrayContaining(['200', '400', '401', '404', '409', '410']),
+      expect.arrayContaining(['200', '400', '401', '403', '404', '409', '410']),
     );
     const enqueue = document.paths['/v1/runs']?.post?.requestBody as {
       content: { 'application/json': { schema: { properties: { spec: { properties: Record<string, unknown> } } } } };

@@ -1,18 +1,19 @@
 import type { AgentqClient } from '@agentq/client';
-import { approvalJobSchema, decisionRecordSchema } from '@agentq/shared';
+import { AgentqError, approvalJobSchema, decisionRecordSchema } from '@agentq/shared';
 import { z } from 'zod';
+import { principalOf } from '../auth/principal.js';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, conflictError, errorBodySchema, notFoundError, validationError } from './common-schemas.js';
 
+// No `decidedBy`: who decided is the name of the token that authenticated the request, so a body
+// naming someone else is refused as an unknown field (VALIDATION) rather than silently ignored.
 const decisionBody = z.strictObject({
   approved: z.boolean(),
-  reason: z.string().max(2_000).optional(),
-  decidedBy: z
+  reason: z
     .string()
-    .min(1)
-    .max(200)
+    .max(2_000)
     .optional()
-    .meta({ description: 'Who decided; recorded with the decision. Defaults to `api`.' }),
+    .meta({ description: 'A note recorded with the decision and shown to the model.' }),
 });
 
 /** `/v1/approvals`: pending tool approvals and their decisions. */
@@ -37,10 +38,33 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
       },
     }),
     defineRoute({
+      method: 'GET',
+      path: '/v1/approvals/{approvalId}',
+      operationId: 'getApproval',
+      summary: 'One approval and its decision: who decided, when, and through which path',
+      tag: 'approvals',
+      params: z.strictObject({ approvalId: z.string().min(1).max(200) }),
+      responses: {
+        200: {
+          description: 'The approval record (kept seven days after it settles)',
+          schema: z.strictObject({
+            request: approvalJobSchema.loose(),
+            decision: decisionRecordSchema.loose().nullable(),
+            outcome: z.enum(['decision', 'expired', 'no-decision']).nullable(),
+          }),
+        },
+        404: notFoundError,
+        ...commonErrors,
+      },
+      async handler({ params }) {
+        return { body: await client.getApproval(params.approvalId) };
+      },
+    }),
+    defineRoute({
       method: 'POST',
       path: '/v1/approvals/{approvalId}/decision',
       operationId: 'decideApproval',
-      summary: 'Approve or deny a pending tool call (recorded once)',
+      summary: 'Approve or deny a pending tool call (recorded once, as the token that decided)',
       tag: 'approvals',
       params: z.strictObject({ approvalId: z.string().min(1) }),
       body: decisionBody,
@@ -55,12 +79,15 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
         410: { description: 'EXPIRED: the approval timed out and was denied', schema: errorBodySchema },
         ...commonErrors,
       },
-      async handler({ params, body }) {
+      async handler({ params, body, request }) {
+        const principal = principalOf(request);
+        if (!principal) throw new AgentqError({ code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <token>' });
         const decision = await client.decide({
           approvalId: params.approvalId,
           approved: body.approved,
           reason: body.reason,
-          decidedBy: body.decidedBy ?? 'api',
+          decidedBy: principal.name,
+          via: 'rest',
         });
         return { body: { approvalId: params.approvalId, decision } };
       },

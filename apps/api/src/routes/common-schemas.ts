@@ -12,6 +12,7 @@ export const errorBodySchema = z.strictObject({
 /** Responses every authenticated route can give. */
 export const commonErrors = {
   401: { description: 'Missing or wrong bearer token', schema: errorBodySchema },
+  403: { description: "FORBIDDEN: the token lacks this route's scope", schema: errorBodySchema },
 } as const;
 
 /** A 400 with the bad field. */

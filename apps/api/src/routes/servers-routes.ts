@@ -78,12 +78,12 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
       responses: {
         200: { description: 'Stored definition', schema: serverDefinitionSchema },
         400: validationError,
+        ...commonErrors,
         403: {
           description:
-            'FORBIDDEN: a stdio command the operator has not allowed over the API (AGENTQ_ALLOW_STDIO_FROM_API, AGENTQ_STDIO_COMMANDS)',
+            'FORBIDDEN: a token without the servers scope, or a stdio command the operator has not allowed over the API (AGENTQ_ALLOW_STDIO_FROM_API, AGENTQ_STDIO_COMMANDS)',
           schema: errorBodySchema,
         },
-        ...commonErrors,
       },
       async handler({ params, body }) {
         if (body.id !== undefined && body.id !== params.serverId) {

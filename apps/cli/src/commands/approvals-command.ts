@@ -1,4 +1,4 @@
-import { userInfo } from 'node:os';
+import { osUserName } from '@agentq/client';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { formatTable } from '../output/format-table.js';
@@ -32,18 +32,22 @@ export async function listApprovalsCommand(io: CliIo, options: { run?: string; j
   });
 }
 
-/** `agentq approvals approve|deny <id>`: records a decision once and wakes the run. */
+/**
+ * `agentq approvals approve|deny <id>`: records a decision once and wakes the run. The decision is
+ * recorded as taken by the OS user through the CLI; who decided is not an option.
+ */
 export async function decideCommand(
   io: CliIo,
   approvalId: string,
-  options: { approved: boolean; reason?: string; by?: string },
+  options: { approved: boolean; reason?: string },
 ): Promise<number> {
   return await withClient(io, async (client) => {
     const decision = await client.decide({
       approvalId,
       approved: options.approved,
       reason: options.reason,
-      decidedBy: options.by ?? `cli:${safeUser()}`,
+      decidedBy: osUserName(),
+      via: 'cli',
     });
     io.out(
       `${decision.approved ? 'Approved' : 'Denied'} ${approvalId}${decision.reason ? ` (${decision.reason})` : ''}; the run resumes.`,
@@ -52,12 +56,28 @@ export async function decideCommand(
   });
 }
 
-function safeUser(): string {
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
+/** `agentq approvals show <id>`: one approval and its decision, for audits. */
+export async function showApprovalCommand(io: CliIo, approvalId: string, options: { json?: boolean }): Promise<number> {
+  return await withClient(io, async (client) => {
+    const record = await client.getApproval(approvalId);
+    if (options.json) {
+      io.out(JSON.stringify(record, null, 2));
+      return EXIT_CODES.ok;
+    }
+    const { request, decision } = record;
+    io.out(`Approval ${request.approvalId} · run ${request.runId} · tool ${request.toolName}`);
+    io.out(
+      `Requested ${new Date(request.requestedAt).toISOString()}, expires ${new Date(request.expiresAt).toISOString()}`,
+    );
+    if (!decision) {
+      io.out('Not decided yet.');
+      return EXIT_CODES.ok;
+    }
+    io.out(
+      `${decision.approved ? 'Approved' : 'Denied'} by ${decision.decidedBy}${decision.via ? ` via ${decision.via}` : ''} at ${new Date(decision.decidedAt).toISOString()}${decision.reason ? `: ${decision.reason}` : ''}`,
+    );
+    return EXIT_CODES.ok;
+  });
 }
 
 function truncate(text: string, length: number): string {

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import {
   decisionInputSchema,
   QUEUE_NAMES,
@@ -10,9 +11,25 @@ import { Job, Queue } from 'bullmq';
 import type { ApprovalContext } from './approval-context.js';
 
 /**
+ * Input of the client's `decide`: `decidedBy` defaults to the OS user of this process and `via`
+ * to `client`. The API and the inbox set both from the authenticated token, never from the body.
+ */
+export type ClientDecisionInput = Omit<DecisionInput, 'decidedBy'> & { decidedBy?: string };
+
+/** The OS user of this process, or `unknown` when the system cannot say. */
+export function osUserName(): string {
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
  * Decides a pending approval and wakes the run.
  *
- * 1. Validates the input (`VALIDATION`, naming the field).
+ * 1. Validates the input (`VALIDATION`, naming the field). The record says who decided, when,
+ *    and through which path (`via`).
  * 2. Records the decision first, in one atomic step: the first decision wins. An unknown id
  *    throws `NOT_FOUND`, a second decision `ALREADY_DECIDED` (the first one stands), a decision
  *    after the timeout `EXPIRED`.
@@ -25,8 +42,12 @@ import type { ApprovalContext } from './approval-context.js';
  *
  * @returns the recorded decision.
  */
-export async function decide(context: ApprovalContext, input: DecisionInput): Promise<DecisionRecord> {
-  const parsed = decisionInputSchema.safeParse(input);
+export async function decide(context: ApprovalContext, input: ClientDecisionInput): Promise<DecisionRecord> {
+  const parsed = decisionInputSchema.safeParse({
+    ...input,
+    decidedBy: input.decidedBy ?? osUserName(),
+    via: input.via ?? 'client',
+  });
   if (!parsed.success) throw ValidationError.fromZod('decision', parsed.error);
   const { decision } = await recordDecision({ redis: context.redis, prefix: context.prefix, input: parsed.data });
   await promoteApproval(context, parsed.data.approvalId);

@@ -2,10 +2,12 @@ import {
   AgentqError,
   approvalJobSchema,
   parseWith,
+  readApprovalRecords,
   runCheckpointSchema,
   runResultSchema,
   runSpecSchema,
   safeParseJson,
+  type DecisionRecord,
   type RunResult,
   type RunSpec,
 } from '@agentq/shared';
@@ -31,6 +33,8 @@ export interface RunPendingApproval {
   input?: unknown;
   requestedAt?: number;
   expiresAt?: number;
+  /** Set once decided, before the run has picked the decision up: who, when and through which path. */
+  decision?: DecisionRecord;
 }
 
 /** Progress a worker reports while it runs. */
@@ -93,6 +97,15 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
         entry.expiresAt = data.data.expiresAt;
       }
       pendingApprovals.push(entry);
+    }
+    const records = await readApprovalRecords({
+      redis: context.redis,
+      prefix: context.prefix,
+      approvalIds: pendingApprovals.map((entry) => entry.approvalId),
+    });
+    for (const record of records) {
+      const entry = pendingApprovals.find((pending) => pending.approvalId === record.request.approvalId);
+      if (entry && record.decision) entry.decision = record.decision;
     }
   }
 

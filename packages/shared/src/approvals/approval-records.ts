@@ -140,6 +140,7 @@ export async function recordDecision(
     reason: input.reason,
     decidedBy: input.decidedBy,
     decidedAt: now,
+    via: input.via ?? 'client',
   };
   const [status, text, requestText] = (await options.redis.eval(
     recordDecisionScript,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalizeHostPattern } from '../net/is-allowed-host.js';
+import { apiTokensSchema } from './parse-api-tokens.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -75,8 +76,24 @@ export const configVariables = [
     key: 'apiToken',
     schema: z.string().min(16, 'must be at least 16 characters'),
     description:
-      'Bearer token for the HTTP API, Bull Board and the inbox. Required by `agentq api`; `agentq dev` generates one when unset.',
+      'Bearer token for the HTTP API, Bull Board and the inbox, with every scope; decisions taken with it are recorded as `default`. `agentq api` needs it or `AGENTQ_API_TOKENS`; `agentq dev` generates one when unset.',
     secret: true,
+  },
+  {
+    env: 'AGENTQ_API_TOKENS',
+    key: 'apiTokens',
+    schema: apiTokensSchema,
+    description:
+      'Named API tokens with scopes (`runs`, `approvals`, `servers`, `admin`, or `all`): `name:scope,scope=token;name:scope=token`, each token at least 16 characters. The name is recorded as who decided an approval.',
+    secret: true,
+  },
+  {
+    env: 'AGENTQ_LOGIN_RATE_LIMIT',
+    key: 'loginRateLimit',
+    schema: positiveInt,
+    default: '10',
+    description:
+      'Login attempts at `/admin/login` one client address may make per minute; more answer 429 `RATE_LIMITED`.',
   },
   {
     env: 'AGENTQ_API_HOST',

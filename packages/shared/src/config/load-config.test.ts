@@ -22,6 +22,8 @@ describe('loadConfig', () => {
       cluster: false,
       logLevel: 'info',
       apiToken: undefined,
+      apiTokens: undefined,
+      loginRateLimit: 10,
       apiHost: '127.0.0.1',
       apiPort: 3000,
       serversFile: 'config/servers.yaml',
@@ -124,6 +126,54 @@ describe('loadConfig', () => {
     }
     expect(new Set(configVariables.map((variable) => variable.env)).size).toBe(configVariables.length);
     expect(new Set(configVariables.map((variable) => variable.key)).size).toBe(configVariables.length);
+  });
+});
+
+describe('AGENTQ_API_TOKENS', () => {
+  const alice = 'alice-token-0123456789';
+  const ops = 'ops-token-0123456789ab';
+
+  it('parses named tokens with scopes', () => {
+    const config = loadConfig({ AGENTQ_API_TOKENS: `alice:runs,approvals=${alice}; ops:all=${ops}` });
+    expect(config.apiTokens).toEqual([
+      { name: 'alice', scopes: ['runs', 'approvals'], token: alice },
+      { name: 'ops', scopes: ['runs', 'approvals', 'servers', 'admin'], token: ops },
+    ]);
+  });
+
+  it('names the problem of a bad value without ever repeating a token', () => {
+    const bad = [
+      `alice=${alice}`,
+      `alice:runs`,
+      `alice:runs,root=${alice}`,
+      `alice:runs=short`,
+      `al ice:runs=${alice}`,
+      `alice:runs=${alice};alice:admin=${ops}`,
+      `alice:runs=${alice};bob:admin=${alice}`,
+      ';',
+    ];
+    for (const value of bad) {
+      const error = configError({ AGENTQ_API_TOKENS: value });
+      expect(
+        error.issues.map((issue) => issue.field),
+        value,
+      ).toEqual(['AGENTQ_API_TOKENS']);
+      expect(error.message).not.toContain(alice);
+      expect(error.message).not.toContain(ops);
+    }
+  });
+
+  it('keeps the name default for AGENTQ_API_TOKEN', () => {
+    const error = configError({ AGENTQ_API_TOKEN: ops, AGENTQ_API_TOKENS: `default:runs=${alice}` });
+    expect(error.field).toBe('AGENTQ_API_TOKENS');
+    expect(configError({ AGENTQ_API_TOKEN: ops, AGENTQ_API_TOKENS: `bob:runs=${ops}` }).field).toBe(
+      'AGENTQ_API_TOKENS',
+    );
+  });
+
+  it('registers every named token for redaction', () => {
+    const config = loadConfig({ AGENTQ_API_TOKEN: 'api-token-0123456789', AGENTQ_API_TOKENS: `alice:runs=${alice}` });
+    expect(secretValuesOf(config).sort()).toEqual([alice, 'api-token-0123456789']);
   });
 });
 

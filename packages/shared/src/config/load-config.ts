@@ -3,6 +3,7 @@ import { configVariables } from './config-variables.js';
 import { keyPrefix } from '../redis/keys.js';
 import { AgentqError } from '../errors/agentq-error.js';
 import { serverPolicyFromEnv } from '../servers/server-policy.js';
+import { DEFAULT_TOKEN_NAME, type ApiToken } from './parse-api-tokens.js';
 
 /** The fully defaulted, validated configuration of an agentq process. */
 export interface Config {
@@ -17,6 +18,9 @@ export interface Config {
   cluster: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   apiToken: string | undefined;
+  /** Named, scoped tokens of `AGENTQ_API_TOKENS`. */
+  apiTokens: ApiToken[] | undefined;
+  loginRateLimit: number;
   apiHost: string;
   apiPort: number;
   serversFile: string;
@@ -77,6 +81,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       issues.push({ field: error.field ?? '', message: error.message });
     }
   }
+  const named = values.apiTokens as ApiToken[] | undefined;
+  if (values.apiToken !== undefined && named?.some((token) => token.name === DEFAULT_TOKEN_NAME)) {
+    issues.push({
+      field: 'AGENTQ_API_TOKENS',
+      message: `the name "${DEFAULT_TOKEN_NAME}" belongs to AGENTQ_API_TOKEN; pick another`,
+    });
+  }
+  if (values.apiToken !== undefined && named?.some((token) => token.token === values.apiToken)) {
+    issues.push({ field: 'AGENTQ_API_TOKENS', message: 'an entry reuses the token of AGENTQ_API_TOKEN' });
+  }
   if (issues.length > 0) {
     throw new ValidationError({ what: 'configuration', issues, code: 'CONFIG_INVALID' });
   }
@@ -91,6 +105,11 @@ export function secretValuesOf(config: Config): string[] {
     if (!('secret' in variable) || !variable.secret) continue;
     const value = (config as unknown as Record<string, unknown>)[variable.key];
     if (typeof value === 'string' && value.length >= 6) out.push(value);
+    if (Array.isArray(value)) {
+      for (const entry of value as Array<{ token?: unknown }>) {
+        if (typeof entry.token === 'string' && entry.token.length >= 6) out.push(entry.token);
+      }
+    }
   }
   return out;
 }

@@ -41,6 +41,8 @@ describe('keyNames', () => {
       keys.refreshLock('s'),
       keys.warmerCapabilities,
       keys.refreshDelegated('s'),
+      keys.adminSession('s'),
+      keys.loginRateLimit,
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -62,6 +64,8 @@ describe('keyNames', () => {
       keys.runToolResults('r'),
       keys.refreshLock('a'),
       keys.warmerCapabilities,
+      keys.adminSession('a'),
+      keys.loginRateLimit,
     ];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
     for (const name of names) expect(name.slice(name.indexOf('{') + 1, name.indexOf('}'))).toBe('agentq');

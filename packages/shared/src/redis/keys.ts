@@ -48,6 +48,10 @@ export interface KeyNames {
    * (`{ serverId, reason, requestedAt }`).
    */
   refreshDelegated(warmerId: string): string;
+  /** Server-side record of one admin login session, by the SHA-256 of its cookie value. */
+  adminSession(sessionDigest: string): string;
+  /** Prefix of the per-address counters of the admin login rate limit. */
+  readonly loginRateLimit: string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -69,6 +73,8 @@ export function keyNames(prefix: string): KeyNames {
     refreshLock: (serverId) => `${prefix}:lock.refresh.${serverId}`,
     warmerCapabilities: `${prefix}:warmer.capabilities`,
     refreshDelegated: (warmerId) => `${prefix}:catalog.refresh.delegated.${warmerId}`,
+    adminSession: (sessionDigest) => `${prefix}:admin.session.${sessionDigest}`,
+    loginRateLimit: `${prefix}:admin.login-limit.`,
   };
 }
 

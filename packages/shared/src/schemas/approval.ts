@@ -16,12 +16,22 @@ export const approvalJobSchema = z.strictObject({
   expiresAt: z.number().int().nonnegative(),
 });
 
+/**
+ * Through which path a decision arrived: the REST API, the admin inbox, the CLI, the client
+ * library called directly, or a job on the `decisions` queue.
+ */
+export const decisionPathSchema = z.enum(['rest', 'inbox', 'cli', 'client', 'queue']);
+
 /** Input of `decide`. */
 export const decisionInputSchema = z.strictObject({
   approvalId: z.string().min(1),
   approved: z.boolean(),
+  /** A note from the person deciding; shown to the model. */
   reason: z.string().max(2_000).optional(),
+  /** Who decided: the API token's name, the OS user of the CLI, or the service sending the job. */
   decidedBy: z.string().min(1).max(200),
+  /** @default 'client' */
+  via: decisionPathSchema.optional(),
 });
 
 /** A decision as recorded in `P:approval.<approvalId>`. */
@@ -30,6 +40,8 @@ export const decisionRecordSchema = z.strictObject({
   reason: z.string().optional(),
   decidedBy: z.string(),
   decidedAt: z.number().int().nonnegative(),
+  /** The path of a person's decision; absent on outcomes agentq settled itself (expiry, cancel). */
+  via: decisionPathSchema.optional(),
 });
 
 /** Return value of an `approvals` job: the decision, or a denial when it expired. */
@@ -39,11 +51,13 @@ export const approvalResultSchema = z.strictObject({
   reason: z.string().optional(),
   decidedBy: z.string().optional(),
   decidedAt: z.number().int().nonnegative().optional(),
+  via: decisionPathSchema.optional(),
   /** `decision`, `expired`, or `no-decision` (promoted without a recorded decision: denied). */
   outcome: z.enum(['decision', 'expired', 'no-decision']),
 });
 
 export type ApprovalJob = z.output<typeof approvalJobSchema>;
 export type DecisionInput = z.output<typeof decisionInputSchema>;
+export type DecisionPath = z.output<typeof decisionPathSchema>;
 export type DecisionRecord = z.output<typeof decisionRecordSchema>;
 export type ApprovalResult = z.output<typeof approvalResultSchema>;
