@@ -82,8 +82,12 @@ describe('@agentq/client against Redis', () => {
   });
 
   it('refuses a spec naming an MCP server the store does not know, naming the id', async () => {
-    await client.putServer({ id: 'known', transport: { type: 'stdio', command: 'node' } });
-    await client.putServer({ id: 'sleeping', transport: { type: 'stdio', command: 'node' }, enabled: false });
+    const asOperator = { origin: 'operator' } as const;
+    await client.putServer({ id: 'known', transport: { type: 'stdio', command: 'node' } }, asOperator);
+    await client.putServer(
+      { id: 'sleeping', transport: { type: 'stdio', command: 'node' }, enabled: false },
+      asOperator,
+    );
     const before = await runs.count();
     const named = (assistant: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
       ...spec(),
