@@ -78,6 +78,7 @@ export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/
 export type { CorruptServerEntry, ServerStoreOptions } from './servers/server-store.js';
 
 export { canonicalJson, digestOf } from './json/canonical-json.js';
+export { matchGlob, matchesAnyGlob } from './patterns/match-glob.js';
 export { parseWith, safeParseJson } from './json/safe-parse-json.js';
 export type { SafeParseJsonResult } from './json/safe-parse-json.js';
 
