@@ -5,11 +5,14 @@ import {
   ServerStore,
   createRedisConnection,
   keyNames,
+  createRunSpecSchema,
   keyPrefix,
   silentLogger,
   waitForRedis,
   type Logger,
   type RedisConnection,
+  type RunSpecLimits,
+  type RunSpecSchema,
   type DecisionInput,
   type DecisionRecord,
   type RunResult,
@@ -58,6 +61,12 @@ export interface AgentqClientOptions {
    * @default 5
    */
   runAttempts?: number;
+  /**
+   * Size and count limits of run specs (`AGENTQ_MAX_INPUT_BYTES`, `AGENTQ_MAX_MCP_SERVERS`). Give
+   * the deployment's values, so that the client refuses exactly what the worker would refuse.
+   * @default defaultRunSpecLimits
+   */
+  runSpecLimits?: Partial<RunSpecLimits>;
 }
 
 /** The typed producer API of agentq. Every input is validated before anything is written. */
@@ -66,6 +75,8 @@ export interface AgentqClient {
   readonly prefix: string;
   /** The producer connection, for health checks. */
   readonly redis: RedisConnection;
+  /** The run spec schema under this client's limits: what `enqueueRun` and `scheduleRun` accept. */
+  readonly runSpecSchema: RunSpecSchema;
   enqueueRun(spec: unknown, options?: EnqueueRunOptions): Promise<EnqueuedRun>;
   getRun(runId: string): Promise<RunInfo>;
   waitForRun(runId: string, options?: WaitForRunOptions): Promise<RunResult>;
@@ -131,6 +142,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     servers: new ServerStore({ redis, prefix, logger }),
     logger,
     runAttempts: options.runAttempts ?? 5,
+    runSpecSchema: createRunSpecSchema(options.runSpecLimits),
   };
   let closing: Promise<void> | undefined;
   // The producer connection fails fast instead of queueing commands, so a call made right after
@@ -148,6 +160,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
   return {
     prefix,
     redis,
+    runSpecSchema: context.runSpecSchema,
     enqueueRun: guard((spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions })),
     getRun: guard((runId) => getRun(context, runId)),
     waitForRun: guard((runId, waitOptions) => waitForRun(context, { runId, options: waitOptions })),

@@ -50,14 +50,27 @@ export type { RefreshJob, RefreshReason, ServerChangeEvent } from './schemas/ref
 export {
   approvalPolicySchema,
   assistantSchema,
+  createRunSpecSchema,
+  defaultRunSpecLimits,
   inputMessageSchema,
+  runSpecLimitsOf,
   mcpToolIdSchema,
   modelIdSchema,
   modelSettingsSchema,
   runSpecSchema,
   scriptStepSchema,
 } from './schemas/run-spec.js';
-export type { ApprovalPolicy, Assistant, RunSpec, RunSpecInput, ScriptStep } from './schemas/run-spec.js';
+export type {
+  ApprovalPolicy,
+  Assistant,
+  RunSpec,
+  RunSpecInput,
+  RunSpecLimits,
+  RunSpecSchema,
+  ScriptStep,
+} from './schemas/run-spec.js';
+export { findProvenanceIssues } from './schemas/input-message-provenance.js';
+export type { ProvenanceIssue } from './schemas/input-message-provenance.js';
 export { runResultSchema, stepRecordSchema, toolCallRecordSchema, usageSchema } from './schemas/run-result.js';
 export type { RunResult, StepRecord, ToolCallRecord, Usage } from './schemas/run-result.js';
 export {

@@ -1,4 +1,4 @@
-import { AgentqError, defaultRunJobOptions, digestOf, parseWith, runSpecSchema } from '@agentq/shared';
+import { AgentqError, defaultRunJobOptions, digestOf, parseWith } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 import { customRunIdSchema, newRunId } from './run-id.js';
 
@@ -30,7 +30,7 @@ export async function enqueueRun(
   context: ClientContext,
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
-  const spec = parseWith(runSpecSchema, input.spec, 'run spec');
+  const spec = parseWith(context.runSpecSchema, input.spec, 'run spec');
   const chosen = input.options?.runId !== undefined;
   const runId = chosen ? parseWith(customRunIdSchema, input.options?.runId, 'run id') : newRunId();
   // A fresh id cannot be taken; only a chosen one needs the idempotency check.

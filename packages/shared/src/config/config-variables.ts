@@ -159,4 +159,19 @@ export const configVariables = [
     description:
       'Let warmers and workers connect to HTTP MCP servers on private, loopback or link-local addresses. `agentq dev` turns it on for its local demo.',
   },
+  {
+    env: 'AGENTQ_MAX_INPUT_BYTES',
+    key: 'maxInputBytes',
+    schema: positiveInt,
+    default: '262144',
+    description:
+      "Largest run input, in bytes of JSON: the prompt or the messages, with the system prompt and script. The client, the API and the worker all refuse a bigger spec (`VALIDATION`); the API's body limit is this plus 512 KB for the rest of the spec.",
+  },
+  {
+    env: 'AGENTQ_MAX_MCP_SERVERS',
+    key: 'maxMcpServers',
+    schema: positiveInt,
+    default: '200',
+    description: 'Most `assistant.mcpServers` a run spec may name.',
+  },
 ] as const satisfies readonly ConfigVariable[];

@@ -29,6 +29,10 @@ export interface Config {
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;
   allowPrivateFetch: boolean;
+  /** `AGENTQ_MAX_INPUT_BYTES`: the run spec's input size limit. */
+  maxInputBytes: number;
+  /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
+  maxMcpServers: number;
 }
 
 /**
