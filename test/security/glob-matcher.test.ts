@@ -48,7 +48,8 @@ describe('the glob matcher (hole 4: regex blow-up in approval.requireFor)', () =
           let index = 0;
           const text = pattern.replace(/\*/g, () => fills[index++ % fills.length] ?? '');
           expect(matchGlob(pattern, text)).toBe(true);
-          const changed = text.length === 0 ? 'a' : text.slice(0, cut % text.length) + text.slice((cut % text.length) + 1);
+          const changed =
+            text.length === 0 ? 'a' : text.slice(0, cut % text.length) + text.slice((cut % text.length) + 1);
           expect(matchGlob(pattern, changed)).toBe(referenceMatch(pattern, changed));
         },
       ),
