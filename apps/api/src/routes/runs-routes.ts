@@ -1,5 +1,5 @@
 import { customRunIdSchema, runIdSchema, type AgentqClient } from '@agentq/client';
-import { runResultSchema, type RunSpecSchema } from '@agentq/shared';
+import { runResultSchema, runSpecSchema, type RunSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, conflictError, notFoundError, validationError } from './common-schemas.js';
@@ -59,7 +59,8 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'enqueueRun',
       summary: 'Enqueue a run',
       tag: 'runs',
-      body: enqueueBodySchema(client.runSpecSchema),
+      // A client-less document build (OpenAPI) gets the default limits.
+      body: enqueueBodySchema(client.runSpecSchema ?? runSpecSchema),
       responses: {
         201: { description: 'Run enqueued', schema: z.strictObject({ runId: z.string(), created: z.boolean() }) },
         200: {

@@ -52,7 +52,7 @@ export function schedulesRoutes(client: AgentqClient): ApiRoute[] {
       summary: 'Create or replace a schedule',
       tag: 'schedules',
       params: scheduleParams,
-      body: scheduleBodySchema(client.runSpecSchema),
+      body: scheduleBodySchema(client.runSpecSchema ?? runSpecSchema),
       responses: {
         200: { description: 'The schedule', schema: scheduleSchema },
         400: validationError,

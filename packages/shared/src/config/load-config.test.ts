@@ -36,6 +36,8 @@ describe('loadConfig', () => {
       openaiApiKey: undefined,
       anthropicApiKey: undefined,
       allowPrivateFetch: false,
+      maxInputBytes: 262144,
+      maxMcpServers: 200,
     });
   });
 

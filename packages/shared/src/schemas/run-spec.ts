@@ -285,10 +285,11 @@ function checkInputSize(
       params: { limit, value: bytes },
     });
   if (inputBytes > limit) return tooBig(inputPath, inputBytes, 'the input');
+  const script = spec.script ?? spec.assistant.script;
   const total =
     inputBytes +
-    (jsonBytes(spec.assistant.system ?? null) ?? 0) +
-    (jsonBytes(spec.script ?? spec.assistant.script ?? null) ?? Number.POSITIVE_INFINITY);
+    (spec.assistant.system === undefined ? 0 : (jsonBytes(spec.assistant.system) ?? 0)) +
+    (script === undefined ? 0 : (jsonBytes(script) ?? Number.POSITIVE_INFINITY));
   if (total > limit) tooBig(['input'], total, 'the input with the system prompt and the script');
 }
 
