@@ -1,5 +1,5 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { loadConfig, waitForRedis, type Config } from '@agentq/shared';
+import { loadConfig, runSpecLimitsOf, waitForRedis, type Config } from '@agentq/shared';
 import type { CliIo } from './cli-io.js';
 
 /**
@@ -16,6 +16,7 @@ export async function withClient<T>(
     prefix: config.prefix,
     cluster: config.cluster,
     runAttempts: config.runAttempts,
+    runSpecLimits: runSpecLimitsOf(config),
   });
   try {
     await waitForRedis(client.redis, 3_000);

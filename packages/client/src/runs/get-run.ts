@@ -4,7 +4,6 @@ import {
   parseWith,
   runCheckpointSchema,
   runResultSchema,
-  runSpecSchema,
   safeParseJson,
   type RunResult,
   type RunSpec,
@@ -96,7 +95,7 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
     }
   }
 
-  const spec = runSpecSchema.safeParse(job.data);
+  const spec = context.runSpecSchema.safeParse(job.data);
   const info: RunInfo = {
     runId,
     state,
