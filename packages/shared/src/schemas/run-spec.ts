@@ -4,6 +4,7 @@ import { findProvenanceIssues } from './input-message-provenance.js';
 /** `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. */
 export const modelIdSchema = z
   .string()
+  .max(256, { error: (issue) => limitMessage('characters', (issue.input as string).length, 256) })
   .regex(/^[a-z][a-z0-9-]*:.+$/, 'must look like provider:model, for example openai:gpt-4o-mini');
 
 /** An MCP tool id: `<serverId>:<toolName>`. */
