@@ -1,5 +1,14 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { AgentqError, QUEUE_NAMES, keyNames, serverPolicyOf, waitForRedis, type Config, type Logger } from '@agentq/shared';
+import {
+  AgentqError,
+  QUEUE_NAMES,
+  keyNames,
+  runSpecLimitsOf,
+  serverPolicyOf,
+  waitForRedis,
+  type Config,
+  type Logger,
+} from '@agentq/shared';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -43,6 +52,14 @@ export interface BuildApiOptions {
   client?: AgentqClient;
 }
 
+/** Room in a request body for the parts of a run spec besides its input. */
+const BODY_ENVELOPE_BYTES = 512 * 1024;
+
+/** The API's request body limit: the run spec input limit plus {@link BODY_ENVELOPE_BYTES}. */
+export function apiBodyLimit(config: Pick<Config, 'maxInputBytes'>): number {
+  return (config.maxInputBytes ?? 256 * 1024) + BODY_ENVELOPE_BYTES;
+}
+
 /** The REST routes, in the order they are documented. */
 export function apiRoutes(client: AgentqClient): ApiRoute[] {
   return [
@@ -70,6 +87,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       prefix: options.config.prefix,
       cluster: options.config.cluster,
       runAttempts: options.config.runAttempts,
+      runSpecLimits: runSpecLimitsOf(options.config),
       logger: options.logger,
       serverPolicy: serverPolicyOf(options.config),
     });
@@ -91,7 +109,10 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
 
   const app = Fastify({
     loggerInstance: options.logger.child({ component: 'api' }) as unknown as FastifyBaseLogger,
-    bodyLimit: 1024 * 1024,
+    // The body limit follows the run spec's input limit, with room for the rest of an ordinary
+    // spec (patterns, ids and metadata have their own caps): an input at its limit still arrives
+    // and gets the schema's named refusal, while a body far over it is refused (413) unparsed.
+    bodyLimit: apiBodyLimit(options.config),
   });
   app.addHook('onClose', async () => {
     for (const queue of Object.values(queues)) {

@@ -1,5 +1,5 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { loadConfig, serverPolicyOf, waitForRedis, type Config } from '@agentq/shared';
+import { loadConfig, runSpecLimitsOf, serverPolicyOf, waitForRedis, type Config } from '@agentq/shared';
 import type { CliIo } from './cli-io.js';
 
 /**
@@ -17,6 +17,7 @@ export async function withClient<T>(
     cluster: config.cluster,
     runAttempts: config.runAttempts,
     serverPolicy: serverPolicyOf(config),
+    runSpecLimits: runSpecLimitsOf(config),
   });
   try {
     await waitForRedis(client.redis, 3_000);

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { KeyNames, Logger, RedisConnection, ServerStore } from '@agentq/shared';
+import type { KeyNames, Logger, RedisConnection, RunSpecSchema, ServerStore } from '@agentq/shared';
 
 /**
  * What every client operation needs: one producer connection, the queues it writes to, and the
@@ -19,4 +19,6 @@ export interface ClientContext {
   logger: Logger;
   /** Attempts of a run job whose model provider fails (exponential backoff). */
   runAttempts: number;
+  /** The run spec schema under the deployment's limits; producers parse with it before adding. */
+  runSpecSchema: RunSpecSchema;
 }

@@ -5,11 +5,15 @@ import {
   ServerStore,
   createRedisConnection,
   keyNames,
+  createRunSpecSchema,
   keyPrefix,
   silentLogger,
   waitForRedis,
   type Logger,
   type RedisConnection,
+  type RunSpecLimits,
+  type RunSpecSchema,
+  type DecisionInput,
   type DecisionRecord,
   type RunResult,
   type ServerDefinition,
@@ -67,6 +71,12 @@ export interface AgentqClientOptions {
    * @default read from `process.env` of this process (`serverPolicyFromEnv`)
    */
   serverPolicy?: ServerPolicy;
+  /**
+   * Size and count limits of run specs (`AGENTQ_MAX_INPUT_BYTES`, `AGENTQ_MAX_MCP_SERVERS`). Give
+   * the deployment's values, so that the client refuses exactly what the worker would refuse.
+   * @default defaultRunSpecLimits
+   */
+  runSpecLimits?: Partial<RunSpecLimits>;
 }
 
 /** Options of {@link AgentqClient.putServer}. */
@@ -86,6 +96,8 @@ export interface AgentqClient {
   readonly prefix: string;
   /** The producer connection, for health checks. */
   readonly redis: RedisConnection;
+  /** The run spec schema under this client's limits: what `enqueueRun` and `scheduleRun` accept. */
+  readonly runSpecSchema: RunSpecSchema;
   enqueueRun(spec: unknown, options?: EnqueueRunOptions): Promise<EnqueuedRun>;
   getRun(runId: string): Promise<RunInfo>;
   waitForRun(runId: string, options?: WaitForRunOptions): Promise<RunResult>;
@@ -159,6 +171,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     servers: new ServerStore({ redis, prefix, logger, policy: options.serverPolicy }),
     logger,
     runAttempts: options.runAttempts ?? 5,
+    runSpecSchema: createRunSpecSchema(options.runSpecLimits),
   };
   let closing: Promise<void> | undefined;
   // The producer connection fails fast instead of queueing commands, so a call made right after
@@ -176,6 +189,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
   return {
     prefix,
     redis,
+    runSpecSchema: context.runSpecSchema,
     enqueueRun: guard((spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions })),
     getRun: guard((runId) => getRun(context, runId)),
     waitForRun: guard((runId, waitOptions) => waitForRun(context, { runId, options: waitOptions })),

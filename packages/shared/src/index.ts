@@ -64,15 +64,34 @@ export type { RefreshJob, RefreshReason, ServerChangeEvent } from './schemas/ref
 export {
   approvalPolicySchema,
   assistantSchema,
+  createRunSpecSchema,
+  defaultRunSpecLimits,
   inputMessageSchema,
+  runSpecLimitsOf,
   mcpToolIdSchema,
   modelIdSchema,
   modelSettingsSchema,
   runSpecSchema,
   scriptStepSchema,
 } from './schemas/run-spec.js';
-export type { ApprovalPolicy, Assistant, RunSpec, RunSpecInput, ScriptStep } from './schemas/run-spec.js';
-export { runResultSchema, runWarningSchema, stepRecordSchema, toolCallRecordSchema, usageSchema } from './schemas/run-result.js';
+export type {
+  ApprovalPolicy,
+  Assistant,
+  RunSpec,
+  RunSpecInput,
+  RunSpecLimits,
+  RunSpecSchema,
+  ScriptStep,
+} from './schemas/run-spec.js';
+export { findProvenanceIssues } from './schemas/input-message-provenance.js';
+export type { ProvenanceIssue } from './schemas/input-message-provenance.js';
+export {
+  runResultSchema,
+  runWarningSchema,
+  stepRecordSchema,
+  toolCallRecordSchema,
+  usageSchema,
+} from './schemas/run-result.js';
 export type { RunResult, RunWarning, StepRecord, ToolCallRecord, Usage } from './schemas/run-result.js';
 export {
   approvalJobSchema,
@@ -115,6 +134,7 @@ export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 
 export { canonicalJson, digestOf } from './json/canonical-json.js';
+export { matchGlob, matchesAnyGlob } from './patterns/match-glob.js';
 export { parseWith, safeParseJson } from './json/safe-parse-json.js';
 export type { SafeParseJsonResult } from './json/safe-parse-json.js';
 

@@ -1,4 +1,12 @@
-import { APICallError, RetryError } from 'ai';
+import {
+  APICallError,
+  InvalidMessageRoleError,
+  InvalidPromptError,
+  InvalidToolApprovalError,
+  InvalidToolApprovalSignatureError,
+  RetryError,
+  ToolCallNotFoundForApprovalError,
+} from 'ai';
 import { DelayedError, UnrecoverableError, WaitingChildrenError, type Job } from 'bullmq';
 import { AgentqError, NonRetryableError, RetryLaterError } from '@agentq/shared';
 
@@ -22,6 +30,8 @@ export function isParkedError(error: unknown): boolean {
  * - `NonRetryableError` (bad input, unknown provider, missing key) ⇒ `UnrecoverableError`: fail now;
  * - `RetryLaterError` ⇒ the job is moved to delayed for `retryAfterMs`, then `DelayedError`;
  * - a model provider error that will not go away (4xx other than 408/409/429) ⇒ `UnrecoverableError`;
+ * - a prompt or an approval the model loop refuses (bad messages, a forged or unsigned approval)
+ *   ⇒ `UnrecoverableError`: the same messages would be refused again;
  * - anything else (provider outage, Redis) ⇒ rethrown, so BullMQ retries with the job's backoff.
  */
 export async function toBullmqError(error: unknown, context: { job: Job; token?: string }): Promise<Error> {
@@ -33,6 +43,11 @@ export async function toBullmqError(error: unknown, context: { job: Job; token?:
     await context.job.moveToDelayed(Date.now() + error.retryAfterMs, context.token);
     return new DelayedError(error.message);
   }
+  if (isRefusedPrompt(error)) {
+    return Object.assign(new UnrecoverableError(`The model loop refused the run's messages: ${(error as Error).message}`), {
+      code: 'VALIDATION',
+    });
+  }
   const providerError = RetryError.isInstance(error) ? error.lastError : error;
   if (APICallError.isInstance(providerError) && !providerError.isRetryable) {
     const status = providerError.statusCode ?? 0;
@@ -42,6 +57,16 @@ export async function toBullmqError(error: unknown, context: { job: Job; token?:
   }
   if (AgentqError.isInstance(error)) return error;
   return error instanceof Error ? error : new Error(String(error));
+}
+
+function isRefusedPrompt(error: unknown): boolean {
+  return (
+    InvalidPromptError.isInstance(error) ||
+    InvalidMessageRoleError.isInstance(error) ||
+    InvalidToolApprovalError.isInstance(error) ||
+    ToolCallNotFoundForApprovalError.isInstance(error) ||
+    InvalidToolApprovalSignatureError.isInstance(error)
+  );
 }
 
 function withCode(target: UnrecoverableError, source: AgentqError): UnrecoverableError {

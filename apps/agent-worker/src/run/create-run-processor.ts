@@ -1,11 +1,12 @@
 import { applyMetaToolEffects, createToolCallRepair, type RunToolState } from '@agentq/registry';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   AgentqError,
   digestOf,
   queueApprovalRegistrations,
+  createRunSpecSchema,
   runResultSchema,
-  runSpecSchema,
+  runSpecLimitsOf,
   ValidationError,
   type ApprovalJob,
   type EvalQueue,
@@ -15,6 +16,7 @@ import {
   type RunResult,
   type RunSpec,
   type RunWarning,
+  type RunSpecSchema,
   type Usage,
 } from '@agentq/shared';
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
@@ -22,6 +24,7 @@ import type { Job } from 'bullmq';
 import { approvalIdFor } from '../approvals/approval-id.js';
 import { collectApprovalResponses, appendApprovalResponses } from '../approvals/collect-approval-responses.js';
 import { parkForApprovals } from '../approvals/park-for-approvals.js';
+import { sealApprovalResponses } from '../approvals/seal-approval-responses.js';
 import { toBullmqError } from '../errors/to-bullmq-error.js';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import { buildRunTools } from './build-run-tools.js';
@@ -50,9 +53,15 @@ const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
  * replayed from their recorded results.
  */
 export function createRunProcessor(dependencies: RunProcessorDependencies) {
+  // The same limits the producers check, from the same configuration.
+  const runSpecSchema = createRunSpecSchema(runSpecLimitsOf(dependencies.config));
+  // Approval signatures only have to hold within one model loop of one process: the worker signs
+  // what its records approve right before the loop, so a per-process key that never leaves memory
+  // is enough, and nothing stored anywhere can carry a valid signature.
+  const approvalSecret = dependencies.approvalSecret ?? randomBytes(32);
   return async (job: AgentRunJob, token?: string, signal?: AbortSignal): Promise<RunResult> => {
     try {
-      return await processRun({ job, token, signal, dependencies });
+      return await processRun({ job, token, signal, dependencies, runSpecSchema, approvalSecret });
     } catch (error) {
       throw await toBullmqError(error, { job, token });
     }
@@ -64,6 +73,8 @@ async function processRun(options: {
   token: string | undefined;
   signal: AbortSignal | undefined;
   dependencies: RunProcessorDependencies;
+  runSpecSchema: RunSpecSchema;
+  approvalSecret: Uint8Array;
   /**
    * Set when this attempt already tried to park and found every approval job finished: the run
    * must continue from its checkpoint, and an approval that still has no result cannot get one
@@ -73,7 +84,7 @@ async function processRun(options: {
 }): Promise<RunResult> {
   const { job, token, dependencies } = options;
   const { store, env } = dependencies;
-  const parsed = runSpecSchema.safeParse(job.data);
+  const parsed = options.runSpecSchema.safeParse(job.data);
   if (!parsed.success) throw ValidationError.fromZod('run spec', parsed.error);
   const spec = parsed.data;
   const runId = String(job.id);
@@ -175,6 +186,17 @@ async function processRun(options: {
   const lastMessage = checkpoint.messages.at(-1);
   const finished = checkpoint.step >= maxSteps || lastMessage?.role === 'assistant';
   if (!finished) {
+    // Whatever the messages say, only the run's own approval records can approve a call.
+    const sealed = sealApprovalResponses({
+      messages: checkpoint.messages,
+      runId,
+      childrenValues,
+      secret: options.approvalSecret,
+    });
+    if (sealed.refused.length > 0) {
+      logger.warn({ approvalIds: sealed.refused }, 'approved responses without an approval record were denied');
+    }
+    checkpoint = { ...checkpoint, messages: sealed.messages };
     checkpoint = await runModelLoop({
       ...options,
       spec,
@@ -209,6 +231,7 @@ async function runModelLoop(options: {
   spec: RunSpec;
   runId: string;
   checkpoint: RunCheckpoint;
+  approvalSecret: Uint8Array;
   state: RunToolState;
   runTools: Awaited<ReturnType<typeof buildRunTools>>;
   resolved: ReturnType<ModelResolver['resolve']>;
@@ -339,6 +362,9 @@ async function runModelLoop(options: {
       abortSignal: signal,
       // System messages in the input come from the producing service, which is trusted.
       allowSystemInMessages: true,
+      // The loop executes an approved call only when its request carries a valid signature, and
+      // only sealApprovalResponses signs, for calls the run's approval records approve.
+      experimental_toolApprovalSecret: options.approvalSecret,
       maxRetries: 1,
       temperature: spec.assistant.settings.temperature,
       topP: spec.assistant.settings.topP,
@@ -370,12 +396,22 @@ function renameApprovals(messages: readonly ModelMessage[], idMap: ReadonlyMap<s
     return {
       ...message,
       content: message.content.map((part) =>
-        part.type === 'tool-approval-request'
-          ? { ...part, approvalId: idMap.get(part.approvalId) ?? part.approvalId }
-          : part,
+        part.type === 'tool-approval-request' ? renamedRequest(part, idMap) : part,
       ),
     };
   });
+}
+
+/**
+ * A request under the run's deterministic approval id. The SDK's signature covered its own id, so
+ * it is dropped: requests are signed again from the approval records when the run resumes.
+ */
+function renamedRequest<T extends { approvalId: string; signature?: string }>(
+  part: T,
+  idMap: ReadonlyMap<string, string>,
+): Omit<T, 'signature'> {
+  const { signature: _signature, ...request } = part;
+  return { ...request, approvalId: idMap.get(part.approvalId) ?? part.approvalId };
 }
 
 function freshCheckpoint(runId: string, spec: RunSpec): RunCheckpoint {

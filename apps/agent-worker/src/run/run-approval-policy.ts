@@ -1,15 +1,13 @@
+import { matchGlob } from '@agentq/shared';
 import type { ToolSet } from 'ai';
 
 /**
  * Whether `name` matches an `approval.requireFor` pattern: `*` stands for any run of characters,
- * everything else is literal.
+ * everything else is literal. Linear in the pattern and the name (see `matchGlob`): a pattern
+ * comes from a run spec, so it must not be able to stall the worker.
  */
 export function matchesApprovalPattern(pattern: string, name: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(name);
+  return matchGlob(pattern, name);
 }
 
 /** Options of {@link applyRunApprovalPolicy}. */

@@ -16,7 +16,13 @@ export interface RunProcessorDependencies {
   caller: McpToolCaller;
   models: ModelResolver;
   approvalsQueue: Queue;
-  config: Pick<Config, 'approvalTimeoutMs'>;
+  /** `maxInputBytes` and `maxMcpServers` set the run spec limits; the defaults apply without them. */
+  config: Pick<Config, 'approvalTimeoutMs'> & Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers'>>;
+  /**
+   * Key of the approval signatures the model loop checks.
+   * @default 32 random bytes per processor
+   */
+  approvalSecret?: Uint8Array;
   logger: Logger;
   /** Environment of the test crash hooks. */
   env: Record<string, string | undefined>;

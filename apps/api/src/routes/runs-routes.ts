@@ -1,23 +1,27 @@
 import { customRunIdSchema, runIdSchema, type AgentqClient } from '@agentq/client';
-import { runResultSchema, runSpecSchema } from '@agentq/shared';
+import { runResultSchema, runSpecSchema, type RunSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, conflictError, notFoundError, validationError } from './common-schemas.js';
 
 const runParams = z.strictObject({ runId: runIdSchema });
 
-const wrappedEnqueueBody = z.strictObject({
-  runId: customRunIdSchema.optional().meta({
-    description: 'Idempotency key and job id. Sending the same spec again under it adds nothing.',
-  }),
-  spec: runSpecSchema,
-});
-
-// `{ runId?, spec }`, or the run spec itself as the body (then a run id is generated).
-const enqueueBody = z.preprocess(
-  (body) => (body && typeof body === 'object' && !Array.isArray(body) && !('spec' in body) ? { spec: body } : body),
-  wrappedEnqueueBody,
-);
+/**
+ * `{ runId?, spec }`, or the run spec itself as the body (then a run id is generated). Built from
+ * the client's run spec schema, so the route enforces the deployment's limits, not the defaults.
+ */
+function enqueueBodySchema(runSpecSchema: RunSpecSchema) {
+  const wrappedEnqueueBody = z.strictObject({
+    runId: customRunIdSchema.optional().meta({
+      description: 'Idempotency key and job id. Sending the same spec again under it adds nothing.',
+    }),
+    spec: runSpecSchema,
+  });
+  return z.preprocess(
+    (body) => (body && typeof body === 'object' && !Array.isArray(body) && !('spec' in body) ? { spec: body } : body),
+    wrappedEnqueueBody,
+  );
+}
 
 const runInfoSchema = z
   .looseObject({
@@ -55,7 +59,8 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'enqueueRun',
       summary: 'Enqueue a run',
       tag: 'runs',
-      body: enqueueBody,
+      // A client-less document build (OpenAPI) gets the default limits.
+      body: enqueueBodySchema(client.runSpecSchema ?? runSpecSchema),
       responses: {
         201: { description: 'Run enqueued', schema: z.strictObject({ runId: z.string(), created: z.boolean() }) },
         200: {

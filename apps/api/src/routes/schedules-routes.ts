@@ -1,17 +1,20 @@
 import { scheduleIdSchema, type AgentqClient } from '@agentq/client';
-import { runSpecSchema } from '@agentq/shared';
+import { runSpecSchema, type RunSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, notFoundError, validationError } from './common-schemas.js';
 
 const scheduleParams = z.strictObject({ scheduleId: scheduleIdSchema });
 
-const scheduleBody = z.strictObject({
-  cron: z.string().min(1).optional().meta({ description: 'Cron pattern (5 or 6 fields). Give this or everyMs.' }),
-  everyMs: z.number().int().min(100).optional().meta({ description: 'Fixed interval in ms. Give this or cron.' }),
-  timezone: z.string().min(1).optional(),
-  spec: runSpecSchema,
-});
+/** A schedule's body; its spec is checked under the client's limits. */
+function scheduleBodySchema(spec: RunSpecSchema) {
+  return z.strictObject({
+    cron: z.string().min(1).optional().meta({ description: 'Cron pattern (5 or 6 fields). Give this or everyMs.' }),
+    everyMs: z.number().int().min(100).optional().meta({ description: 'Fixed interval in ms. Give this or cron.' }),
+    timezone: z.string().min(1).optional(),
+    spec,
+  });
+}
 
 const scheduleSchema = z
   .looseObject({
@@ -49,7 +52,7 @@ export function schedulesRoutes(client: AgentqClient): ApiRoute[] {
       summary: 'Create or replace a schedule',
       tag: 'schedules',
       params: scheduleParams,
-      body: scheduleBody,
+      body: scheduleBodySchema(client.runSpecSchema ?? runSpecSchema),
       responses: {
         200: { description: 'The schedule', schema: scheduleSchema },
         400: validationError,

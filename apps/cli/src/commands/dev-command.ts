@@ -6,7 +6,7 @@ import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { startApi, type RunningApi } from '@agentq/api';
 import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { createLogger, loadConfig, secretValuesOf, serverPolicyOf, type Config } from '@agentq/shared';
+import { createLogger, loadConfig, runSpecLimitsOf, secretValuesOf, serverPolicyOf, type Config } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { findRedis, type DevRedis } from '../dev/find-redis.js';
@@ -70,6 +70,7 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
       prefix: config.prefix,
       cluster: config.cluster,
       runAttempts: config.runAttempts,
+      runSpecLimits: runSpecLimitsOf(config),
       logger,
       // The API below shares this client: its putServer must follow the policy of `env`.
       serverPolicy: serverPolicyOf(config),

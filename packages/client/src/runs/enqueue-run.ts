@@ -4,7 +4,6 @@ import {
   digestOf,
   parseToolId,
   parseWith,
-  runSpecSchema,
   ValidationError,
   type RunSpec,
   type ValidationIssue,
@@ -67,7 +66,7 @@ export async function enqueueRun(
   context: ClientContext,
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
-  const spec = parseWith(runSpecSchema, input.spec, 'run spec');
+  const spec = parseWith(context.runSpecSchema, input.spec, 'run spec');
   await assertServersKnown(context, spec);
   const chosen = input.options?.runId !== undefined;
   const runId = chosen ? parseWith(customRunIdSchema, input.options?.runId, 'run id') : newRunId();

@@ -5,7 +5,6 @@ import {
   readApprovalRecords,
   runCheckpointSchema,
   runResultSchema,
-  runSpecSchema,
   safeParseJson,
   type DecisionRecord,
   type RunResult,
@@ -109,7 +108,7 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
     }
   }
 
-  const spec = runSpecSchema.safeParse(job.data);
+  const spec = context.runSpecSchema.safeParse(job.data);
   const info: RunInfo = {
     runId,
     state,

@@ -1,4 +1,3 @@
-import { runSpecSchema } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 import type { Schedule } from './schedule-run.js';
 
@@ -6,7 +5,7 @@ import type { Schedule } from './schedule-run.js';
 export async function listSchedules(context: ClientContext): Promise<Schedule[]> {
   const schedulers = await context.queues.runs.getJobSchedulers(0, -1, true);
   return schedulers.map((scheduler) => {
-    const spec = runSpecSchema.safeParse(scheduler.template?.data);
+    const spec = context.runSpecSchema.safeParse(scheduler.template?.data);
     return {
       scheduleId: scheduler.id ?? scheduler.key,
       cron: scheduler.pattern ?? undefined,

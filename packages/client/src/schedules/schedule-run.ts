@@ -1,4 +1,4 @@
-import { AgentqError, defaultRunJobOptions, parseWith, runSpecSchema, type RunSpec } from '@agentq/shared';
+import { AgentqError, defaultRunJobOptions, parseWith, type RunSpec } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 import { RUN_JOB_NAME } from '../runs/enqueue-run.js';
 import { scheduleIdSchema, scheduleTimingSchema } from './schedule-input.js';
@@ -39,7 +39,7 @@ export async function scheduleRun(
   const scheduleId = parseWith(scheduleIdSchema, input.scheduleId, 'schedule id');
   const { spec: rawSpec, ...timingInput } = input.schedule;
   const timing = parseWith(scheduleTimingSchema, timingInput, 'schedule');
-  const spec = parseWith(runSpecSchema, rawSpec, 'run spec');
+  const spec = parseWith(context.runSpecSchema, rawSpec, 'run spec');
   const repeat =
     timing.cron !== undefined
       ? { pattern: timing.cron, ...(timing.timezone ? { tz: timing.timezone } : {}) }

@@ -256,4 +256,19 @@ export const configVariables = [
     description:
       'Binds secrets to the hosts they may be sent to, e.g. `GITHUB_TOKEN=api.github.com;SLACK_TOKEN=*.slack.com`. A name is the full variable or the part after `AGENTQ_SECRET_`; hosts are exact names or `*.domain`. Definitions from the API may use only bound secrets.',
   },
+  {
+    env: 'AGENTQ_MAX_INPUT_BYTES',
+    key: 'maxInputBytes',
+    schema: positiveInt,
+    default: '262144',
+    description:
+      "Largest run input, in bytes of JSON: the prompt or the messages, with the system prompt and script. The client, the API and the worker all refuse a bigger spec (`VALIDATION`); the API's body limit is this plus 512 KB for the rest of the spec.",
+  },
+  {
+    env: 'AGENTQ_MAX_MCP_SERVERS',
+    key: 'maxMcpServers',
+    schema: positiveInt,
+    default: '200',
+    description: 'Most `assistant.mcpServers` a run spec may name.',
+  },
 ] as const satisfies readonly ConfigVariable[];

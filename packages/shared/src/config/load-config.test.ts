@@ -46,6 +46,8 @@ describe('loadConfig', () => {
       stdioCommands: '',
       secretNames: '',
       secretHosts: '',
+      maxInputBytes: 262144,
+      maxMcpServers: 200,
     });
   });
 

@@ -51,6 +51,10 @@ export interface Config {
   secretNames: string;
   /** `AGENTQ_SECRET_HOSTS`, as written. */
   secretHosts: string;
+  /** `AGENTQ_MAX_INPUT_BYTES`: the run spec's input size limit. */
+  maxInputBytes: number;
+  /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
+  maxMcpServers: number;
 }
 
 /**

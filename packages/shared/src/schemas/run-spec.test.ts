@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSpecSchema } from './run-spec.js';
+import { createRunSpecSchema, defaultRunSpecLimits, runSpecLimitsOf, runSpecSchema } from './run-spec.js';
 
 const minimal = { assistant: { model: 'openai:gpt-4o-mini' }, input: { prompt: 'Hello' } };
 
@@ -99,5 +99,52 @@ describe('runSpecSchema', () => {
       { toolCalls: [{ toolName: 'mcp__everything__echo', input: {} }] },
       { text: 'done' },
     ]);
+  });
+});
+
+describe('run spec limits', () => {
+  const base = { assistant: { model: 'openai:gpt-4o-mini' }, input: { prompt: 'hi' } };
+  const firstIssue = (result: {
+    success: boolean;
+    error?: { issues: Array<{ path: PropertyKey[]; message: string }> };
+  }) => result.error?.issues[0];
+
+  it('measures the input as JSON bytes, with the system prompt and the script', () => {
+    const schema = createRunSpecSchema({ maxInputBytes: 100 });
+    expect(schema.safeParse({ ...base, input: { prompt: 'x'.repeat(98) } }).success).toBe(true);
+    const over = firstIssue(schema.safeParse({ ...base, input: { prompt: 'x'.repeat(99) } }));
+    expect(over?.path).toEqual(['input', 'prompt']);
+    expect(over?.message).toContain('101');
+    expect(over?.message).toContain('100');
+    // Multi-byte characters count in bytes.
+    expect(schema.safeParse({ ...base, input: { prompt: 'é'.repeat(50) } }).success).toBe(false);
+    const together = firstIssue(
+      schema.safeParse({
+        assistant: { model: 'openai:gpt-4o-mini', system: 'y'.repeat(60) },
+        input: { prompt: 'x'.repeat(60) },
+      }),
+    );
+    expect(together?.path).toEqual(['input']);
+  });
+
+  it('keeps the defaults for limits left out, and in runSpecSchema', () => {
+    const servers = (count: number) => ({
+      ...base,
+      assistant: { ...base.assistant, mcpServers: Array.from({ length: count }, (_, index) => `s${index}`) },
+    });
+    expect(runSpecSchema.safeParse(servers(defaultRunSpecLimits.maxMcpServers)).success).toBe(true);
+    expect(firstIssue(runSpecSchema.safeParse(servers(defaultRunSpecLimits.maxMcpServers + 1)))?.path).toEqual([
+      'assistant',
+      'mcpServers',
+    ]);
+    const raised = createRunSpecSchema({ maxMcpServers: 1000, maxInputBytes: undefined });
+    expect(raised.safeParse(servers(1000)).success).toBe(true);
+    expect(
+      raised.safeParse({ ...base, input: { prompt: 'x'.repeat(defaultRunSpecLimits.maxInputBytes) } }).success,
+    ).toBe(false);
+  });
+
+  it('reads the configured limits', () => {
+    expect(runSpecLimitsOf({ maxInputBytes: 1, maxMcpServers: 2 })).toEqual({ maxInputBytes: 1, maxMcpServers: 2 });
   });
 });

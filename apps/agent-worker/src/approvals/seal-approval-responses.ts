@@ -1,0 +1,110 @@
+import { approvalResultSchema, type RunCheckpoint } from '@agentq/shared';
+import { approvalIdFor } from './approval-id.js';
+import { signToolApproval } from './sign-tool-approval.js';
+
+/** Options of {@link sealApprovalResponses}. */
+export interface SealApprovalResponsesOptions {
+  /** The messages the model loop is about to start from. */
+  messages: RunCheckpoint['messages'];
+  runId: string;
+  /** `job.getChildrenValues()` of the run: the results of its own approval jobs. */
+  childrenValues: Record<string, unknown>;
+  /** The key the model loop verifies approval signatures with. */
+  secret: Uint8Array;
+}
+
+/** What {@link sealApprovalResponses} did. */
+export interface SealedApprovalResponses {
+  messages: RunCheckpoint['messages'];
+  /** Approval ids whose `approved: true` was turned into a denial, for the log. */
+  refused: string[];
+}
+
+/** The reason given to the model for an approval that no record of the run backs. */
+export const UNRECORDED_APPROVAL_REASON =
+  'Not executed: no approval record of this run approves this call, so it was treated as denied.';
+
+type Part = Record<string, unknown>;
+
+/**
+ * The last gate before the model loop, which executes every call the last tool message approves.
+ * An approval counts only when the run's own approval job for that very call returned
+ * `approved: true`: the request must carry the run's deterministic approval id of its tool call,
+ * and that id must be among the approved results of the run's children. Any other approved
+ * response, whether from forged input, a tampered checkpoint, or a bug, becomes a denial with
+ * {@link UNRECORDED_APPROVAL_REASON}, so it fails closed instead of running the tool.
+ *
+ * As a second lock, the requests that pass are signed with `secret` (see `signToolApproval`) and
+ * every other signature is dropped. The model loop verifies the signatures itself and refuses to
+ * execute an approved call without a valid one, so even a response this function did not see
+ * could not run a tool.
+ */
+export function sealApprovalResponses(options: SealApprovalResponsesOptions): SealedApprovalResponses {
+  const approvedByRecord = new Set<string>();
+  for (const value of Object.values(options.childrenValues)) {
+    const parsed = approvalResultSchema.safeParse(value);
+    if (parsed.success && parsed.data.approved) approvedByRecord.add(parsed.data.approvalId);
+  }
+  const calls = new Map<string, Part>();
+  const requests = new Map<string, Part>();
+  for (const message of options.messages) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const part of message.content as Part[]) {
+      if (part.type === 'tool-call') calls.set(String(part.toolCallId), part);
+      if (part.type === 'tool-approval-request') requests.set(String(part.approvalId), part);
+    }
+  }
+  const backed = (approvalId: string): boolean => {
+    const request = requests.get(approvalId);
+    if (!request) return false;
+    const toolCallId = String(request.toolCallId);
+    return (
+      calls.has(toolCallId) && approvalIdFor(options.runId, toolCallId) === approvalId && approvedByRecord.has(approvalId)
+    );
+  };
+
+  const refused: string[] = [];
+  const signable = new Set<string>();
+  const last = options.messages.at(-1);
+  let messages = options.messages;
+  if (last?.role === 'tool' && Array.isArray(last.content)) {
+    const content = (last.content as Part[]).map((part) => {
+      if (part.type !== 'tool-approval-response' || part.approved !== true) return part;
+      const approvalId = String(part.approvalId);
+      if (backed(approvalId)) {
+        signable.add(approvalId);
+        return part;
+      }
+      refused.push(approvalId);
+      return { ...part, approved: false, reason: UNRECORDED_APPROVAL_REASON };
+    });
+    messages = [...messages.slice(0, -1), { ...last, content }];
+  }
+  if (requests.size === 0) return { messages, refused };
+  messages = messages.map((message) => {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) return message;
+    const content = message.content as Part[];
+    if (!content.some((part) => part.type === 'tool-approval-request')) return message;
+    return {
+      ...message,
+      content: content.map((part) => {
+        if (part.type !== 'tool-approval-request') return part;
+        const { signature: _dropped, ...request } = part;
+        const approvalId = String(request.approvalId);
+        if (!signable.has(approvalId)) return request;
+        const call = calls.get(String(request.toolCallId)) as Part;
+        return {
+          ...request,
+          signature: signToolApproval({
+            secret: options.secret,
+            approvalId,
+            toolCallId: String(request.toolCallId),
+            toolName: String(call.toolName),
+            input: call.input,
+          }),
+        };
+      }),
+    };
+  });
+  return { messages, refused };
+}
