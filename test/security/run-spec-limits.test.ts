@@ -114,7 +114,13 @@ describe('run spec limits (hole 8)', () => {
       expect(rest.status, field).toBe(400);
       expect(rest.body.error, field).toMatchObject({ code: 'VALIDATION', field: `spec.${field}` });
     }
-    // At the limits everything is accepted.
+    // At the limits everything is accepted (the servers must exist: unknown ones are refused).
+    for (let index = 0; index < 200; index += 1) {
+      await client.putServer(
+        { id: `s${index}`, transport: { type: 'stdio', command: 'node' } },
+        { origin: 'operator' },
+      );
+    }
     const atLimits = await client.enqueueRun(
       spec({
         assistant: { ...assistant, mcpServers: Array.from({ length: 200 }, (_, index) => `s${index}`) },
