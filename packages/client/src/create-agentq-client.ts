@@ -13,7 +13,6 @@ import {
   type RedisConnection,
   type RunSpecLimits,
   type RunSpecSchema,
-  type DecisionInput,
   type DecisionRecord,
   type RunResult,
   type ServerDefinition,
