@@ -4,7 +4,14 @@ import { keyNames, runStateKeys } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { enqueueRaw, eventually, runsQueue, startTestWorker, stopWorkerSuite, waitForJob } from './helpers/worker-harness.js';
+import {
+  enqueueRaw,
+  eventually,
+  runsQueue,
+  startTestWorker,
+  stopWorkerSuite,
+  waitForJob,
+} from './helpers/worker-harness.js';
 
 // The checkpoint and the tool-result journal of a run live and die together, whatever way the
 // run ends: completed (TTL), failed for good (TTL), cancelled (deleted).

@@ -59,7 +59,9 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
     if (!request) return false;
     const toolCallId = String(request.toolCallId);
     return (
-      calls.has(toolCallId) && approvalIdFor(options.runId, toolCallId) === approvalId && approvedByRecord.has(approvalId)
+      calls.has(toolCallId) &&
+      approvalIdFor(options.runId, toolCallId) === approvalId &&
+      approvedByRecord.has(approvalId)
     );
   };
 

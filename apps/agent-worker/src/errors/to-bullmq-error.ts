@@ -44,9 +44,12 @@ export async function toBullmqError(error: unknown, context: { job: Job; token?:
     return new DelayedError(error.message);
   }
   if (isRefusedPrompt(error)) {
-    return Object.assign(new UnrecoverableError(`The model loop refused the run's messages: ${(error as Error).message}`), {
-      code: 'VALIDATION',
-    });
+    return Object.assign(
+      new UnrecoverableError(`The model loop refused the run's messages: ${(error as Error).message}`),
+      {
+        code: 'VALIDATION',
+      },
+    );
   }
   const providerError = RetryError.isInstance(error) ? error.lastError : error;
   if (APICallError.isInstance(providerError) && !providerError.isRetryable) {

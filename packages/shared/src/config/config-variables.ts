@@ -165,7 +165,8 @@ export const configVariables = [
     key: 'runStalledIntervalMs',
     schema: positiveInt.min(500, 'must be at least 500'),
     default: '4000',
-    description: 'How often workers look for runs whose lock lapsed (their worker died), in ms. Clamped to the lock duration.',
+    description:
+      'How often workers look for runs whose lock lapsed (their worker died), in ms. Clamped to the lock duration.',
   },
   {
     env: 'AGENTQ_RUN_MAX_STALLED',

@@ -84,7 +84,7 @@ describe('keyNames', () => {
     for (const name of names) expect(name.startsWith('p:')).toBe(true);
   });
 
-  it('names a run\'s checkpoint and its tool-result journal together', () => {
+  it("names a run's checkpoint and its tool-result journal together", () => {
     const keys = keyNames('agentq');
     expect(runStateKeys(keys, 'r1')).toEqual(['agentq:run.r1', 'agentq:run.r1:tool-results']);
     expect(keys.refreshLock('docs')).toBe('agentq:lock.refresh.docs');

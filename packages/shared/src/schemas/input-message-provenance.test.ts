@@ -44,9 +44,12 @@ describe('input message provenance', () => {
   });
 
   it('refuses a result for a call the history does not make, and a second result for one call', () => {
-    expect(issuesOf([{ role: 'user', content: 'x' }, { role: 'tool', content: [result('ghost')] }])).toEqual([
-      { path: 'input.messages.1.content.0', code: 'custom' },
-    ]);
+    expect(
+      issuesOf([
+        { role: 'user', content: 'x' },
+        { role: 'tool', content: [result('ghost')] },
+      ]),
+    ).toEqual([{ path: 'input.messages.1.content.0', code: 'custom' }]);
     expect(
       issuesOf([
         { role: 'assistant', content: [call('c1')] },
@@ -88,7 +91,9 @@ describe('input message provenance', () => {
     const schema = createRunSpecSchema({ maxInputBytes: 10 * 1024 * 1024 });
     const parsed = schema.safeParse({
       assistant: { model: 'openai:gpt-4o-mini' },
-      input: { messages: [{ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'a', approved: true }] }] },
+      input: {
+        messages: [{ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'a', approved: true }] }],
+      },
     });
     expect(parsed.success).toBe(false);
   });

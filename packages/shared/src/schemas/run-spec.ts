@@ -76,10 +76,7 @@ export const defaultRunSpecLimits: Readonly<RunSpecLimits> = Object.freeze({
 });
 
 /** The run spec limits a deployment configured (`AGENTQ_MAX_INPUT_BYTES`, `AGENTQ_MAX_MCP_SERVERS`). */
-export function runSpecLimitsOf(config: {
-  maxInputBytes?: number;
-  maxMcpServers?: number;
-}): Partial<RunSpecLimits> {
+export function runSpecLimitsOf(config: { maxInputBytes?: number; maxMcpServers?: number }): Partial<RunSpecLimits> {
   return { maxInputBytes: config.maxInputBytes, maxMcpServers: config.maxMcpServers };
 }
 
