@@ -191,6 +191,13 @@ describe('@agentq/client against Redis', () => {
     expect(await codeOf(client.scheduleRun('both', { cron: '* * * * *', everyMs: 1000, spec: spec() }))).toMatchObject({
       code: 'VALIDATION',
     });
+    // A schedule naming a server the store does not know is refused once, not at every firing.
+    const ghost = { ...spec(), assistant: { ...spec().assistant, mcpServers: ['ghost-server'] } };
+    expect(await codeOf(client.scheduleRun('ghost', { everyMs: 60_000, spec: ghost }))).toEqual({
+      code: 'VALIDATION',
+      field: 'assistant.mcpServers.0',
+    });
+    expect((await client.listSchedules()).map((entry) => entry.scheduleId)).not.toContain('ghost');
     await client.removeSchedule('nightly');
     await client.removeSchedule('often');
     expect(await client.listSchedules()).toEqual([]);

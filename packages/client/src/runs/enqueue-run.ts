@@ -37,7 +37,7 @@ export const RUN_JOB_NAME = 'run';
  * A known but disabled server is accepted; the run is told at run time, as for one removed later.
  * `disabledTools` may name anything: disabling a tool nobody offers is harmless.
  */
-async function assertServersKnown(context: ClientContext, spec: RunSpec): Promise<void> {
+export async function assertServersKnown(context: ClientContext, spec: RunSpec): Promise<void> {
   const named: Array<{ serverId: string; field: string }> = [];
   spec.assistant.mcpServers.forEach((serverId, index) =>
     named.push({ serverId, field: `assistant.mcpServers.${index}` }),

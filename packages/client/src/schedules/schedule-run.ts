@@ -1,6 +1,6 @@
 import { AgentqError, defaultRunJobOptions, parseWith, type RunSpec } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
-import { RUN_JOB_NAME } from '../runs/enqueue-run.js';
+import { assertServersKnown, RUN_JOB_NAME } from '../runs/enqueue-run.js';
 import { scheduleIdSchema, scheduleTimingSchema } from './schedule-input.js';
 
 /** Input of `scheduleRun`: when, and the run spec every firing enqueues. */
@@ -40,6 +40,8 @@ export async function scheduleRun(
   const { spec: rawSpec, ...timingInput } = input.schedule;
   const timing = parseWith(scheduleTimingSchema, timingInput, 'schedule');
   const spec = parseWith(context.runSpecSchema, rawSpec, 'run spec');
+  // Every firing would start without the missing servers' tools: refuse it once, here.
+  await assertServersKnown(context, spec);
   const repeat =
     timing.cron !== undefined
       ? { pattern: timing.cron, ...(timing.timezone ? { tz: timing.timezone } : {}) }
