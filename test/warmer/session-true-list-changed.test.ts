@@ -11,7 +11,9 @@ import { createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harne
 // Issue #10, break 3: a server whose tools depend on the MCP session. Its notifications belong to
 // the session of the warmer that owns its watcher; a list read by the other warmer over a fresh
 // session is the base list, and writing it would drop tools the server still offers.
-const watchLeaseMs = 3_000;
+// The default lease: this test is about one owner keeping its session, not about takeover, and a
+// short lease can lapse on a loaded machine, which would hand the watcher to a fresh session.
+const watchLeaseMs = 15_000;
 const livenessMs = resolveWarmerTimings({ watchLeaseMs }).livenessMs;
 const serverId = 'grower';
 // Generous: every stdio connect spawns a `tsx` child, slow on a machine under load.
