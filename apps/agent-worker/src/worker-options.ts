@@ -10,10 +10,10 @@ export interface AgentWorkerTuning {
   /**
    * BullMQ lock duration of a run, in ms. A crashed worker's runs are taken over after about this
    * long (plus `stalledIntervalMs`).
-   * @default config.runLockMs (8000)
+   * @default config.runLockMs (6000)
    */
   lockDurationMs?: number;
-  /** How often stalled runs are looked for, in ms. @default config.runStalledIntervalMs (4000) */
+  /** How often stalled runs are looked for, in ms. @default config.runStalledIntervalMs (3000) */
   stalledIntervalMs?: number;
   /**
    * How many times a run may stall (its worker died) before it fails. Runs resume from their
@@ -58,8 +58,8 @@ export function resolveWorkerTuning(
   },
 ): ResolvedAgentWorkerTuning {
   // Recovery time is deployment config: with the defaults a run whose worker was kill -9ed is
-  // picked up again within lock + stalled interval = 12 s. A shorter lock costs one renewal per
-  // run every half lock; a lost lock is safe (writes and tool calls are fenced by it), only noisy.
+  // picked up again within lock + stalled interval = 9 s. Each worker renews the locks of all its
+  // runs in one call every half lock; a lost lock is safe (writes and tool calls are fenced), only noisy.
   const defaults: ResolvedAgentWorkerTuning = {
     concurrency: options.config.workerConcurrency,
     lockDurationMs: options.config.runLockMs,

@@ -156,7 +156,7 @@ export const configVariables = [
     env: 'AGENTQ_RUN_LOCK_MS',
     key: 'runLockMs',
     schema: positiveInt.min(1_000, 'must be at least 1000'),
-    default: '8000',
+    default: '6000',
     description:
       'BullMQ lock duration of a running run, in ms; renewed every half of it while the worker lives. A `kill -9`ed worker’s runs resume elsewhere within about this plus `AGENTQ_RUN_STALLED_INTERVAL_MS`.',
   },
@@ -164,7 +164,7 @@ export const configVariables = [
     env: 'AGENTQ_RUN_STALLED_INTERVAL_MS',
     key: 'runStalledIntervalMs',
     schema: positiveInt.min(500, 'must be at least 500'),
-    default: '4000',
+    default: '3000',
     description:
       'How often workers look for runs whose lock lapsed (their worker died), in ms. Clamped to the lock duration.',
   },
