@@ -10,6 +10,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/shared/package.json packages/shared/
 COPY packages/registry/package.json packages/registry/
+COPY packages/builtin-tools/package.json packages/builtin-tools/
 COPY packages/client/package.json packages/client/
 COPY packages/mcp-connect/package.json packages/mcp-connect/
 COPY apps/catalog-warmer/package.json apps/catalog-warmer/

@@ -70,6 +70,28 @@ export default tseslint.config(
     },
   },
   {
+    // The builtin tools are registry entries: shared and registry below them, never an app, and
+    // no MCP connection or queue of their own.
+    files: ['packages/builtin-tools/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            '@agentq/client',
+            '@agentq/mcp-connect',
+            '@agentq/catalog-warmer',
+            '@agentq/agent-worker',
+            '@agentq/api',
+            '@agentq/cli',
+            'bullmq',
+            '@modelcontextprotocol/*',
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The MCP connection layer sits on shared and the MCP SDK only: no queues, no registry, no model.
     files: ['packages/mcp-connect/**/*.ts'],
     rules: {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { registerBuiltinTools, type KnowledgeBaseReader } from '@agentq/builtin-tools';
 import { createCatalogReader, ToolRegistry } from '@agentq/registry';
 import {
   createRedisConnection,
@@ -35,6 +36,12 @@ export interface AgentWorkerOptions {
   id?: string;
   /** Lock, stall, pool and sweeper tuning. */
   tuning?: AgentWorkerTuning;
+  /**
+   * Reads knowledge bases for the `kb_search` and `kb_list` tools. Without one, those tools
+   * answer runs with a `KB_UNAVAILABLE` tool error.
+   * @default none
+   */
+  knowledgeBaseReader?: KnowledgeBaseReader;
 }
 
 /** A running agent worker. */
@@ -87,11 +94,14 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     allowHosts: config.fetchAllowHosts,
   });
   const store = new RunStore({ redis: connection, prefix, logger });
+  const registry = new ToolRegistry({ logger });
+  // Always registered; each run's settings decide which of them it gets.
+  registerBuiltinTools(registry, { config, env, knowledgeBaseReader: options.knowledgeBaseReader });
   const runProcessor = createRunProcessor({
     store,
     redis: connection,
     prefix,
-    registry: new ToolRegistry({ logger }),
+    registry,
     reader,
     caller: pool,
     models: createModelResolver({ config }),

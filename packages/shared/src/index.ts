@@ -67,21 +67,26 @@ export {
   createRunSpecSchema,
   defaultRunSpecLimits,
   inputMessageSchema,
+  KNOWLEDGE_BASE_NAME_PATTERN,
+  knowledgeBaseNameSchema,
   runSpecLimitsOf,
   mcpToolIdSchema,
   modelIdSchema,
   modelSettingsSchema,
   runSpecSchema,
   scriptStepSchema,
+  webSearchProviderSchema,
 } from './schemas/run-spec.js';
 export type {
   ApprovalPolicy,
   Assistant,
+  AssistantSettings,
   RunSpec,
   RunSpecInput,
   RunSpecLimits,
   RunSpecSchema,
   ScriptStep,
+  WebSearchProviderName,
 } from './schemas/run-spec.js';
 export { findProvenanceIssues } from './schemas/input-message-provenance.js';
 export type { ProvenanceIssue } from './schemas/input-message-provenance.js';
@@ -105,7 +110,7 @@ export { pendingApprovalSchema, runCheckpointSchema } from './schemas/run-checkp
 export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
-export { resolveSecrets } from './servers/resolve-secrets.js';
+export { resolveSecretPlaceholders, resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';
 export {
   maskSecretValues,
   maskSecretsDeep,
@@ -114,7 +119,12 @@ export {
   SECRET_MASK,
   secretValueVariants,
 } from './servers/mask-secret-values.js';
-export type { ResolvedServerDefinition, ResolveSecretsOptions } from './servers/resolve-secrets.js';
+export type {
+  ResolvedServerDefinition,
+  ResolveSecretPlaceholdersOptions,
+  ResolveSecretSettingOptions,
+  ResolveSecretsOptions,
+} from './servers/resolve-secrets.js';
 export {
   hostMatchesPattern,
   isAllowedSecretName,

@@ -71,14 +71,15 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     logger: options.logger,
   });
   const warnings = await unavailableServers(spec, reader);
-  const selectedEntries = options.registry.selectActive({ mcpToolIds: selected });
+  const scope = { mcpToolIds: selected, settings: spec.assistant.settings };
+  const selectedEntries = options.registry.selectActive(scope);
   const { entries, registry } = keepShownNames(selectedEntries, options.registry, options.shownNames ?? {});
   const base: ToolSet = {};
   const toolIdsByWireName = new Map<string, string>();
   const schemaDigests = new Map<string, string>();
   const wireNames: Record<string, string> = {};
   for (const entry of entries) {
-    base[entry.name] = entry.tool;
+    base[entry.name] = entry.forRun ? entry.forRun(scope) : entry.tool;
     if (entry.mcp) {
       toolIdsByWireName.set(entry.name, entry.mcp.toolId);
       schemaDigests.set(entry.name, entry.mcp.schemaDigest);

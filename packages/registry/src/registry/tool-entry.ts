@@ -1,3 +1,4 @@
+import type { AssistantSettings } from '@agentq/shared';
 import type { Tool } from 'ai';
 
 /**
@@ -10,6 +11,11 @@ export type DeferMode = 'never' | 'always' | 'auto';
 export interface ToolApplyScope {
   /** MCP tool ids (`serverId:toolName`) selected for this run. */
   mcpToolIds: ReadonlySet<string>;
+  /**
+   * The run's assistant settings; the builtin tools' `applies` reads their switches here.
+   * @default none: every builtin tool is off
+   */
+  settings?: AssistantSettings;
 }
 
 /** Where an MCP entry came from. */
@@ -37,6 +43,11 @@ export interface ToolEntry {
   tool: Tool;
   /** Whether the entry belongs to a request. Absent means always. A throw means inactive. */
   applies?(scope: ToolApplyScope): boolean;
+  /**
+   * The tool one run gets, bound to that run's scope (a builtin that must know which knowledge
+   * bases the run may read, say). Same name and input schema as `tool`. Absent means `tool`.
+   */
+  forRun?(scope: ToolApplyScope): Tool;
   /** Set for MCP entries. */
   mcp?: McpEntrySource;
 }

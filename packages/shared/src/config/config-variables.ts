@@ -28,6 +28,14 @@ const positiveInt = z.coerce
   .int('must be a whole number')
   .positive('must be greater than 0');
 
+// A setting that names where a secret is rather than holding it: one or more `${NAME}`.
+const secretPlaceholder = z
+  .string()
+  .regex(
+    /^(\$\{[A-Za-z_][A-Za-z0-9_]*\})+$/,
+    'must be a ${NAME} placeholder, for example ${AGENTQ_SECRET_BRAVE_API_KEY}',
+  );
+
 /** One environment variable agentq reads: its schema, default and documentation. */
 export interface ConfigVariable {
   env: string;
@@ -271,5 +279,76 @@ export const configVariables = [
     schema: positiveInt,
     default: '200',
     description: 'Most `assistant.mcpServers` a run spec may name.',
+  },
+  {
+    env: 'AGENTQ_SEARXNG_URL',
+    key: 'searxngUrl',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    description:
+      'Base URL of a SearXNG instance for `web_search` (its JSON API `/search?format=json` must be enabled). When set, SearXNG is the default provider. The operator names this host, so it may be private.',
+  },
+  {
+    env: 'AGENTQ_WEB_SEARCH_PROVIDER',
+    key: 'webSearchProvider',
+    schema: z.enum(['searxng', 'brave', 'tavily']),
+    description:
+      'Provider `web_search` uses when a run does not name one. Unset: `searxng` when `AGENTQ_SEARXNG_URL` is set, else `brave` when its key is set, else `tavily` when its key is set.',
+  },
+  {
+    env: 'AGENTQ_BRAVE_SEARCH_URL',
+    key: 'braveSearchUrl',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    default: 'https://api.search.brave.com/res/v1/web/search',
+    description: 'Brave Search web search endpoint.',
+  },
+  {
+    env: 'AGENTQ_BRAVE_API_KEY',
+    key: 'braveApiKey',
+    schema: secretPlaceholder,
+    default: '${AGENTQ_SECRET_BRAVE_API_KEY}',
+    description:
+      'Where the Brave Search key is: a `${NAME}` placeholder resolved like a server definition’s secrets (`AGENTQ_SECRET_*`, `AGENTQ_SECRET_NAMES`, host bindings in `AGENTQ_SECRET_HOSTS`).',
+  },
+  {
+    env: 'AGENTQ_TAVILY_URL',
+    key: 'tavilyUrl',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    default: 'https://api.tavily.com/search',
+    description: 'Tavily search endpoint.',
+  },
+  {
+    env: 'AGENTQ_TAVILY_API_KEY',
+    key: 'tavilyApiKey',
+    schema: secretPlaceholder,
+    default: '${AGENTQ_SECRET_TAVILY_API_KEY}',
+    description: 'Where the Tavily key is: a `${NAME}` placeholder, resolved like `AGENTQ_BRAVE_API_KEY`.',
+  },
+  {
+    env: 'AGENTQ_WEB_SEARCH_TIMEOUT_MS',
+    key: 'webSearchTimeoutMs',
+    schema: positiveInt,
+    default: '10000',
+    description: 'Time one `web_search` call may take, in ms; a slower provider answers the model with a tool error.',
+  },
+  {
+    env: 'AGENTQ_WEB_FETCH_MAX_BYTES',
+    key: 'webFetchMaxBytes',
+    schema: positiveInt,
+    default: '2097152',
+    description: 'Largest body `web_fetch` reads, in bytes (after decompression); a bigger page is refused.',
+  },
+  {
+    env: 'AGENTQ_WEB_FETCH_TIMEOUT_MS',
+    key: 'webFetchTimeoutMs',
+    schema: positiveInt,
+    default: '15000',
+    description: 'Time one `web_fetch` call may take, redirects and body included, in ms.',
+  },
+  {
+    env: 'AGENTQ_WEB_FETCH_MAX_TOKENS',
+    key: 'webFetchMaxTokens',
+    schema: positiveInt,
+    default: '8000',
+    description: 'Token budget of a `web_fetch` result; longer pages are cut and say so.',
   },
 ] as const satisfies readonly ConfigVariable[];

@@ -48,7 +48,30 @@ describe('loadConfig', () => {
       secretHosts: '',
       maxInputBytes: 262144,
       maxMcpServers: 200,
+      searxngUrl: undefined,
+      webSearchProvider: undefined,
+      braveSearchUrl: 'https://api.search.brave.com/res/v1/web/search',
+      braveApiKey: '${AGENTQ_SECRET_BRAVE_API_KEY}',
+      tavilyUrl: 'https://api.tavily.com/search',
+      tavilyApiKey: '${AGENTQ_SECRET_TAVILY_API_KEY}',
+      webSearchTimeoutMs: 10_000,
+      webFetchMaxBytes: 2_097_152,
+      webFetchTimeoutMs: 15_000,
+      webFetchMaxTokens: 8_000,
     });
+  });
+
+  it('takes web search keys as ${NAME} placeholders only, and provider URLs as http(s)', () => {
+    expect(configError({ AGENTQ_BRAVE_API_KEY: 'sk-literal-key' }).issues.map((issue) => issue.field)).toEqual([
+      'AGENTQ_BRAVE_API_KEY',
+    ]);
+    expect(loadConfig({ AGENTQ_TAVILY_API_KEY: '${AGENTQ_SECRET_TAVILY}' }).tavilyApiKey).toBe(
+      '${AGENTQ_SECRET_TAVILY}',
+    );
+    expect(configError({ AGENTQ_SEARXNG_URL: 'ftp://searx.local' }).issues.map((issue) => issue.field)).toEqual([
+      'AGENTQ_SEARXNG_URL',
+    ]);
+    expect(loadConfig({ AGENTQ_SEARXNG_URL: 'http://searxng:8080' }).searxngUrl).toBe('http://searxng:8080');
   });
 
   it('reads AGENTQ_FETCH_ALLOW_HOSTS as normalized host patterns and names a bad entry', () => {

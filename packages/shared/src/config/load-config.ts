@@ -55,6 +55,26 @@ export interface Config {
   maxInputBytes: number;
   /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
   maxMcpServers: number;
+  /** `AGENTQ_SEARXNG_URL`: the SearXNG instance of `web_search`. */
+  searxngUrl: string | undefined;
+  /** `AGENTQ_WEB_SEARCH_PROVIDER`: the default `web_search` provider. */
+  webSearchProvider: 'searxng' | 'brave' | 'tavily' | undefined;
+  /** `AGENTQ_BRAVE_SEARCH_URL`. */
+  braveSearchUrl: string;
+  /** `AGENTQ_BRAVE_API_KEY`: a `${NAME}` placeholder, never the key itself. */
+  braveApiKey: string;
+  /** `AGENTQ_TAVILY_URL`. */
+  tavilyUrl: string;
+  /** `AGENTQ_TAVILY_API_KEY`: a `${NAME}` placeholder, never the key itself. */
+  tavilyApiKey: string;
+  /** `AGENTQ_WEB_SEARCH_TIMEOUT_MS`. */
+  webSearchTimeoutMs: number;
+  /** `AGENTQ_WEB_FETCH_MAX_BYTES`. */
+  webFetchMaxBytes: number;
+  /** `AGENTQ_WEB_FETCH_TIMEOUT_MS`. */
+  webFetchTimeoutMs: number;
+  /** `AGENTQ_WEB_FETCH_MAX_TOKENS`. */
+  webFetchMaxTokens: number;
 }
 
 /**

@@ -29,12 +29,46 @@ export const scriptStepSchema = z.union([
   }),
 ]);
 
-/** Model settings passed through to the AI SDK. */
+/** Names a knowledge base may have: a lowercase slug of at most 63 characters. */
+export const KNOWLEDGE_BASE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** The name of a knowledge base, as runs, `kb_search` and the `kb-ingest` jobs spell it. */
+export const knowledgeBaseNameSchema = z
+  .string()
+  .regex(
+    KNOWLEDGE_BASE_NAME_PATTERN,
+    'must be 1-63 lowercase letters, digits, "-" or "_", starting with a letter or digit',
+  );
+
+/** Web search providers `web_search` can use. */
+export const webSearchProviderSchema = z.enum(['searxng', 'brave', 'tavily']);
+
+/** Most knowledge bases one run may name. */
+const maxKnowledgeBases = 64;
+
+/**
+ * Assistant settings: the model settings passed through to the AI SDK, and the switches of the
+ * builtin tools. Every builtin tool is off unless its setting turns it on.
+ */
 export const modelSettingsSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
+  /**
+   * Gives the run `web_search`. `{}` uses the deployment's default provider (SearXNG when
+   * `AGENTQ_SEARXNG_URL` is set); `{ provider }` picks one. `false` or absent: no `web_search`.
+   */
+  webSearch: z.union([z.strictObject({ provider: webSearchProviderSchema.optional() }), z.literal(false)]).optional(),
+  /** Gives the run `web_fetch`. @default false */
+  webFetch: z.boolean().optional(),
+  /** Knowledge bases the run may read with `kb_search` and `kb_list`; none means no `kb_*` tools. */
+  knowledgeBases: z
+    .array(knowledgeBaseNameSchema)
+    .max(maxKnowledgeBases, {
+      error: (issue) => limitMessage('knowledge bases', (issue.input as unknown[]).length, maxKnowledgeBases),
+    })
+    .optional(),
 });
 
 /**
@@ -314,4 +348,6 @@ export type RunSpec = z.output<typeof runSpecSchema>;
 export type RunSpecInput = z.input<typeof runSpecSchema>;
 export type Assistant = z.output<typeof assistantSchema>;
 export type ScriptStep = z.output<typeof scriptStepSchema>;
+export type AssistantSettings = z.output<typeof modelSettingsSchema>;
+export type WebSearchProviderName = z.output<typeof webSearchProviderSchema>;
 export type ApprovalPolicy = z.output<typeof approvalPolicySchema>;

@@ -39,25 +39,15 @@ export function resolveSecrets(
   const secretValues: string[] = [];
   const sentToHost = new Set<string>();
   const resolve = (text: string, field: string, toHost = false): string =>
-    text.replace(placeholder, (_match, name: string) => {
-      if (!isAllowedSecretName(name, policy)) {
-        throw new NonRetryableError({
-          code: 'VALIDATION',
-          field,
-          message: `Server ${definition.id}: \${${name}} (used in ${field}) is not an allowed secret; use AGENTQ_SECRET_* or AGENTQ_SECRET_NAMES`,
-        });
-      }
-      const value = env[name];
-      if (value === undefined || value === '') {
-        throw new NonRetryableError({
-          code: 'SECRET_MISSING',
-          field,
-          message: `Server ${definition.id}: environment variable ${name} (used in ${field}) is not set`,
-        });
-      }
-      if (toHost) sentToHost.add(name);
-      secretValues.push(value);
-      return value;
+    resolveSecretPlaceholders(text, {
+      env,
+      policy,
+      field,
+      subject: `Server ${definition.id}`,
+      onResolved: (name, value) => {
+        if (toHost) sentToHost.add(name);
+        secretValues.push(value);
+      },
     });
   const resolveMap = (map: Record<string, string>, field: string, toHost = false) =>
     Object.fromEntries(Object.entries(map).map(([key, value]) => [key, resolve(value, `${field}.${key}`, toHost)]));
@@ -81,6 +71,92 @@ export function resolveSecrets(
     checkBoundHosts({ serverId: definition.id, url: transport.url, names: sentToHost, policy, secretValues });
   }
   return { definition: { ...definition, transport }, secretValues };
+}
+
+/** Options of {@link resolveSecretPlaceholders}. */
+export interface ResolveSecretPlaceholdersOptions {
+  env: Record<string, string | undefined>;
+  policy: SecretPolicy;
+  /** Where the text sits, for messages: `transport.url`, `AGENTQ_BRAVE_API_KEY`. */
+  field: string;
+  /** Who uses it, for messages: `Server github`, `web_search provider brave`. */
+  subject: string;
+  /** Told every name resolved and its value (the value is for masking only). */
+  onResolved?: (name: string, value: string) => void;
+}
+
+/**
+ * Replaces every `${NAME}` in `text` with its value from `env`, under the secret policy: a name
+ * outside the allow-list fails with `VALIDATION`, an unset one with `SECRET_MISSING`, both naming
+ * the variable and the field, never a value.
+ */
+export function resolveSecretPlaceholders(text: string, options: ResolveSecretPlaceholdersOptions): string {
+  return text.replace(placeholder, (_match, name: string) => {
+    if (!isAllowedSecretName(name, options.policy)) {
+      throw new NonRetryableError({
+        code: 'VALIDATION',
+        field: options.field,
+        message: `${options.subject}: \${${name}} (used in ${options.field}) is not an allowed secret; use AGENTQ_SECRET_* or AGENTQ_SECRET_NAMES`,
+      });
+    }
+    const value = options.env[name];
+    if (value === undefined || value === '') {
+      throw new NonRetryableError({
+        code: 'SECRET_MISSING',
+        field: options.field,
+        message: `${options.subject}: environment variable ${name} (used in ${options.field}) is not set`,
+      });
+    }
+    options.onResolved?.(name, value);
+    return value;
+  });
+}
+
+/** Options of {@link resolveSecretSetting}. */
+export interface ResolveSecretSettingOptions {
+  /** The setting as configured, e.g. `${AGENTQ_SECRET_BRAVE_API_KEY}`. */
+  value: string;
+  /** The setting's variable, for messages, e.g. `AGENTQ_BRAVE_API_KEY`. */
+  setting: string;
+  /** Who uses it, for messages, e.g. `web_search provider brave`. */
+  subject: string;
+  /** The host the secret will be sent to; checked against `AGENTQ_SECRET_HOSTS`. */
+  host: string;
+  env: Record<string, string | undefined>;
+  /** @default read from `env` */
+  policy?: SecretPolicy;
+}
+
+/**
+ * Resolves a setting that names a secret as `${NAME}` placeholders (an agentq setting such as a
+ * web search provider key) the way a server definition's secrets are resolved: the same allow-list,
+ * the same `SECRET_MISSING`, and a secret bound to hosts may only go to one of them
+ * (`SECRET_HOST_MISMATCH`). Returns the value and the secrets in it, for masking.
+ */
+export function resolveSecretSetting(options: ResolveSecretSettingOptions): { value: string; secretValues: string[] } {
+  const policy = options.policy ?? secretPolicyFromEnv(options.env);
+  const names = new Set<string>();
+  const secretValues: string[] = [];
+  const value = resolveSecretPlaceholders(options.value, {
+    env: options.env,
+    policy,
+    field: options.setting,
+    subject: options.subject,
+    onResolved: (name, resolved) => {
+      names.add(name);
+      secretValues.push(resolved);
+    },
+  });
+  for (const name of names) {
+    const patterns = policy.hosts.get(name);
+    if (patterns === undefined || patterns.some((pattern) => hostMatchesPattern(options.host, pattern))) continue;
+    throw new NonRetryableError({
+      code: 'SECRET_HOST_MISMATCH',
+      field: options.setting,
+      message: `${options.subject}: secret ${name} may not be sent to ${maskSecretValues(options.host, secretValues)} (AGENTQ_SECRET_HOSTS)`,
+    });
+  }
+  return { value, secretValues };
 }
 
 function checkBoundHosts(input: {
