@@ -1,5 +1,5 @@
 import { BUILTIN_TOOL_NAMES, ToolRegistry, type ToolApplyScope } from '@agentq/registry';
-import { AgentqError, assistantSchema, loadConfig, type AssistantSettings } from '@agentq/shared';
+import { assistantSchema, loadConfig, type AgentqError, type AssistantSettings } from '@agentq/shared';
 import type { Tool, ToolExecutionOptions } from 'ai';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,6 +7,7 @@ import {
   sampleKnowledgeBases,
 } from '../test-support/in-memory-knowledge-base-reader.js';
 import type { KnowledgeBaseReader } from '../kb/knowledge-base-reader.js';
+import { agentqFailure } from '../test-support/agentq-failure.js';
 import { registerBuiltinTools } from './register-builtin-tools.js';
 
 function registryWith(reader?: KnowledgeBaseReader): ToolRegistry {
@@ -34,12 +35,7 @@ async function run(tool: Tool, input: unknown): Promise<unknown> {
 }
 
 async function runError(tool: Tool, input: unknown): Promise<AgentqError> {
-  const error = await run(tool, input).then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!AgentqError.isInstance(error)) throw new Error(`expected an agentq error, got ${String(error)}`);
-  return error;
+  return await agentqFailure(run(tool, input));
 }
 
 describe('registerBuiltinTools', () => {

@@ -45,6 +45,9 @@ export async function startLoopbackServer(handler: LoopbackHandler): Promise<Loo
       });
     });
   });
+  // Idle connections stay open longer than a slow round of a busy machine takes, so a client never
+  // reuses a socket the server is closing at that moment (ECONNRESET).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

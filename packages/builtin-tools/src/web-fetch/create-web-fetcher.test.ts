@@ -1,20 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { AgentqError } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentqFailure } from '../test-support/agentq-failure.js';
 import { send, startLoopbackServer, type LoopbackServer } from '../test-support/loopback-server.js';
 import { createWebFetcher, type WebFetcherOptions } from './create-web-fetcher.js';
 import { renderWebPage } from './create-web-fetch-entry.js';
 
 const article = await readFile(new URL('../test-support/article.html', import.meta.url), 'utf8');
-
-async function failure(promise: Promise<unknown>): Promise<AgentqError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!AgentqError.isInstance(error)) throw new Error(`expected an agentq error, got ${String(error)}`);
-  return error;
-}
 
 describe('createWebFetcher', () => {
   let server: LoopbackServer;
@@ -95,7 +86,7 @@ describe('createWebFetcher', () => {
   });
 
   it('refuses a content type it does not read, naming it', async () => {
-    const error = await failure(allowLoopback().fetchPage({ url: `${server.origin}/image` }));
+    const error = await agentqFailure(allowLoopback().fetchPage({ url: `${server.origin}/image` }));
     expect(error.code).toBe('WEB_FETCH_CONTENT_TYPE');
     expect(error.message).toContain('image/png');
   });
@@ -103,7 +94,7 @@ describe('createWebFetcher', () => {
   it('refuses a body over the byte cap, declared or not', async () => {
     const fetcher = allowLoopback({ maxBytes: 16 * 1024 });
     for (const path of ['/big-declared', '/big-chunked']) {
-      const error = await failure(fetcher.fetchPage({ url: `${server.origin}${path}` }));
+      const error = await agentqFailure(fetcher.fetchPage({ url: `${server.origin}${path}` }));
       expect(error.code).toBe('WEB_FETCH_TOO_LARGE');
       expect(error.message).toContain(String(16 * 1024));
     }
@@ -115,14 +106,14 @@ describe('createWebFetcher', () => {
   });
 
   it('gives up at the time cap on a page that stops sending', async () => {
-    const error = await failure(allowLoopback({ timeoutMs: 300 }).fetchPage({ url: `${server.origin}/stall` }));
+    const error = await agentqFailure(allowLoopback({ timeoutMs: 300 }).fetchPage({ url: `${server.origin}/stall` }));
     expect(error.code).toBe('WEB_FETCH_TIMEOUT');
     expect(error.message).toContain('300 ms');
   });
 
   it('refuses a redirect chain that ends at a private address, without connecting there', async () => {
     const before = server.requests.length;
-    const error = await failure(allowLoopback().fetchPage({ url: `${server.origin}/hop-1` }));
+    const error = await agentqFailure(allowLoopback().fetchPage({ url: `${server.origin}/hop-1` }));
     expect(error.code).toBe('PRIVATE_ADDRESS');
     expect(error.message).toContain('169.254.169.254');
     expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/hop-1', '/hop-2']);
@@ -136,7 +127,7 @@ describe('createWebFetcher', () => {
         return [{ address: '10.1.2.3', family: 4 }];
       },
     });
-    const error = await failure(fetcher.fetchPage({ url: `${server.origin}/hop-named` }));
+    const error = await agentqFailure(fetcher.fetchPage({ url: `${server.origin}/hop-named` }));
     expect(error.code).toBe('PRIVATE_ADDRESS');
     expect(asked).toContain('intranet.test');
   });
@@ -150,7 +141,7 @@ describe('createWebFetcher', () => {
       allowHosts: ['127.0.0.1'],
       lookup: async () => answers[Math.min(lookups++, answers.length - 1)] ?? [],
     });
-    const error = await failure(fetcher.fetchPage({ url: `http://rebind.test:${server.port}/rebound` }));
+    const error = await agentqFailure(fetcher.fetchPage({ url: `http://rebind.test:${server.port}/rebound` }));
     expect(error.code).toBe('PRIVATE_ADDRESS');
     expect(error.message).toContain('127.0.0.1');
     expect(lookups).toBe(2);
@@ -158,17 +149,17 @@ describe('createWebFetcher', () => {
   });
 
   it('refuses loopback by default', async () => {
-    const error = await failure(createWebFetcher().fetchPage({ url: `${server.origin}/plain` }));
+    const error = await agentqFailure(createWebFetcher().fetchPage({ url: `${server.origin}/plain` }));
     expect(error.code).toBe('PRIVATE_ADDRESS');
   });
 
   it('refuses URLs that are not http(s)', async () => {
-    const error = await failure(allowLoopback().fetchPage({ url: 'file:///etc/passwd' }));
+    const error = await agentqFailure(allowLoopback().fetchPage({ url: 'file:///etc/passwd' }));
     expect(error.code).toBe('INVALID_URL');
   });
 
   it('reports an HTTP error status as a failure naming it', async () => {
-    const error = await failure(allowLoopback().fetchPage({ url: `${server.origin}/missing` }));
+    const error = await agentqFailure(allowLoopback().fetchPage({ url: `${server.origin}/missing` }));
     expect(error.code).toBe('WEB_FETCH_FAILED');
     expect(error.message).toContain('404');
   });

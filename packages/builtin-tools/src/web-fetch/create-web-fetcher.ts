@@ -26,6 +26,9 @@ export interface WebFetcherOptions {
   lookup?: FetchTargetLookup;
 }
 
+/** Text characters of an HTML page kept per token of budget before conversion. */
+const textCharsPerToken = 8;
+
 /** What kind of body a content type is. */
 type BodyKind = 'html' | 'text' | 'json';
 
@@ -125,10 +128,14 @@ export function createWebFetcher(options: WebFetcherOptions = {}): WebFetcher {
     const body = decodeBody(await readCapped(response, maxBytes), charsetOf(header));
     let title: string | undefined;
     let content = body;
+    let pruned = false;
     if (kind === 'html') {
-      const page = htmlToMarkdown(body);
+      // Text far past the budget would be cut anyway: leave it out before converting, which is
+      // the costly part. A token is rarely under two characters of text, so this keeps enough.
+      const page = htmlToMarkdown(body, { maxTextChars: maxTokens * textCharsPerToken });
       title = page.title;
       content = page.markdown;
+      pruned = page.pruned;
     }
     const budgeted = cutToTokenBudget(content, maxTokens);
     return {
@@ -136,7 +143,7 @@ export function createWebFetcher(options: WebFetcherOptions = {}): WebFetcher {
       contentType: mediaType,
       ...(title === undefined ? {} : { title }),
       content: budgeted.text,
-      cut: budgeted.cut,
+      cut: budgeted.cut || pruned,
     };
   }
 

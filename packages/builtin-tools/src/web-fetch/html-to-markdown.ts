@@ -8,9 +8,29 @@ export interface ReadablePage {
   markdown: string;
   /** Whether Readability found an article; otherwise the whole body was converted. */
   article: boolean;
+  /** Whether text past `maxTextChars` was left out before conversion. */
+  pruned: boolean;
+}
+
+/** Options of {@link htmlToMarkdown}. */
+export interface HtmlToMarkdownOptions {
+  /**
+   * Text characters of the readable part worth converting; what follows is left out before
+   * Turndown runs, since it would be cut anyway.
+   * @default no limit
+   */
+  maxTextChars?: number;
 }
 
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
+
+/** The DOM surface the pruning walks (linkedom nodes have it). */
+interface PrunableNode {
+  textContent: string | null;
+  childNodes: ArrayLike<PrunableNode>;
+  nextSibling: PrunableNode | null;
+  parentNode: { removeChild(child: PrunableNode): unknown } | null;
+}
 
 const turndown = new TurndownService({
   headingStyle: 'atx',
@@ -22,28 +42,53 @@ const turndown = new TurndownService({
 turndown.remove(['script', 'style', 'noscript', 'iframe', 'svg', 'canvas', 'template', 'form', 'button']);
 
 /**
+ * Removes everything after the first `maxChars` characters of text under `root`, in document
+ * order. Descends along one path only (into the node where the budget runs out), so it reads each
+ * text once: linear in the size of the tree.
+ */
+function pruneAfter(root: PrunableNode, maxChars: number): boolean {
+  let used = 0;
+  let removed = false;
+  let node: PrunableNode | null = root.childNodes[0] ?? null;
+  while (node) {
+    const length = node.textContent?.length ?? 0;
+    if (used + length <= maxChars) {
+      used += length;
+      node = node.nextSibling;
+      continue;
+    }
+    // The budget runs out inside this node: drop what follows it, then go inside it. A text node
+    // is kept whole; the token cut after conversion trims it.
+    while (node.nextSibling) {
+      node.parentNode?.removeChild(node.nextSibling);
+      removed = true;
+    }
+    node = node.childNodes[0] ?? null;
+  }
+  return removed;
+}
+
+/**
  * The readable part of an HTML page as Markdown: `linkedom` parses it (no scripts run, nothing is
  * fetched), Readability picks the article, and Turndown writes the Markdown. A page Readability
  * finds no article in is converted whole, body only. Readability hands over its article node
  * itself (its `serializer`), so the HTML is parsed once.
  */
-export function htmlToMarkdown(html: string): ReadablePage {
+export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}): ReadablePage {
   const { document } = parseHTML(html);
   const pageTitle = document.title?.trim() || undefined;
   let article: { title?: string | null; content?: unknown } | null = null;
   try {
     article = new Readability<unknown>(document as unknown as ReadabilityDocument, {
       serializer: (node) => node,
+      disableJSONLD: true,
     }).parse();
   } catch {
     // A page Readability cannot handle is still a page: fall back to its body.
     article = null;
   }
-  const root = (article?.content ?? document.body ?? null) as TurndownService.Node | null;
+  const root = (article?.content ?? document.body ?? null) as (TurndownService.Node & PrunableNode) | null;
+  const pruned = root !== null && options.maxTextChars !== undefined && pruneAfter(root, options.maxTextChars);
   const markdown = root ? turndown.turndown(root).trim() : '';
-  return {
-    title: article?.title?.trim() || pageTitle,
-    markdown,
-    article: article?.content != null,
-  };
+  return { title: article?.title?.trim() || pageTitle, markdown, article: article?.content != null, pruned };
 }

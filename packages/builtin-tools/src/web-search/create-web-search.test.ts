@@ -1,19 +1,11 @@
-import { AgentqError, loadConfig, SECRET_MASK } from '@agentq/shared';
+import { loadConfig, SECRET_MASK } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentqFailure } from '../test-support/agentq-failure.js';
 import { send, startLoopbackServer, type LoopbackServer } from '../test-support/loopback-server.js';
 import { createWebSearch } from './create-web-search.js';
 
 const braveKey = 'brave-key-7f3a9c1d2e';
 const tavilyKey = 'tvly-secret-55aa77bb';
-
-async function failure(promise: Promise<unknown>): Promise<AgentqError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!AgentqError.isInstance(error)) throw new Error(`expected an agentq error, got ${String(error)}`);
-  return error;
-}
 
 /** A provider endpoint that answers per mode: results, an error that echoes the key, or silence. */
 let mode: 'ok' | 'echo-error' | 'hang' | 'garbage' = 'ok';
@@ -180,7 +172,7 @@ describe('createWebSearch', () => {
     mode = 'echo-error';
     const search = setup();
     for (const provider of ['brave', 'tavily'] as const) {
-      const error = await failure(search.search({ query: 'x', limit: 1, provider }));
+      const error = await agentqFailure(search.search({ query: 'x', limit: 1, provider }));
       expect(error.code).toBe('WEB_SEARCH_FAILED');
       expect(error.message).toContain(`web_search provider ${provider}`);
       expect(error.message).toMatch(/HTTP 40[13]/);
@@ -188,14 +180,14 @@ describe('createWebSearch', () => {
       expect(error.message).not.toContain(tavilyKey);
       expect(error.message).toContain(SECRET_MASK);
     }
-    const searx = await failure(search.search({ query: 'x', limit: 1, provider: 'searxng' }));
+    const searx = await agentqFailure(search.search({ query: 'x', limit: 1, provider: 'searxng' }));
     expect(searx).toMatchObject({ code: 'WEB_SEARCH_FAILED' });
     expect(searx.message).toContain('upstream engines failed');
   });
 
   it('refuses an answer that is not the provider’s JSON', async () => {
     mode = 'garbage';
-    const error = await failure(setup().search({ query: 'x', limit: 1, provider: 'searxng' }));
+    const error = await agentqFailure(setup().search({ query: 'x', limit: 1, provider: 'searxng' }));
     expect(error.code).toBe('WEB_SEARCH_FAILED');
     expect(error.message).toContain('searxng');
   });
@@ -204,7 +196,7 @@ describe('createWebSearch', () => {
     mode = 'hang';
     const search = setup({}, 400);
     for (const provider of ['searxng', 'brave', 'tavily'] as const) {
-      const error = await failure(search.search({ query: 'x', limit: 1, provider }));
+      const error = await agentqFailure(search.search({ query: 'x', limit: 1, provider }));
       expect(error.code).toBe('WEB_SEARCH_TIMEOUT');
       expect(error.message).toContain(`web_search provider ${provider}`);
       expect(error.message).toContain('400 ms');
@@ -223,15 +215,15 @@ describe('createWebSearch', () => {
     ).toBe('tavily');
     const none = createWebSearch({ config: config({}), env: {} });
     expect(none.defaultProvider()).toBeUndefined();
-    expect((await failure(none.search({ query: 'x', limit: 1 }))).code).toBe('WEB_SEARCH_UNAVAILABLE');
-    const missingKey = await failure(none.search({ query: 'x', limit: 1, provider: 'brave' }));
+    expect((await agentqFailure(none.search({ query: 'x', limit: 1 }))).code).toBe('WEB_SEARCH_UNAVAILABLE');
+    const missingKey = await agentqFailure(none.search({ query: 'x', limit: 1, provider: 'brave' }));
     expect(missingKey.code).toBe('WEB_SEARCH_UNAVAILABLE');
     expect(missingKey.message).toContain('AGENTQ_SECRET_BRAVE_API_KEY');
   });
 
   it('refuses to send a key bound to other hosts', async () => {
     mode = 'ok';
-    const error = await failure(
+    const error = await agentqFailure(
       setup({ AGENTQ_SECRET_HOSTS: 'BRAVE_API_KEY=api.search.brave.com' }).search({
         query: 'x',
         limit: 1,

@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { htmlToMarkdown } from './html-to-markdown.js';
+
+const article = await readFile(new URL('../test-support/article.html', import.meta.url), 'utf8');
+
+describe('htmlToMarkdown', () => {
+  it('converts the article of a page, with its headings, lists, links and code', () => {
+    const page = htmlToMarkdown(article);
+    expect(page).toMatchObject({ article: true, pruned: false });
+    expect(page.title).toContain('Reading the tide tables');
+    expect(page.markdown).toMatch(/^## Planning a walk$/m);
+    expect(page.markdown).toMatch(/^-\s+\*\*Low water\*\*/m);
+    expect(page.markdown).toContain('```\nlow water 13:42  0.4 m\nhigh water 19:58  5.1 m\n```');
+    expect(page.markdown).not.toContain('Buy waterproof boots');
+  });
+
+  it('leaves out the text past maxTextChars, keeping the Markdown of what comes before', () => {
+    const whole = htmlToMarkdown(article).markdown;
+    const page = htmlToMarkdown(article, { maxTextChars: 900 });
+    expect(page.pruned).toBe(true);
+    expect(page.markdown.length).toBeLessThan(whole.length);
+    expect(page.markdown).toContain('## What a line of the table says');
+    expect(page.markdown).not.toContain('Planning a walk');
+    // What is kept converts exactly as in the whole page.
+    expect(whole.startsWith(page.markdown.slice(0, 400))).toBe(true);
+    expect(htmlToMarkdown(article, { maxTextChars: 1_000_000 }).pruned).toBe(false);
+  });
+
+  it('converts the body of a page that has no article', () => {
+    const page = htmlToMarkdown('<html><head><title>T</title></head><body><p>Just <b>one</b> line.</p></body></html>');
+    expect(page.markdown).toContain('Just **one** line.');
+    expect(page.title).toBe('T');
+  });
+});
