@@ -6,6 +6,7 @@ import {
   catalogStatusSchema,
   definitionHash,
   keyNames,
+  pipelineBySlot,
   refreshJobSchema,
   runResultSchema,
   safeParseJson,
@@ -204,9 +205,12 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     catalogState.reset();
     const servers = await store.list();
     if (servers.length === 0) return;
-    const pipeline = options.redis.pipeline();
-    for (const server of servers) pipeline.get(keys.tools(server.id)).get(keys.status(server.id));
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = await pipelineBySlot(
+      options.redis,
+      servers.flatMap((server) =>
+        [keys.tools(server.id), keys.status(server.id)].map((key) => ({ key, add: (pipeline) => pipeline.get(key) })),
+      ),
+    );
     servers.forEach((server, index) => {
       const entryText = replies[index * 2]?.[1] as string | null | undefined;
       const statusText = replies[index * 2 + 1]?.[1] as string | null | undefined;
