@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Three projects: `unit` (next to the code, no Redis), `integration` (test/, real Redis and real
 // MCP servers) and `cluster` (test/cluster/, on a local Redis Cluster it starts). `npm test` runs
@@ -23,7 +23,7 @@ export default defineConfig({
           name: 'integration',
           sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cluster/**'],
+          exclude: [...configDefaults.exclude, 'test/cluster/**'],
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 60_000,
