@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApi, type RunningApi } from '@agentq/api';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { keyNames, keyPrefix, loadConfig, silentLogger, type RunSpecInput } from '@agentq/shared';
+import { keyNames, keyPrefix, loadConfig, pipelineBySlot, silentLogger, type RunSpecInput } from '@agentq/shared';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readCounterNotes, startHttpFixture, tsxLoaderUrl, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
 import { testPrefix } from '../helpers/redis.js';
-import { apiCaller, eventually, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
+import { apiCaller, eventually, parseExposition, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
 import { warmerMainPath } from '../warmer/warmer-harness.js';
 import { spawnWorkerProcess, type WorkerProcess } from '../worker/helpers/worker-harness.js';
 
@@ -148,6 +148,22 @@ describe('agentq on a Redis Cluster', () => {
       expect(share.commands).toBeGreaterThan(0);
       expect(share.commands / total).toBeLessThanOrEqual(0.5);
     }
+
+    // /metrics sums the run queues of all 16 shards.
+    const metrics = await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const samples = parseExposition(await metrics.text());
+    expect(samples.get('agentq_queue_jobs{queue="agent-runs",state="completed"}')).toBeGreaterThanOrEqual(100);
+  });
+
+  it('reads keys of every master in one call, replies in order', async () => {
+    const keys = client.shards.all().map((shard) => shard.keys.run('spread-0'));
+    const runKey = client.shards.forRun('spread-0').keys.run('spread-0');
+    const replies = await pipelineBySlot(
+      client.redis,
+      keys.map((key) => ({ key, add: (pipeline) => pipeline.exists(key) })),
+    );
+    expect(replies.map(([error]) => error)).toEqual(keys.map(() => null));
+    expect(replies.map(([, value]) => value)).toEqual(keys.map((key) => (key === runKey ? 1 : 0)));
   });
 
   it('parks a gated run, loses its worker to kill -9, and resumes it on another after a REST decision', async () => {
