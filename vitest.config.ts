@@ -1,8 +1,9 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (next to the code, no Redis) and `integration` (test/, real Redis and real
-// MCP servers). The integration project's global setup finds or starts a Redis and fails loudly
-// when it cannot: those tests never skip.
+// Three projects: `unit` (next to the code, no Redis), `integration` (test/, real Redis and real
+// MCP servers) and `cluster` (test/cluster/, on a local Redis Cluster it starts). `npm test` runs
+// the first two, `npm run test:cluster` the third. The global setups find or start their Redis and
+// fail loudly when they cannot: those tests never skip.
 export default defineConfig({
   test: {
     // The JSON report lets .ci/run print a plain "N passed, N failed" line.
@@ -22,6 +23,7 @@ export default defineConfig({
           name: 'integration',
           sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/cluster/**'],
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 60_000,
@@ -29,6 +31,19 @@ export default defineConfig({
           // Two cores: run integration files two at a time so child processes don't starve.
           maxWorkers: 2,
           fileParallelism: true,
+        },
+      },
+      {
+        // `npm run test:cluster`: the end-to-end suites on a private local 3-master Redis Cluster,
+        // one file at a time (they share the cluster and read its per-node command counts).
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/helpers/cluster-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
         },
       },
     ],

@@ -151,7 +151,7 @@ const suite: BenchSuite = {
         activeAt.delete(runId);
         let started = performance.now();
         await decide(
-          { redis, prefix, queue: approvalsQueue },
+          { redis, prefix, queueOf: () => approvalsQueue },
           { approvalId: pending.approvalId, approved: true, decidedBy: 'bench' },
         );
         const stepAt = await until(() => calledAt.get(pending.toolCallId));

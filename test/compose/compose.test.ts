@@ -40,9 +40,9 @@ function stringsIn(value: unknown): string[] {
   return [];
 }
 
-/** Role services: everything built from the agentq image. */
+/** Role services: everything built from the agentq image (not Redis, nor the cluster profile's nodes). */
 function roleServices(): Array<[string, ComposeService]> {
-  return Object.entries(loadCompose().services).filter(([name]) => name !== 'redis');
+  return Object.entries(loadCompose().services).filter(([name]) => name !== 'redis' && !name.startsWith('redis-'));
 }
 
 describe('docker-compose.yml', () => {
@@ -55,6 +55,20 @@ describe('docker-compose.yml', () => {
     expect(command[command.indexOf('--maxmemory-policy') + 1]).toBe('noeviction');
     const test = redis?.healthcheck?.test;
     expect(Array.isArray(test) ? test.join(' ') : test).toMatch(/redis-cli ping$/);
+  });
+
+  it('has a cluster profile of three Redis masters with AOF and noeviction, joined by redis-cli', () => {
+    const services = loadCompose().services as Record<string, ComposeService & { profiles?: string[] }>;
+    for (const name of ['redis-node-1', 'redis-node-2', 'redis-node-3']) {
+      const node = services[name];
+      expect(node?.profiles).toEqual(['cluster']);
+      const command = node?.command as string[];
+      expect(command[command.indexOf('--cluster-enabled') + 1]).toBe('yes');
+      expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+      expect(command[command.indexOf('--maxmemory-policy') + 1]).toBe('noeviction');
+    }
+    expect(String(services['redis-cluster-init']?.command)).toMatch(/redis-cli --cluster create/);
+    expect(services['redis-cluster-init']?.profiles).toEqual(['cluster']);
   });
 
   it('has the three role services with their replicas and the API port', () => {
@@ -75,7 +89,8 @@ describe('docker-compose.yml', () => {
       const context = typeof service.build === 'string' ? service.build : service.build?.context;
       expect(context, name).toBe('.');
       expect(service.image, name).toBe(roles[0]![1].image);
-      expect(service.environment?.REDIS_URL, name).toBe('redis://redis:6379');
+      // The single Redis unless REDIS_URL names the cluster profile's nodes.
+      expect(service.environment?.REDIS_URL, name).toBe('${REDIS_URL:-redis://redis:6379}');
       expect(service.depends_on?.redis?.condition, name).toBe('service_healthy');
     }
   });

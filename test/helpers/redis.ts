@@ -125,12 +125,13 @@ export function testPrefix(): string {
 }
 
 /**
- * Deletes every key under `prefix` (and its hash-tagged form), with SCAN + UNLINK. Only keys this
- * test created: the shared Redis is never flushed.
+ * Deletes every key under `prefix` (its hash-tagged form, and the hash tags of its run shards and
+ * servers, `{<prefix>.…}`), with SCAN + UNLINK. Only keys this test created: the shared Redis is
+ * never flushed.
  */
 export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
   let deleted = 0;
-  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `{${prefix}.*`]) {
     let cursor = '0';
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);

@@ -3,15 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { registerBuiltinTools, type KnowledgeBaseReader } from '@agentq/builtin-tools';
 import { createCatalogReader, ToolRegistry } from '@agentq/registry';
 import {
+  AgentqError,
   createRedisConnection,
   expireRunState,
-  keyNames,
   keyPrefix,
+  RunShardRouter,
   QUEUE_NAMES,
   requestRefresh,
   type Config,
   type Logger,
   type RedisConnection,
+  type RunShard,
 } from '@agentq/shared';
 import { Queue, Worker } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
@@ -55,9 +57,9 @@ export interface AgentWorker {
 }
 
 /**
- * Starts an agent worker: it consumes `agent-runs` (runs), `approvals` (approval timeouts and
- * decisions) and `decisions` (decisions sent as jobs), and sweeps decided approvals whose job was
- * never promoted.
+ * Starts an agent worker: it consumes `agent-runs` (runs) and `approvals` (approval timeouts and
+ * decisions) of every run shard it is given (`AGENTQ_WORKER_SHARDS`, by default all), and
+ * `decisions` (decisions sent as jobs); it sweeps decided approvals whose job was never promoted.
  */
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const { config } = options;
@@ -70,13 +72,41 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     url: config.redisUrl,
     role: 'worker',
     cluster: config.cluster,
+    nodes: config.clusterNodes,
     name: `agentq-worker-${id}`,
   });
   connection.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
 
+  const router = new RunShardRouter({
+    prefix: config.prefix,
+    cluster: config.cluster,
+    count: config.runShards,
+    redis: connection,
+  });
+  await router.record();
+  const shards = selectShards(await router.everyKnownShard(), config.workerShards);
+  if (shards.length === 0) {
+    throw new AgentqError({
+      code: 'VALIDATION',
+      field: 'AGENTQ_WORKER_SHARDS',
+      message: `none of the shards ${String(config.workerShards)} exists under ${router.count} run shards`,
+    });
+  }
+  // One concurrency budget per process, split over the shards it consumes (rounded up), so a
+  // worker on 16 shards with concurrency 64 runs up to 4 runs of each.
+  const shardConcurrency = Math.max(1, Math.ceil(tuning.concurrency / shards.length));
+
   const queueOptions = { connection, prefix };
-  const approvalsQueue = new Queue(QUEUE_NAMES.approvals, queueOptions);
   const refreshQueue = new Queue(QUEUE_NAMES.catalogRefresh, queueOptions);
+  const approvalsQueues = new Map<string, Queue>();
+  const approvalsQueueOf = (shard: RunShard): Queue => {
+    let queue = approvalsQueues.get(shard.prefix);
+    if (!queue) {
+      queue = new Queue(QUEUE_NAMES.approvals, { connection, prefix: shard.prefix });
+      approvalsQueues.set(shard.prefix, queue);
+    }
+    return queue;
+  };
   const reader = createCatalogReader({
     redis: connection,
     prefix,
@@ -90,53 +120,65 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     logger,
     env,
     idleMs: tuning.mcpIdleMs,
+    maxClients: tuning.mcpPoolSize,
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
   });
-  const store = new RunStore({ redis: connection, prefix, logger });
   const registry = new ToolRegistry({ logger });
   // Always registered; each run's settings decide which of them it gets.
   registerBuiltinTools(registry, { config, env, knowledgeBaseReader: options.knowledgeBaseReader });
-  const runProcessor = createRunProcessor({
-    store,
-    redis: connection,
-    prefix,
-    registry,
-    reader,
-    caller: pool,
-    models: createModelResolver({ config }),
-    approvalsQueue,
-    config,
-    logger,
-    env,
-  });
+  const models = createModelResolver({ config });
 
-  const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {
-    ...queueOptions,
-    concurrency: tuning.concurrency,
-    lockDuration: tuning.lockDurationMs,
-    stalledInterval: tuning.stalledIntervalMs,
-    maxStalledCount: tuning.maxStalledCount,
-  });
-  const approvals = new Worker(QUEUE_NAMES.approvals, createApprovalProcessor({ redis: connection, prefix, logger }), {
-    ...queueOptions,
-    concurrency: tuning.approvalConcurrency,
-  });
+  const runWorkers: Worker[] = [];
+  const approvalWorkers: Worker[] = [];
+  for (const shard of shards) {
+    const shardLogger = shards.length === 1 ? logger : logger.child({ shard: shard.label });
+    const runProcessor = createRunProcessor({
+      store: new RunStore({ redis: connection, prefix: shard.prefix, logger: shardLogger }),
+      redis: connection,
+      prefix: shard.prefix,
+      shardIndex: shard.index,
+      registry,
+      reader,
+      caller: pool,
+      models,
+      approvalsQueue: approvalsQueueOf(shard),
+      config,
+      logger: shardLogger,
+      env,
+    });
+    const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {
+      connection,
+      prefix: shard.prefix,
+      concurrency: shardConcurrency,
+      lockDuration: tuning.lockDurationMs,
+      stalledInterval: tuning.stalledIntervalMs,
+      maxStalledCount: tuning.maxStalledCount,
+    });
+    // A run that failed for good (invalid spec, attempts used up, stalled too often) never writes a
+    // final checkpoint: give its checkpoint and journal the finished-run TTL so they do not stay
+    // forever. A failed attempt that will be retried is left alone.
+    runs.on('failed', (job) => {
+      if (!job?.id || (job.finishedOn ?? 0) === 0) return;
+      expireRunState({ redis: connection, keys: shard.keys, runId: job.id }).catch((error: Error) =>
+        logger.warn({ runId: job.id, error: error.message }, 'could not expire the state of a failed run'),
+      );
+    });
+    runWorkers.push(runs);
+    approvalWorkers.push(
+      new Worker(
+        QUEUE_NAMES.approvals,
+        createApprovalProcessor({ redis: connection, prefix: shard.prefix, logger: shardLogger }),
+        { connection, prefix: shard.prefix, concurrency: tuning.approvalConcurrency },
+      ),
+    );
+  }
   const decisions = new Worker(
     QUEUE_NAMES.decisions,
-    createDecisionProcessor({ redis: connection, prefix, approvalsQueue, logger }),
+    createDecisionProcessor({ redis: connection, shards: router, approvalsQueueOf, logger }),
     { ...queueOptions, concurrency: tuning.approvalConcurrency },
   );
-  // A run that failed for good (invalid spec, attempts used up, stalled too often) never writes a
-  // final checkpoint: give its checkpoint and journal the finished-run TTL so they do not stay
-  // forever. A failed attempt that will be retried is left alone.
-  runs.on('failed', (job) => {
-    if (!job?.id || (job.finishedOn ?? 0) === 0) return;
-    expireRunState({ redis: connection, keys: keyNames(prefix), runId: job.id }).catch((error: Error) =>
-      logger.warn({ runId: job.id, error: error.message }, 'could not expire the state of a failed run'),
-    );
-  });
-  for (const worker of [runs, approvals, decisions]) {
+  for (const worker of [...runWorkers, ...approvalWorkers, decisions]) {
     worker.on('error', (error) => logger.error({ queue: worker.name, error: error.message }, 'worker error'));
     worker.on('failed', (job, error) =>
       logger.warn(
@@ -150,16 +192,27 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const sweeper = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
-    sweepDecidedApprovals({ redis: connection, prefix, approvalsQueue, logger, graceMs: tuning.sweepGraceMs })
-      .catch((error: Error) => logger.warn({ error: error.message }, 'approval sweep failed'))
-      .finally(() => {
-        sweeping = false;
-      });
+    void (async () => {
+      for (const shard of shards) {
+        await sweepDecidedApprovals({
+          redis: connection,
+          prefix: shard.prefix,
+          approvalsQueue: approvalsQueueOf(shard),
+          logger,
+          graceMs: tuning.sweepGraceMs,
+        }).catch((error: Error) => logger.warn({ shard: shard.label, error: error.message }, 'approval sweep failed'));
+      }
+    })().finally(() => {
+      sweeping = false;
+    });
   }, tuning.sweepIntervalMs);
   sweeper.unref();
 
-  await Promise.all([runs.waitUntilReady(), approvals.waitUntilReady(), decisions.waitUntilReady()]);
-  logger.info({ concurrency: tuning.concurrency, prefix }, 'agent worker started');
+  await Promise.all([...runWorkers, ...approvalWorkers, decisions].map((worker) => worker.waitUntilReady()));
+  logger.info(
+    { concurrency: tuning.concurrency, prefix, shards: shards.map((shard) => shard.label), shardConcurrency },
+    'agent worker started',
+  );
 
   let closing: Promise<void> | undefined;
   const step = async (name: string, action: () => Promise<unknown>) => {
@@ -174,17 +227,27 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
-        await step('close runs worker', () => closeWithin(runs, tuning.closeTimeoutMs));
-        await step('close approvals worker', () => approvals.close());
+        await step('close runs workers', () =>
+          Promise.all(runWorkers.map((worker) => closeWithin(worker, tuning.closeTimeoutMs))),
+        );
+        await step('close approvals workers', () => Promise.all(approvalWorkers.map((worker) => worker.close())));
         await step('close decisions worker', () => decisions.close());
         await step('close MCP pool', () => pool.close());
-        await step('close queues', () => Promise.all([approvalsQueue.close(), refreshQueue.close()]));
+        await step('close queues', () =>
+          Promise.all([...approvalsQueues.values(), refreshQueue].map((queue) => queue.close())),
+        );
         await step('close redis', () => connection.quit());
         logger.info('agent worker closed');
       })();
       return closing;
     },
   };
+}
+
+/** The shards of `known` named in `AGENTQ_WORKER_SHARDS` (the single-shard layout counts as 0), or all. */
+function selectShards(known: RunShard[], wanted: number[] | undefined): RunShard[] {
+  if (!wanted) return known;
+  return known.filter((shard) => wanted.includes(shard.index ?? 0));
 }
 
 async function closeWithin(worker: Worker, timeoutMs: number): Promise<void> {

@@ -34,6 +34,11 @@ export interface AgentWorkerTuning {
   /** Idle time before a pooled MCP client closes, in ms. @default 60000 */
   mcpIdleMs?: number;
   /**
+   * Most MCP clients kept open for tool calls; past it the least recently used idle one closes.
+   * @default config.mcpPoolSize (64)
+   */
+  mcpPoolSize?: number;
+  /**
    * How long `close()` waits for active runs to finish before releasing them (they resume from
    * their checkpoint on another worker), in ms. Below Compose's 30 s stop grace period, so a
    * stopping container releases its runs itself rather than being killed.
@@ -53,7 +58,8 @@ export type ResolvedAgentWorkerTuning = Required<AgentWorkerTuning>;
 export function resolveWorkerTuning(
   tuning: AgentWorkerTuning,
   options: {
-    config: Pick<Config, 'workerConcurrency' | 'runLockMs' | 'runStalledIntervalMs' | 'runMaxStalled'>;
+    config: Pick<Config, 'workerConcurrency' | 'runLockMs' | 'runStalledIntervalMs' | 'runMaxStalled'> &
+      Partial<Pick<Config, 'mcpPoolSize'>>;
     logger: Logger;
   },
 ): ResolvedAgentWorkerTuning {
@@ -69,6 +75,7 @@ export function resolveWorkerTuning(
     sweepIntervalMs: 15_000,
     sweepGraceMs: 5_000,
     mcpIdleMs: 60_000,
+    mcpPoolSize: options.config.mcpPoolSize ?? 64,
     closeTimeoutMs: 25_000,
   };
   const out = { ...defaults };
@@ -80,7 +87,9 @@ export function resolveWorkerTuning(
       continue;
     }
     out[key] =
-      key === 'concurrency' || key === 'maxStalledCount' || key === 'approvalConcurrency' ? Math.floor(value) : value;
+      key === 'concurrency' || key === 'maxStalledCount' || key === 'approvalConcurrency' || key === 'mcpPoolSize'
+        ? Math.floor(value)
+        : value;
   }
   if (out.stalledIntervalMs > out.lockDurationMs) {
     options.logger.warn(

@@ -23,7 +23,7 @@ import {
   passesCsrf,
 } from './admin/admin-guard.js';
 import { csrfFailure, registerAdminRoutes } from './admin/admin-routes.js';
-import { BULL_BOARD_PATH, registerBullBoard, writesDecision } from './admin/register-bull-board.js';
+import { BULL_BOARD_PATH, registerBullBoard, writesDecision, type BoardQueue } from './admin/register-bull-board.js';
 import { AdminSessionStore } from './auth/admin-session-store.js';
 import { createApiTokenSet } from './auth/api-token-set.js';
 import { setPrincipal } from './auth/principal.js';
@@ -86,24 +86,32 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       redisUrl: options.config.redisUrl,
       prefix: options.config.prefix,
       cluster: options.config.cluster,
+      clusterNodes: options.config.clusterNodes,
+      runShards: options.config.runShards,
       runAttempts: options.config.runAttempts,
       runSpecLimits: runSpecLimitsOf(options.config),
       logger: options.logger,
       serverPolicy: serverPolicyOf(options.config),
     });
-  const queues: Record<string, Queue> = Object.fromEntries(
-    Object.values(QUEUE_NAMES).map((name) => [
+  // `agent-runs` and `approvals` exist once per run shard; the other queues once.
+  const sharded = new Set<string>([QUEUE_NAMES.agentRuns, QUEUE_NAMES.approvals]);
+  const shards = client.shards.all();
+  const queues: BoardQueue[] = Object.values(QUEUE_NAMES).flatMap((name) =>
+    (sharded.has(name) ? shards : [undefined]).map((shard) => ({
       name,
-      new Queue(name, { connection: client.redis, prefix: client.prefix }),
-    ]),
+      shard: shard && shards.length > 1 ? shard.label : undefined,
+      queue: new Queue(name, { connection: client.redis, prefix: shard?.prefix ?? client.prefix }),
+    })),
   );
-  for (const [name, queue] of Object.entries(queues)) {
+  for (const { name, queue } of queues) {
     queue.on('error', (error: Error) => options.logger.debug({ queue: name, error: error.message }, 'queue error'));
   }
+  const queuesByName: Record<string, Queue[]> = {};
+  for (const { name, queue } of queues) (queuesByName[name] ??= []).push(queue);
   const metrics = createApiMetrics({
     redis: client.redis,
     prefix: client.prefix,
-    queues,
+    queues: queuesByName,
     logger: options.logger.child({ component: 'metrics' }),
   });
 
@@ -115,7 +123,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     bodyLimit: apiBodyLimit(options.config),
   });
   app.addHook('onClose', async () => {
-    for (const queue of Object.values(queues)) {
+    for (const { queue } of queues) {
       try {
         await queue.close();
       } catch {

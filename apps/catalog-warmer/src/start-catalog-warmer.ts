@@ -74,6 +74,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
       url: config.redisUrl,
       role,
       cluster: config.cluster,
+      nodes: config.clusterNodes,
       name: `agentq-warmer-${purpose}-${id}`,
     });
     connection.on('error', (error: unknown) => logger.warn({ error, connection: purpose }, 'redis connection error'));

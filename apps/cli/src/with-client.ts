@@ -15,6 +15,8 @@ export async function withClient<T>(
     redisUrl: config.redisUrl,
     prefix: config.prefix,
     cluster: config.cluster,
+    clusterNodes: config.clusterNodes,
+    runShards: config.runShards,
     runAttempts: config.runAttempts,
     serverPolicy: serverPolicyOf(config),
     runSpecLimits: runSpecLimitsOf(config),

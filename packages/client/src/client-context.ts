@@ -1,5 +1,13 @@
 import type { Queue } from 'bullmq';
-import type { KeyNames, Logger, RedisConnection, RunSpecSchema, ServerStore } from '@agentq/shared';
+import type {
+  KeyNames,
+  Logger,
+  RedisConnection,
+  RunShard,
+  RunShardRouter,
+  RunSpecSchema,
+  ServerStore,
+} from '@agentq/shared';
 
 /**
  * What every client operation needs: one producer connection, the queues it writes to, and the
@@ -11,10 +19,14 @@ export interface ClientContext {
   prefix: string;
   keys: KeyNames;
   queues: {
-    runs: Queue;
     refresh: Queue;
-    approvals: Queue;
   };
+  /** The deployment's run shards: a run's id decides its shard. */
+  shards: RunShardRouter;
+  /** The `agent-runs` queue of a shard (opened once, closed with the client). */
+  runsQueueOf(shard: RunShard): Queue;
+  /** The `approvals` queue of a shard (opened once, closed with the client). */
+  approvalsQueueOf(shard: RunShard): Queue;
   servers: ServerStore;
   logger: Logger;
   /** Attempts of a run job whose model provider fails (exponential backoff). */

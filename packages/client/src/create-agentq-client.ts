@@ -6,7 +6,10 @@ import {
   createRedisConnection,
   keyNames,
   createRunSpecSchema,
+  isClusterConnection,
   keyPrefix,
+  parseRedisUrl,
+  RunShardRouter,
   silentLogger,
   waitForRedis,
   type Logger,
@@ -15,6 +18,7 @@ import {
   type RunSpecSchema,
   type DecisionRecord,
   type RunResult,
+  type RunShard,
   type ServerDefinition,
   type ServerOrigin,
   type ServerPolicy,
@@ -52,10 +56,18 @@ export interface AgentqClientOptions {
    */
   prefix?: string;
   /**
-   * Redis Cluster: hash-tags the prefix so queues and keys share one slot.
+   * Redis Cluster: hash-tags the prefix, the run shards and the per-server keys. Implied by
+   * `clusterNodes` and by a `redis+cluster://` URL.
    * @default false
    */
   cluster?: boolean;
+  /** Seed nodes of the cluster (`AGENTQ_REDIS_CLUSTER_NODES`). */
+  clusterNodes?: ReadonlyArray<{ host: string; port: number }>;
+  /**
+   * Run shards of the deployment (`AGENTQ_RUN_SHARDS`); give the workers' value.
+   * @default 1 on a single Redis, 16 on a cluster
+   */
+  runShards?: number;
   /** @default a silent logger */
   logger?: Logger;
   /**
@@ -93,6 +105,8 @@ export interface ServerWriteOptions {
 export interface AgentqClient {
   /** The key prefix in use (hash-tagged under cluster mode). */
   readonly prefix: string;
+  /** The deployment's run shards, as this client routes them. */
+  readonly shards: RunShardRouter;
   /** The producer connection, for health checks. */
   readonly redis: RedisConnection;
   /** The run spec schema under this client's limits: what `enqueueRun` and `scheduleRun` accept. */
@@ -142,31 +156,52 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
   if (!options.connection && !options.redisUrl) {
     throw new AgentqError({ code: 'VALIDATION', field: 'redisUrl', message: 'Give redisUrl or connection' });
   }
-  const cluster = options.cluster ?? false;
+  const cluster =
+    options.cluster === true ||
+    (options.clusterNodes?.length ?? 0) > 0 ||
+    (options.redisUrl !== undefined && parseRedisUrl(options.redisUrl).cluster) ||
+    (options.connection !== undefined && isClusterConnection(options.connection));
   const prefix = keyPrefix({ prefix: options.prefix ?? 'agentq', cluster });
   const ownsConnection = !options.connection;
   const redis =
     options.connection ??
-    createRedisConnection({ url: options.redisUrl as string, role: 'producer', cluster, name: 'agentq-client' });
+    createRedisConnection({
+      url: options.redisUrl as string,
+      role: 'producer',
+      cluster,
+      nodes: options.clusterNodes,
+      name: 'agentq-client',
+    });
   const logger = (options.logger ?? silentLogger()).child({ component: 'agentq-client' });
   // Producer connections fail fast instead of queueing; an error event without a listener would
   // crash the process, and the failing command already reports the problem to its caller.
   if (ownsConnection) redis.on('error', (error: Error) => logger.debug({ error: error.message }, 'redis error'));
-  const queue = (name: string) => {
-    const created = new Queue(name, { connection: redis, prefix });
+  const queue = (name: string, queuePrefix = prefix) => {
+    const created = new Queue(name, { connection: redis, prefix: queuePrefix });
     // Without a listener BullMQ prints every connection error; the failing call reports it anyway.
     created.on('error', (error: Error) => logger.debug({ queue: name, error: error.message }, 'queue error'));
     return created;
+  };
+  const shardQueues = new Map<string, Queue>();
+  const shardQueue = (name: string, shard: RunShard): Queue => {
+    const id = `${name}\0${shard.prefix}`;
+    let opened = shardQueues.get(id);
+    if (!opened) {
+      opened = queue(name, shard.prefix);
+      shardQueues.set(id, opened);
+    }
+    return opened;
   };
   const context: ClientContext = {
     redis,
     prefix,
     keys: keyNames(prefix),
     queues: {
-      runs: queue(QUEUE_NAMES.agentRuns),
       refresh: queue(QUEUE_NAMES.catalogRefresh),
-      approvals: queue(QUEUE_NAMES.approvals),
     },
+    shards: new RunShardRouter({ prefix, cluster, count: options.runShards, redis }),
+    runsQueueOf: (shard) => shardQueue(QUEUE_NAMES.agentRuns, shard),
+    approvalsQueueOf: (shard) => shardQueue(QUEUE_NAMES.approvals, shard),
     servers: new ServerStore({ redis, prefix, logger, policy: options.serverPolicy }),
     logger,
     runAttempts: options.runAttempts ?? 5,
@@ -187,6 +222,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
 
   return {
     prefix,
+    shards: context.shards,
     redis,
     runSpecSchema: context.runSpecSchema,
     enqueueRun: guard((spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions })),
@@ -197,7 +233,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     listSchedules: guard(() => listSchedules(context)),
     removeSchedule: guard((scheduleId) => removeSchedule(context, scheduleId)),
     listPendingApprovals: guard((filter) => listPendingApprovals(context, filter ?? {})),
-    decide: guard((input) => decide({ ...context, queue: context.queues.approvals }, input)),
+    decide: guard((input) => decide({ ...context, queueOf: context.approvalsQueueOf }, input)),
     getApproval: guard((approvalId) => getApproval(context, approvalId)),
     listServers: guard(() => listServers(context)),
     putServer: guard((definition, putOptions) => putServer(context, definition, putOptions?.origin ?? 'api')),
@@ -209,7 +245,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     getCatalog: guard((serverId) => getCatalog(context, serverId)),
     close() {
       closing ??= (async () => {
-        for (const open of Object.values(context.queues)) {
+        for (const open of [...Object.values(context.queues), ...shardQueues.values()]) {
           try {
             await open.close();
           } catch (error) {

@@ -13,9 +13,24 @@ export type { Config } from './config/load-config.js';
 export { API_SCOPES, DEFAULT_TOKEN_NAME, apiTokensSchema, parseApiTokens } from './config/parse-api-tokens.js';
 export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
 
-export { createRedisConnection, waitForRedis } from './redis/create-redis-connection.js';
+export { createRedisConnection, isClusterConnection, parseRedisUrl, waitForRedis } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
-export { keyNames, keyPrefix, runStateKeys } from './redis/keys.js';
+export { entityScope, keyNames, keyPrefix, runStateKeys, untaggedPrefix } from './redis/keys.js';
+export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
+export { pipelineBySlot } from './redis/pipeline-by-slot.js';
+export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
+export {
+  approvalIdFor,
+  approvalShardIndex,
+  DEFAULT_CLUSTER_RUN_SHARDS,
+  defaultRunShardCount,
+  MAX_RUN_SHARDS,
+  RunShardRouter,
+  runRoutingKey,
+  runShardIndex,
+  runShardTag,
+} from './redis/run-shards.js';
+export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
 export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
 export type { RunStateOptions } from './runs/run-state-lifecycle.js';
 export type { KeyNames } from './redis/keys.js';

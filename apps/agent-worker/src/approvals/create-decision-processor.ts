@@ -7,6 +7,8 @@ import {
   type DecisionRecord,
   type Logger,
   type RedisConnection,
+  type RunShard,
+  type RunShardRouter,
 } from '@agentq/shared';
 import { Job, type Queue } from 'bullmq';
 import { toBullmqError } from '../errors/to-bullmq-error.js';
@@ -15,9 +17,10 @@ import { promoteQuietly } from './add-approval-job.js';
 /** Options of {@link createDecisionProcessor}. */
 export interface DecisionProcessorOptions {
   redis: RedisConnection;
-  /** Key prefix, already hash-tagged under cluster mode. */
-  prefix: string;
-  approvalsQueue: Queue;
+  /** Finds the approval's run shard from its id. */
+  shards: RunShardRouter;
+  /** The `approvals` queue of a shard. */
+  approvalsQueueOf: (shard: RunShard) => Queue;
   logger: Logger;
 }
 
@@ -34,16 +37,17 @@ export function createDecisionProcessor(options: DecisionProcessorOptions) {
       if (!parsed.success) throw ValidationError.fromZod('decision', parsed.error);
       // The path is a fact about where the decision came from, not something a job may claim.
       const input = { ...parsed.data, via: 'queue' as const };
+      const shard = options.shards.forApproval(input.approvalId);
       let decision: DecisionRecord;
       try {
-        ({ decision } = await recordDecision({ redis: options.redis, prefix: options.prefix, input }));
+        ({ decision } = await recordDecision({ redis: options.redis, prefix: shard.prefix, input }));
       } catch (error) {
         if (AgentqError.isInstance(error) && ['NOT_FOUND', 'ALREADY_DECIDED', 'EXPIRED'].includes(error.code)) {
           throw new NonRetryableError({ code: error.code, field: error.field, message: error.message, cause: error });
         }
         throw error;
       }
-      const approval = await Job.fromId(options.approvalsQueue, parsed.data.approvalId);
+      const approval = await Job.fromId(options.approvalsQueueOf(shard), parsed.data.approvalId);
       if (approval) await promoteQuietly(approval, options.logger);
       return decision;
     } catch (error) {

@@ -7,6 +7,8 @@ export interface SealApprovalResponsesOptions {
   /** The messages the model loop is about to start from. */
   messages: RunCheckpoint['messages'];
   runId: string;
+  /** The run's shard number; absent in the single-shard layout. */
+  shardIndex?: number;
   /** `job.getChildrenValues()` of the run: the results of its own approval jobs. */
   childrenValues: Record<string, unknown>;
   /** The key the model loop verifies approval signatures with. */
@@ -60,7 +62,7 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
     const toolCallId = String(request.toolCallId);
     return (
       calls.has(toolCallId) &&
-      approvalIdFor(options.runId, toolCallId) === approvalId &&
+      approvalIdFor(options.runId, toolCallId, options.shardIndex) === approvalId &&
       approvedByRecord.has(approvalId)
     );
   };

@@ -122,6 +122,25 @@ describe('McpClientPool', () => {
     expect(servers.connects).toBe(1);
   });
 
+  it('closes the least recently used idle client when the pool is full', async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport, maxClients: 2 });
+    const call = (id: string) =>
+      pool.callTool({ serverId: id, definition: definition({ id }), toolName: 'echo', input: { text: id } });
+    await call('a');
+    await call('b');
+    await call('a');
+    expect(pool.size).toBe(2);
+    await call('c');
+    expect(pool.size).toBe(2);
+    expect(servers.connects).toBe(3);
+    // `b` was the least recently used and went; `a` is still pooled.
+    await call('a');
+    expect(servers.connects).toBe(3);
+    await call('b');
+    expect(servers.connects).toBe(4);
+  });
+
   it('closes idle clients', async () => {
     const servers = inMemoryServers();
     pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport, idleMs: 30 });

@@ -39,6 +39,13 @@ export interface McpClientPoolOptions {
   env?: Record<string, string | undefined>;
   /** Close a client this long after its last call finished. @default 60000 */
   idleMs?: number;
+  /**
+   * Most clients kept open (`AGENTQ_MCP_POOL_SIZE`). Opening one more first closes the least
+   * recently used idle client; clients in use are never closed for room, so the pool may exceed
+   * this while every client is busy.
+   * @default 64
+   */
+  maxClients?: number;
   /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateFetch?: boolean;
   /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
@@ -87,6 +94,7 @@ export class McpClientPool {
   private readonly logger: Logger;
   private readonly env: Record<string, string | undefined>;
   private readonly idleMs: number;
+  private readonly maxClients: number;
   private readonly openTransport: ((definition: ServerDefinition) => Transport) | undefined;
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
@@ -100,6 +108,7 @@ export class McpClientPool {
     this.logger = options.logger.child({ component: 'mcp-pool' });
     this.env = options.env ?? process.env;
     this.idleMs = options.idleMs ?? 60_000;
+    this.maxClients = Math.max(1, options.maxClients ?? 64);
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.allowHosts = options.allowHosts ?? [];
     this.fetch = options.fetch;
@@ -155,8 +164,12 @@ export class McpClientPool {
       existing.references += 1;
       if (existing.idleTimer) clearTimeout(existing.idleTimer);
       existing.idleTimer = undefined;
+      // Most recently used last: the map's order is the eviction order.
+      this.entries.delete(key);
+      this.entries.set(key, existing);
       return existing;
     }
+    this.makeRoom();
     const entry: PoolEntry = {
       key,
       serverId: definition.id,
@@ -172,6 +185,20 @@ export class McpClientPool {
     entry.ready.catch(() => undefined);
     this.entries.set(key, entry);
     return entry;
+  }
+
+  /** Closes least recently used idle clients until one more fits under `maxClients`. */
+  private makeRoom(): void {
+    for (const entry of this.entries.values()) {
+      if (this.entries.size < this.maxClients) return;
+      if (entry.references > 0) continue;
+      this.logger.debug(
+        { serverId: entry.serverId, maxClients: this.maxClients },
+        'closing an idle MCP client for room',
+      );
+      this.evict(entry);
+      void this.closeEntry(entry);
+    }
   }
 
   private async connect(definition: ServerDefinition, entry: PoolEntry): Promise<McpConnection> {

@@ -190,6 +190,7 @@ async function processRun(options: {
     const sealed = sealApprovalResponses({
       messages: checkpoint.messages,
       runId,
+      shardIndex: dependencies.shardIndex,
       childrenValues,
       secret: options.approvalSecret,
     });
@@ -262,7 +263,10 @@ async function runModelLoop(options: {
         part.type === 'tool-approval-request' ? [{ sdkId: part.approvalId, toolCall: part.toolCall }] : [],
       );
       const idMap = new Map(
-        requests.map((request) => [request.sdkId, approvalIdFor(runId, request.toolCall.toolCallId)]),
+        requests.map((request) => [
+          request.sdkId,
+          approvalIdFor(runId, request.toolCall.toolCallId, dependencies.shardIndex),
+        ]),
       );
       const messages = [...baseMessages, ...renameApprovals(step.response.messages, idMap)];
       const timeoutMs = spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs;

@@ -4,13 +4,15 @@ import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunStore } from './run-store.js';
 
-/** What the run processor works with; one set per worker process. */
+/** What the run processor works with; one set per run shard a worker consumes. */
 export interface RunProcessorDependencies {
   store: RunStore;
   /** Request/response connection for checkpoints and approval records. */
   redis: RedisConnection;
-  /** Key prefix, already hash-tagged under cluster mode. */
+  /** The run shard's prefix (BullMQ prefix of its queues, prefix of its run keys). */
   prefix: string;
+  /** The run shard's number; absent in the single-shard layout. It is part of every approval id. */
+  shardIndex?: number;
   registry: ToolRegistry;
   reader: CatalogReader;
   caller: McpToolCaller;

@@ -21,17 +21,27 @@ export function writesDecision(method: string, url: string): boolean {
   return (method === 'POST' && rest === 'add') || (method === 'PATCH' && /^[^/]+\/update-data$/.test(rest));
 }
 
+/** One queue on the board: its name, and for the queues of a run shard the shard's label. */
+export interface BoardQueue {
+  name: string;
+  /** `r3` for the queues of run shard 3; absent with a single run shard. */
+  shard?: string;
+  queue: Queue;
+}
+
 /**
- * Mounts Bull Board for every agentq queue. `approvals` is read-only: promoting or removing an
+ * Mounts Bull Board for every agentq queue (the run queues once per run shard, named
+ * `<shard>.<queue>`). `approvals` is read-only: promoting or removing an
  * approval job by hand would resume a run without a recorded decision or strand it.
  */
-export async function registerBullBoard(scope: FastifyInstance, queues: Record<string, Queue>): Promise<void> {
+export async function registerBullBoard(scope: FastifyInstance, queues: readonly BoardQueue[]): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: Object.entries(queues).map(
-      ([name, queue]) =>
+    queues: queues.map(
+      ({ name, shard, queue }) =>
         new BullMQAdapter(queue, {
+          prefix: shard ? `${shard}.` : undefined,
           readOnlyMode: name === QUEUE_NAMES.approvals,
           description:
             name === QUEUE_NAMES.approvals ? 'Read-only: decide approvals in the inbox (/admin/approvals)' : '',

@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import {
   approvalJobSchema,
   approvalResultSchema,
@@ -6,6 +6,7 @@ import {
   catalogStatusSchema,
   definitionHash,
   keyNames,
+  pipelineBySlot,
   refreshJobSchema,
   runResultSchema,
   safeParseJson,
@@ -21,8 +22,11 @@ export interface ApiMetricsOptions {
   redis: RedisConnection;
   /** Key prefix, hash-tagged under cluster mode. */
   prefix: string;
-  /** The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`. */
-  queues: Record<string, Queue>;
+  /**
+   * The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`; `agent-runs`
+   * and `approvals` once per run shard. Counts are summed over the shards.
+   */
+  queues: Record<string, Queue | Queue[]>;
   logger: Logger;
 }
 
@@ -117,34 +121,41 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     registers: [registry],
   });
 
+  const queuesNamed = (name: string): Queue[] => [options.queues[name] ?? []].flat();
+  const feedsOf = (name: string, state: 'completed' | 'failed') =>
+    queuesNamed(name).map((queue) => new FinishedJobFeed(queue, state));
   const feeds = {
-    runsCompleted: options.queues['agent-runs'] && new FinishedJobFeed(options.queues['agent-runs'], 'completed'),
-    runsFailed: options.queues['agent-runs'] && new FinishedJobFeed(options.queues['agent-runs'], 'failed'),
-    approvals: options.queues.approvals && new FinishedJobFeed(options.queues.approvals, 'completed'),
-    refreshCompleted:
-      options.queues['catalog-refresh'] && new FinishedJobFeed(options.queues['catalog-refresh'], 'completed'),
-    refreshFailed:
-      options.queues['catalog-refresh'] && new FinishedJobFeed(options.queues['catalog-refresh'], 'failed'),
+    runsCompleted: feedsOf('agent-runs', 'completed'),
+    runsFailed: feedsOf('agent-runs', 'failed'),
+    approvals: feedsOf('approvals', 'completed'),
+    refreshCompleted: feedsOf('catalog-refresh', 'completed'),
+    refreshFailed: feedsOf('catalog-refresh', 'failed'),
   };
+  const drain = async (from: FinishedJobFeed[]): Promise<Job[]> =>
+    (await Promise.all(from.map((feed) => feed.next()))).flat();
 
   async function collectQueues(): Promise<void> {
     queueJobs.reset();
-    for (const [name, queue] of Object.entries(options.queues)) {
-      const counts = await queue.getJobCounts(
-        'waiting',
-        'active',
-        'delayed',
-        'waiting-children',
-        'prioritized',
-        'completed',
-        'failed',
-      );
-      for (const [state, count] of Object.entries(counts)) queueJobs.set({ queue: name, state }, count);
+    for (const name of Object.keys(options.queues)) {
+      const totals = new Map<string, number>();
+      for (const queue of queuesNamed(name)) {
+        const counts = await queue.getJobCounts(
+          'waiting',
+          'active',
+          'delayed',
+          'waiting-children',
+          'prioritized',
+          'completed',
+          'failed',
+        );
+        for (const [state, count] of Object.entries(counts)) totals.set(state, (totals.get(state) ?? 0) + count);
+      }
+      for (const [state, count] of totals) queueJobs.set({ queue: name, state }, count);
     }
   }
 
   async function collectRuns(): Promise<void> {
-    for (const job of (await feeds.runsCompleted?.next()) ?? []) {
+    for (const job of await drain(feeds.runsCompleted)) {
       runsTotal.inc({ outcome: 'completed' });
       if (job.finishedOn) runDuration.observe(seconds(job.finishedOn - job.timestamp));
       const result = runResultSchema.safeParse(job.returnvalue);
@@ -155,12 +166,12 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
         toolTokens.inc({ exposure: 'deferred' }, result.data.tools.deferredTokens);
       }
     }
-    const failed = (await feeds.runsFailed?.next()) ?? [];
+    const failed = await drain(feeds.runsFailed);
     if (failed.length > 0) runsTotal.inc({ outcome: 'failed' }, failed.length);
   }
 
   async function collectApprovals(): Promise<void> {
-    for (const job of (await feeds.approvals?.next()) ?? []) {
+    for (const job of await drain(feeds.approvals)) {
       const result = approvalResultSchema.safeParse(job.returnvalue);
       if (!result.success) continue;
       const outcome = result.data.outcome === 'expired' ? 'expired' : result.data.approved ? 'approved' : 'denied';
@@ -173,8 +184,8 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
   }
 
   async function collectRefreshes(): Promise<void> {
-    const completed = (await feeds.refreshCompleted?.next()) ?? [];
-    const failed = (await feeds.refreshFailed?.next()) ?? [];
+    const completed = await drain(feeds.refreshCompleted);
+    const failed = await drain(feeds.refreshFailed);
     for (const [jobs, failedJobs] of [
       [completed, false],
       [failed, true],
@@ -204,9 +215,12 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     catalogState.reset();
     const servers = await store.list();
     if (servers.length === 0) return;
-    const pipeline = options.redis.pipeline();
-    for (const server of servers) pipeline.get(keys.tools(server.id)).get(keys.status(server.id));
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = await pipelineBySlot(
+      options.redis,
+      servers.flatMap((server) =>
+        [keys.tools(server.id), keys.status(server.id)].map((key) => ({ key, add: (pipeline) => pipeline.get(key) })),
+      ),
+    );
     servers.forEach((server, index) => {
       const entryText = replies[index * 2]?.[1] as string | null | undefined;
       const statusText = replies[index * 2 + 1]?.[1] as string | null | undefined;

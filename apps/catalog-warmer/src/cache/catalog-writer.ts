@@ -4,6 +4,7 @@ import {
   catalogUpdatedEventSchema,
   definitionHash,
   digestOf,
+  isClusterConnection,
   keyNames,
   maskServerError,
   safeParseJson,
@@ -36,6 +37,23 @@ elseif ARGV[4] == 'delete' then
 end
 redis.call('SET', KEYS[3], ARGV[6])
 if ARGV[7] ~= '' then redis.call('PUBLISH', KEYS[4], ARGV[7]) end
+return 1
+`;
+
+// The same step for a Redis Cluster, where the definitions hash and a server's keys sit in
+// different slots: the definition is checked before and after, outside the script, and the
+// channel is an argument (a channel is not a key, and classic PUBLISH reaches every node).
+// KEYS: entry, status. ARGV: expected entry, mode, entry, status, event, channel.
+const commitServerScript = `
+local entry = redis.call('GET', KEYS[1])
+if (entry or '') ~= ARGV[1] then return -1 end
+if ARGV[2] == 'set' then
+  redis.call('SET', KEYS[1], ARGV[3])
+elseif ARGV[2] == 'delete' then
+  redis.call('DEL', KEYS[1])
+end
+redis.call('SET', KEYS[2], ARGV[4])
+if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[5]) end
 return 1
 `;
 
@@ -201,6 +219,15 @@ export class CatalogWriter {
   /** Deletes entry and status of a server that no longer exists. Returns whether it cleared. */
   async clearRemoved(serverId: string): Promise<boolean> {
     const event = catalogUpdatedEventSchema.parse({ serverId, version: '' });
+    if (isClusterConnection(this.redis)) {
+      // Cross-slot on a cluster: a server added again right after the check loses its cache, and
+      // the `put` that re-added it asks for a refresh anyway.
+      if ((await this.redis.hexists(this.keys.servers, serverId)) === 1) return false;
+      const existed = await this.redis.del(this.keys.tools(serverId));
+      await this.redis.del(this.keys.status(serverId));
+      if (existed === 1) await this.redis.publish(this.keys.catalogUpdated, JSON.stringify(event));
+      return true;
+    }
     const result = await this.redis.eval(
       clearScript,
       4,
@@ -212,6 +239,18 @@ export class CatalogWriter {
       JSON.stringify(event),
     );
     return Number(result) === 1;
+  }
+
+  /**
+   * The stored definition text when it still describes the same tool list (same hash, same
+   * enabled flag), else `undefined`: the definition changed, was turned off or removed.
+   */
+  private async sameListDefinition(serverId: string, hash: string, enabled: boolean): Promise<string | undefined> {
+    const current = await this.redis.hget(this.keys.servers, serverId);
+    if (current === null) return undefined;
+    const parsed = safeParseJson(current, serverDefinitionSchema, `server definition ${serverId}`);
+    if (!parsed.success || definitionHash(parsed.data) !== hash || parsed.data.enabled !== enabled) return undefined;
+    return current;
   }
 
   private async snapshot(serverId: string): Promise<Snapshot> {
@@ -250,25 +289,53 @@ export class CatalogWriter {
     const hash = definitionHash(parsedBase.data);
     const enabled = parsedBase.data.enabled;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const cluster = isClusterConnection(this.redis);
+      if (cluster && ((await this.redis.hget(this.keys.servers, base.serverId)) ?? '') !== definitionText) {
+        const next = await this.sameListDefinition(base.serverId, hash, enabled);
+        if (next === undefined) return { written: false, reason: 'superseded' };
+        definitionText = next;
+        continue;
+      }
       const snapshot = await this.snapshot(base.serverId);
       const plan = build(snapshot, hash, Date.now());
+      const event = plan.publish ? JSON.stringify(catalogUpdatedEventSchema.parse(plan.publish)) : '';
       const result = Number(
-        await this.redis.eval(
-          commitScript,
-          4,
-          this.keys.servers,
-          this.keys.tools(base.serverId),
-          this.keys.status(base.serverId),
-          this.keys.catalogUpdated,
-          base.serverId,
-          definitionText,
-          snapshot.entryText,
-          plan.mode,
-          plan.entryText,
-          JSON.stringify(plan.status),
-          plan.publish ? JSON.stringify(catalogUpdatedEventSchema.parse(plan.publish)) : '',
-        ),
+        cluster
+          ? await this.redis.eval(
+              commitServerScript,
+              2,
+              this.keys.tools(base.serverId),
+              this.keys.status(base.serverId),
+              snapshot.entryText,
+              plan.mode,
+              plan.entryText,
+              JSON.stringify(plan.status),
+              event,
+              this.keys.catalogUpdated,
+            )
+          : await this.redis.eval(
+              commitScript,
+              4,
+              this.keys.servers,
+              this.keys.tools(base.serverId),
+              this.keys.status(base.serverId),
+              this.keys.catalogUpdated,
+              base.serverId,
+              definitionText,
+              snapshot.entryText,
+              plan.mode,
+              plan.entryText,
+              JSON.stringify(plan.status),
+              event,
+            ),
       );
+      if (result === 1 && cluster && (await this.sameListDefinition(base.serverId, hash, enabled)) === undefined) {
+        // The definition changed or went away while this write ran. Readers already ignore an
+        // entry of another definition hash, and the change asks for its own refresh; a removed
+        // server's keys are cleared here so that nothing is left behind.
+        await this.clearRemoved(base.serverId);
+        return { written: false, reason: 'superseded' };
+      }
       if (result === 1) {
         return {
           written: true,
@@ -281,15 +348,9 @@ export class CatalogWriter {
       if (result === 0) {
         // The stored text changed. Edits that keep the hash and the enabled flag (display name,
         // timeouts, approval lists) leave the list valid: write against the new text.
-        const current = await this.redis.hget(this.keys.servers, base.serverId);
-        const parsed =
-          current === null
-            ? undefined
-            : safeParseJson(current, serverDefinitionSchema, `server definition ${base.serverId}`);
-        if (!parsed?.success || definitionHash(parsed.data) !== hash || parsed.data.enabled !== enabled) {
-          return { written: false, reason: 'superseded' };
-        }
-        definitionText = current ?? '';
+        const next = await this.sameListDefinition(base.serverId, hash, enabled);
+        if (next === undefined) return { written: false, reason: 'superseded' };
+        definitionText = next;
       }
     }
     throw new Error(`catalog write for ${base.serverId} kept conflicting`);

@@ -69,6 +69,8 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
       redisUrl: config.redisUrl,
       prefix: config.prefix,
       cluster: config.cluster,
+      clusterNodes: config.clusterNodes,
+      runShards: config.runShards,
       runAttempts: config.runAttempts,
       runSpecLimits: runSpecLimitsOf(config),
       logger,

@@ -8,7 +8,7 @@ import {
   type DecisionRecord,
 } from '@agentq/shared';
 import { Job, Queue } from 'bullmq';
-import type { ApprovalContext } from './approval-context.js';
+import { approvalShards, type ApprovalContext } from './approval-context.js';
 
 /**
  * Input of the client's `decide`: `decidedBy` defaults to the OS user of this process and `via`
@@ -49,15 +49,17 @@ export async function decide(context: ApprovalContext, input: ClientDecisionInpu
     via: input.via ?? 'client',
   });
   if (!parsed.success) throw ValidationError.fromZod('decision', parsed.error);
-  const { decision } = await recordDecision({ redis: context.redis, prefix: context.prefix, input: parsed.data });
+  const shard = approvalShards(context).forApproval(parsed.data.approvalId);
+  const { decision } = await recordDecision({ redis: context.redis, prefix: shard.prefix, input: parsed.data });
   await promoteApproval(context, parsed.data.approvalId);
   return decision;
 }
 
 /** Promotes an approval's job if it exists and is still delayed. Returns whether it did. */
 export async function promoteApproval(context: ApprovalContext, approvalId: string): Promise<boolean> {
-  const queue =
-    context.queue ?? new Queue(QUEUE_NAMES.approvals, { connection: context.redis, prefix: context.prefix });
+  const shard = approvalShards(context).forApproval(approvalId);
+  const shared = context.queueOf?.(shard);
+  const queue = shared ?? new Queue(QUEUE_NAMES.approvals, { connection: context.redis, prefix: shard.prefix });
   try {
     const job = await Job.fromId(queue, approvalId);
     if (!job) return false;
@@ -69,6 +71,6 @@ export async function promoteApproval(context: ApprovalContext, approvalId: stri
     context.logger?.debug({ approvalId, error: (error as Error).message }, 'approval job not promoted');
     return false;
   } finally {
-    if (!context.queue) await queue.close();
+    if (!shared) await queue.close();
   }
 }

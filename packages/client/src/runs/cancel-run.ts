@@ -2,6 +2,7 @@ import { AgentqError, deleteRunState, parseWith, settleApproval } from '@agentq/
 import { listPendingApprovals } from '../approvals/list-pending-approvals.js';
 import { runStateOf, type RunState } from './get-run.js';
 import type { ClientContext } from '../client-context.js';
+import { findRun } from './find-run.js';
 import { runIdSchema } from './run-id.js';
 
 /** What `cancelRun` did. */
@@ -19,8 +20,10 @@ export interface CancelledRun {
  */
 export async function cancelRun(context: ClientContext, runId: string): Promise<CancelledRun> {
   parseWith(runIdSchema, runId, 'run id');
-  const job = await context.queues.runs.getJob(runId);
-  if (!job) throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
+  const found = await findRun(context, runId);
+  const job = found ? await found.queue.getJob(runId) : undefined;
+  if (!found || !job)
+    throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
   const state = await job.getState();
   if (state === 'completed' || state === 'failed') {
     throw new AgentqError({ code: 'CONFLICT', message: `Run ${runId} already ${state}` });
@@ -46,7 +49,7 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
   for (const approval of pending) {
     await settleApproval({
       redis: context.redis,
-      prefix: context.prefix,
+      prefix: found.shard.prefix,
       approvalId: approval.approvalId,
       fallback: {
         outcome: 'no-decision',
@@ -55,6 +58,6 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
     });
   }
   // The checkpoint and the tool-result journal go together: no orphaned journal after a cancel.
-  await deleteRunState({ redis: context.redis, keys: context.keys, runId });
+  await deleteRunState({ redis: context.redis, keys: found.shard.keys, runId });
   return { runId, previousState: runStateOf(state) };
 }

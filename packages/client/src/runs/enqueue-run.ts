@@ -9,6 +9,7 @@ import {
   type ValidationIssue,
 } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
+import { findRun } from './find-run.js';
 import { customRunIdSchema, newRunId } from './run-id.js';
 
 /** Options of `enqueueRun`. */
@@ -58,7 +59,8 @@ export async function assertServersKnown(context: ClientContext, spec: RunSpec):
 }
 
 /**
- * Validates a run spec with the shared schema and adds it to `agent-runs`. Nothing is written when
+ * Validates a run spec with the shared schema and adds it to the `agent-runs` queue of the run's
+ * shard. Nothing is written when
  * the spec or the id is invalid (`VALIDATION`, naming the field), or when the spec names an MCP
  * server the store does not know (`VALIDATION`, naming the field and the server id).
  */
@@ -71,7 +73,11 @@ export async function enqueueRun(
   const chosen = input.options?.runId !== undefined;
   const runId = chosen ? parseWith(customRunIdSchema, input.options?.runId, 'run id') : newRunId();
   // A fresh id cannot be taken; only a chosen one needs the idempotency check.
-  const existing = chosen ? await context.queues.runs.getJob(runId) : undefined;
+  // A fresh id routes to its shard under the current count; a chosen one may already exist under
+  // an earlier count, and then stays where it is.
+  const found = chosen ? await findRun(context, runId) : undefined;
+  const queue = found?.queue ?? context.runsQueueOf(context.shards.forRun(runId));
+  const existing = found ? await queue.getJob(runId) : undefined;
   if (existing) {
     // Idempotent on the id: a retried request is fine, a different run under a taken id is not.
     if (digestOf(existing.data) === digestOf(spec)) return { runId, created: false };
@@ -81,14 +87,14 @@ export async function enqueueRun(
       message: `Run ${runId} already exists with a different spec`,
     });
   }
-  await context.queues.runs.add(RUN_JOB_NAME, spec, {
+  await queue.add(RUN_JOB_NAME, spec, {
     ...defaultRunJobOptions({ attempts: context.runAttempts }),
     jobId: runId,
   });
   if (chosen) {
     // BullMQ keeps the first job added under an id and ignores later ones, so when two callers
     // race with different specs, the one whose spec was not stored must hear CONFLICT.
-    const stored = await context.queues.runs.getJob(runId);
+    const stored = await queue.getJob(runId);
     if (stored && digestOf(stored.data) !== digestOf(spec)) {
       throw new AgentqError({
         code: 'CONFLICT',

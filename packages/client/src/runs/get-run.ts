@@ -11,6 +11,7 @@ import {
   type RunSpec,
 } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
+import { findRun } from './find-run.js';
 import { runIdSchema } from './run-id.js';
 
 /**
@@ -66,10 +67,13 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
   parseWith(runIdSchema, runId, 'run id');
   // State first, then the job: read the other way round, a run finishing in between would look
   // completed with the stale (empty) return value of its active snapshot.
-  const jobState = await context.queues.runs.getJobState(runId);
-  const job = jobState === 'unknown' ? undefined : await context.queues.runs.getJob(runId);
-  if (!job) throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
-  const checkpointText = await context.redis.get(context.keys.run(runId));
+  const found = await findRun(context, runId);
+  const jobState = found?.state ?? 'unknown';
+  const job = found ? await found.queue.getJob(runId) : undefined;
+  if (!found || !job)
+    throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
+  const { shard } = found;
+  const checkpointText = await context.redis.get(shard.keys.run(runId));
   const checkpoint =
     checkpointText === null ? null : safeParseJson(checkpointText, runCheckpointSchema, 'run checkpoint');
   const parked =
@@ -88,7 +92,7 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
         toolCallId: pending.toolCallId,
         toolName: pending.toolName,
       };
-      const approvalJob = await context.queues.approvals.getJob(pending.approvalId);
+      const approvalJob = await context.approvalsQueueOf(shard).getJob(pending.approvalId);
       const data = approvalJob ? approvalJobSchema.safeParse(approvalJob.data) : undefined;
       if (data?.success) {
         entry.input = data.data.input;
@@ -99,7 +103,7 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
     }
     const records = await readApprovalRecords({
       redis: context.redis,
-      prefix: context.prefix,
+      prefix: shard.prefix,
       approvalIds: pendingApprovals.map((entry) => entry.approvalId),
     });
     for (const record of records) {

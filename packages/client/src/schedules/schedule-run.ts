@@ -47,7 +47,9 @@ export async function scheduleRun(
       ? { pattern: timing.cron, ...(timing.timezone ? { tz: timing.timezone } : {}) }
       : { every: timing.everyMs as number };
   try {
-    const next = await context.queues.runs.upsertJobScheduler(scheduleId, repeat, {
+    // A schedule's runs (`repeat:<scheduleId>:<ms>`) route by the schedule id: it lives in their shard.
+    const queue = context.runsQueueOf(context.shards.forRun(`repeat:${scheduleId}:0`));
+    const next = await queue.upsertJobScheduler(scheduleId, repeat, {
       name: RUN_JOB_NAME,
       data: spec,
       opts: defaultRunJobOptions({ attempts: context.runAttempts }),

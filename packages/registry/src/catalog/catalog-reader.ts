@@ -2,6 +2,7 @@ import {
   catalogEntrySchema,
   catalogStatusSchema,
   keyNames,
+  pipelineBySlot,
   safeParseJson,
   serverDefinitionSchema,
   ServerStore,
@@ -13,6 +14,7 @@ import {
   type RedisConnection,
   type SafeParseJsonResult,
   type ServerDefinition,
+  type SlotCommand,
 } from '@agentq/shared';
 import type { z } from 'zod';
 import { assignServerSegments } from '../wire-names/assign-server-segments.js';
@@ -216,17 +218,19 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     const ids = [...new Set(serverIds)];
     const out = new Map<string, CatalogRead>();
     if (ids.length === 0) return out;
-    const pipeline = options.redis.pipeline();
     // Snapshot the known entries, in case a concurrent read replaces them meanwhile.
     const known = ids.map((serverId) => parsedEntries.get(serverId));
     // Every definition, not only the ones read: wire names are decided over all enabled servers,
-    // so that every process names a tool the same whatever subset it has synced.
-    pipeline.hgetall(keys.servers);
+    // so that every process names a tool the same whatever subset it has synced. One pipeline on a
+    // single Redis; on a cluster one per master, in parallel (each server has its own hash tag).
+    const commands: SlotCommand[] = [{ key: keys.servers, add: (pipeline) => pipeline.hgetall(keys.servers) }];
     for (const serverId of ids) {
-      pipeline.getBuffer(keys.tools(serverId));
-      pipeline.get(keys.status(serverId));
+      const toolsKey = keys.tools(serverId);
+      const statusKey = keys.status(serverId);
+      commands.push({ key: toolsKey, add: (pipeline) => pipeline.getBuffer(toolsKey) });
+      commands.push({ key: statusKey, add: (pipeline) => pipeline.get(statusKey) });
     }
-    const results = (await pipeline.exec()) ?? [];
+    const results = await pipelineBySlot(options.redis, commands);
     const [definitionsError, definitionsValue] = results[0] ?? [null, null];
     if (definitionsError) {
       // Without the definitions nothing can be interpreted: every server reads as cold, which

@@ -23,6 +23,43 @@ const hostPatternList = z.string().transform((text, context) => {
   return patterns;
 });
 
+const clusterNodeList = z.string().transform((text, context) => {
+  const nodes: Array<{ host: string; port: number }> = [];
+  for (const entry of text.split(',')) {
+    const trimmed = entry.trim();
+    if (trimmed === '') continue;
+    const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$/.exec(trimmed);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65535) {
+      context.addIssue({ code: 'custom', message: `"${trimmed.slice(0, 80)}" is not host:port` });
+      return z.NEVER;
+    }
+    nodes.push({ host: (match[1] as string).replace(/^\[|\]$/g, ''), port });
+  }
+  if (nodes.length === 0) {
+    context.addIssue({ code: 'custom', message: 'must name at least one host:port' });
+    return z.NEVER;
+  }
+  return nodes;
+});
+
+const shardList = z.string().transform((text, context) => {
+  const shards = new Set<number>();
+  for (const entry of text.split(',')) {
+    const trimmed = entry.trim();
+    if (trimmed === '') continue;
+    const match = /^(\d{1,3})(?:-(\d{1,3}))?$/.exec(trimmed);
+    const from = Number(match?.[1]);
+    const to = match?.[2] === undefined ? from : Number(match[2]);
+    if (!match || to < from || to > 255) {
+      context.addIssue({ code: 'custom', message: `"${trimmed.slice(0, 40)}" is not a shard number or range (0-255)` });
+      return z.NEVER;
+    }
+    for (let shard = from; shard <= to; shard += 1) shards.add(shard);
+  }
+  return [...shards].sort((a, b) => a - b);
+});
+
 const positiveInt = z.coerce
   .number({ message: 'must be a number' })
   .int('must be a whole number')
@@ -54,9 +91,19 @@ export const configVariables = [
   {
     env: 'REDIS_URL',
     key: 'redisUrl',
-    schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
+    schema: z
+      .string()
+      .regex(/^rediss?(\+cluster)?:\/\//, 'must start with redis://, rediss://, redis+cluster:// or rediss+cluster://'),
     default: 'redis://127.0.0.1:6379',
-    description: 'Redis connection URL. Under cluster mode, any node of the cluster.',
+    description:
+      'Redis connection URL. `redis+cluster://host1:port1,host2:port2` (or `rediss+cluster://`) connects to a Redis Cluster through the listed nodes; with `AGENTQ_REDIS_CLUSTER` any node of the cluster.',
+  },
+  {
+    env: 'AGENTQ_REDIS_CLUSTER_NODES',
+    key: 'clusterNodes',
+    schema: clusterNodeList,
+    description:
+      'Comma-separated `host:port` seed nodes of a Redis Cluster. Setting it turns cluster mode on; credentials and TLS still come from `REDIS_URL`.',
   },
   {
     env: 'AGENTQ_PREFIX',
@@ -70,7 +117,22 @@ export const configVariables = [
     key: 'cluster',
     schema: booleanFlag,
     default: 'false',
-    description: 'Connect to a Redis Cluster and keep every key in one hash slot.',
+    description:
+      'Connect to a Redis Cluster (also implied by `AGENTQ_REDIS_CLUSTER_NODES` or a `redis+cluster://` URL). Runs, servers and global keys then get hash tags of their own, so the load spreads over the masters.',
+  },
+  {
+    env: 'AGENTQ_RUN_SHARDS',
+    key: 'runShards',
+    schema: positiveInt.max(256, 'must be at most 256'),
+    description:
+      'Run shards: each has its own `agent-runs` and `approvals` queues and hash tag; a run’s shard is a hash of its id. Default 1 on a single Redis (key names as before sharding) and 16 on a cluster. Every process of a deployment must use the same value; runs enqueued under an earlier value stay readable and are still consumed.',
+  },
+  {
+    env: 'AGENTQ_WORKER_SHARDS',
+    key: 'workerShards',
+    schema: shardList,
+    description:
+      'Run shards this worker consumes, e.g. `0-7` or `0,2,4`. Default: every shard (of the current and of every earlier shard count).',
   },
   {
     env: 'LOG_LEVEL',
@@ -136,7 +198,8 @@ export const configVariables = [
     key: 'workerConcurrency',
     schema: positiveInt,
     default: '4',
-    description: 'Runs one agent-worker process executes at once.',
+    description:
+      'Runs one agent-worker process executes at once. Split over the run shards it consumes: each shard runs up to this divided by the shard count, rounded up.',
   },
   {
     env: 'AGENTQ_WARMER_CONCURRENCY',
@@ -144,6 +207,14 @@ export const configVariables = [
     schema: positiveInt,
     default: '8',
     description: 'Catalog refreshes one warmer process executes at once.',
+  },
+  {
+    env: 'AGENTQ_MCP_POOL_SIZE',
+    key: 'mcpPoolSize',
+    schema: positiveInt,
+    default: '64',
+    description:
+      'MCP client connections one agent-worker keeps open for tool calls. Past it, the least recently used idle connection closes; a connection in use is never closed for room.',
   },
   {
     env: 'AGENTQ_WATCH_LEASE_MS',

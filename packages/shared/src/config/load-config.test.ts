@@ -20,6 +20,10 @@ describe('loadConfig', () => {
       prefix: 'agentq',
       keyPrefix: 'agentq',
       cluster: false,
+      clusterNodes: undefined,
+      runShards: 1,
+      workerShards: undefined,
+      mcpPoolSize: 64,
       logLevel: 'info',
       apiToken: undefined,
       apiTokens: undefined,
@@ -117,6 +121,40 @@ describe('loadConfig', () => {
       allowPrivateFetch: true,
       openaiCompatibleBaseUrl: 'http://127.0.0.1:11434/v1',
     });
+  });
+
+  it('turns cluster mode on for cluster nodes or a redis+cluster URL, with 16 run shards', () => {
+    expect(loadConfig({})).toMatchObject({ cluster: false, runShards: 1, workerShards: undefined, mcpPoolSize: 64 });
+    expect(loadConfig({ AGENTQ_REDIS_CLUSTER_NODES: '127.0.0.1:7100, [::1]:7101' })).toMatchObject({
+      cluster: true,
+      keyPrefix: '{agentq}',
+      runShards: 16,
+      clusterNodes: [
+        { host: '127.0.0.1', port: 7100 },
+        { host: '::1', port: 7101 },
+      ],
+    });
+    expect(loadConfig({ REDIS_URL: 'redis+cluster://a:1,b:2' })).toMatchObject({ cluster: true, runShards: 16 });
+    expect(loadConfig({ AGENTQ_RUN_SHARDS: '4', AGENTQ_WORKER_SHARDS: '0-2,7,1' })).toMatchObject({
+      runShards: 4,
+      workerShards: [0, 1, 2, 7],
+    });
+  });
+
+  it('names bad cluster and shard settings', () => {
+    for (const [env, value] of [
+      ['AGENTQ_REDIS_CLUSTER_NODES', 'nohost'],
+      ['AGENTQ_RUN_SHARDS', '300'],
+      ['AGENTQ_WORKER_SHARDS', '3-1'],
+      ['AGENTQ_MCP_POOL_SIZE', '0'],
+    ] as const) {
+      try {
+        loadConfig({ [env]: value });
+        expect.unreachable(`${env}=${value} was accepted`);
+      } catch (error) {
+        expect((error as ValidationError).issues.map((issue) => issue.field)).toEqual([env]);
+      }
+    }
   });
 
   it('reports every bad variable in one CONFIG_INVALID error, each named', () => {

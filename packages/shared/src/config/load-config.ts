@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation-error.js';
 import { configVariables } from './config-variables.js';
 import { keyPrefix } from '../redis/keys.js';
+import { defaultRunShardCount } from '../redis/run-shards.js';
 import { AgentqError } from '../errors/agentq-error.js';
 import { serverPolicyFromEnv } from '../servers/server-policy.js';
 import { DEFAULT_TOKEN_NAME, type ApiToken } from './parse-api-tokens.js';
@@ -15,7 +16,16 @@ export interface Config {
    * mode. Pass this to BullMQ and to `keyNames`.
    */
   keyPrefix: string;
+  /** Whether Redis is a cluster: `AGENTQ_REDIS_CLUSTER`, `AGENTQ_REDIS_CLUSTER_NODES` or a `redis+cluster://` URL. */
   cluster: boolean;
+  /** `AGENTQ_REDIS_CLUSTER_NODES`, parsed. */
+  clusterNodes: Array<{ host: string; port: number }> | undefined;
+  /** `AGENTQ_RUN_SHARDS`, defaulted: 1 on a single Redis, 16 on a cluster. */
+  runShards: number;
+  /** `AGENTQ_WORKER_SHARDS`: the shard numbers this worker consumes; `undefined` for all. */
+  workerShards: number[] | undefined;
+  /** `AGENTQ_MCP_POOL_SIZE`. */
+  mcpPoolSize: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   apiToken: string | undefined;
   /** Named, scoped tokens of `AGENTQ_API_TOKENS`. */
@@ -119,7 +129,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ValidationError({ what: 'configuration', issues, code: 'CONFIG_INVALID' });
   }
   const config = values as unknown as Omit<Config, 'keyPrefix'>;
-  return { ...config, keyPrefix: keyPrefix({ prefix: config.prefix, cluster: config.cluster }) };
+  const cluster =
+    config.cluster || config.clusterNodes !== undefined || /^rediss?\+cluster:/.test(config.redisUrl);
+  const runShards = (values.runShards as number | undefined) ?? defaultRunShardCount(cluster);
+  return {
+    ...config,
+    cluster,
+    runShards,
+    keyPrefix: keyPrefix({ prefix: config.prefix, cluster }),
+  };
 }
 
 /** Values of the configuration that are secrets, for log redaction. */

@@ -69,7 +69,8 @@ describe('refresh reason classes', () => {
     expect(refreshDeduplicationId('a', 'restart')).not.toBe(refreshDeduplicationId('b', 'restart'));
   });
 
-  it('builds the lock key under the prefix', () => {
-    expect(refreshLockKey('{agentq}', 'docs')).toBe('{agentq}:lock.refresh.docs');
+  it('builds the lock key under the prefix, in the server\'s own hash tag on a cluster', () => {
+    expect(refreshLockKey('agentq', 'docs')).toBe('agentq:lock.refresh.docs');
+    expect(refreshLockKey('{agentq}', 'docs')).toBe('{agentq.srv.docs}:lock.refresh.docs');
   });
 });

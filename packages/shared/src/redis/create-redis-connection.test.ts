@@ -1,6 +1,6 @@
 import { Cluster, Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRedisConnection, waitForRedis, type RedisConnection } from './create-redis-connection.js';
+import { createRedisConnection, parseRedisUrl, waitForRedis, type RedisConnection } from './create-redis-connection.js';
 
 // Port 1 on loopback refuses connections: these tests never reach a Redis.
 const nowhere = 'redis://127.0.0.1:1';
@@ -60,6 +60,28 @@ describe('createRedisConnection', () => {
       enableOfflineQueue: false,
     });
     expect((producer as Cluster).options.enableOfflineQueue).toBe(false);
+  });
+
+  it('connects to a cluster through every node of a redis+cluster:// URL', () => {
+    const connection = open({ url: 'rediss+cluster://u:p%40w@127.0.0.1:1,127.0.0.2:2', role: 'producer' });
+    expect(connection).toBeInstanceOf(Cluster);
+    const cluster = connection as Cluster;
+    expect((cluster as unknown as { startupNodes: unknown }).startupNodes).toEqual([
+      { host: '127.0.0.1', port: 1 },
+      { host: '127.0.0.2', port: 2 },
+    ]);
+    expect(cluster.options.redisOptions).toMatchObject({ username: 'u', password: 'p@w', tls: {} });
+  });
+
+  it('takes seed nodes from the nodes option', () => {
+    const connection = open({ url: nowhere, role: 'worker', nodes: [{ host: '127.0.0.3', port: 3 }] });
+    expect((connection as unknown as { startupNodes: unknown }).startupNodes).toEqual([{ host: '127.0.0.3', port: 3 }]);
+  });
+});
+
+describe('parseRedisUrl', () => {
+  it('leaves a plain URL a single node', () => {
+    expect(parseRedisUrl('redis://h:7/2')).toMatchObject({ cluster: false, nodes: [{ host: 'h', port: 7 }] });
   });
 });
 

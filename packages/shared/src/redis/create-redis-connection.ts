@@ -3,6 +3,11 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 /** A connection to Redis, single node or cluster. */
 export type RedisConnection = Redis | Cluster;
 
+/** Whether a connection is a Redis Cluster client. */
+export function isClusterConnection(connection: RedisConnection): connection is Cluster {
+  return (connection as { isCluster?: boolean }).isCluster === true;
+}
+
 /** Options of {@link createRedisConnection}. */
 export interface CreateRedisConnectionOptions {
   url: string;
@@ -12,15 +17,21 @@ export interface CreateRedisConnectionOptions {
    * commands in memory.
    */
   role: 'worker' | 'producer';
-  /** @default false */
+  /**
+   * Connect to a Redis Cluster. Implied by `nodes` and by a `redis+cluster://h1:p1,h2:p2` URL.
+   * @default false
+   */
   cluster?: boolean;
+  /** Seed nodes of the cluster (`AGENTQ_REDIS_CLUSTER_NODES`); credentials and TLS still come from `url`. */
+  nodes?: ReadonlyArray<{ host: string; port: number }>;
   /** Connection name shown by `CLIENT LIST`. */
   name?: string;
 }
 
 /** Creates an ioredis connection with the settings BullMQ needs for the given role. */
 export function createRedisConnection(options: CreateRedisConnectionOptions): RedisConnection {
-  const parsed = new URL(options.url);
+  const target = parseRedisUrl(options.url);
+  const parsed = target.url;
   const base: RedisOptions =
     options.role === 'worker'
       ? { maxRetriesPerRequest: null, enableReadyCheck: false }
@@ -33,8 +44,9 @@ export function createRedisConnection(options: CreateRedisConnectionOptions): Re
     password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
     tls,
   };
-  if (options.cluster) {
-    return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], {
+  if (options.cluster || target.nodes.length > 1 || target.cluster || options.nodes?.length) {
+    const nodes = options.nodes?.length ? [...options.nodes] : target.nodes;
+    return new Cluster(nodes, {
       redisOptions: common,
       enableOfflineQueue: options.role === 'worker',
     });
@@ -48,6 +60,34 @@ export function createRedisConnection(options: CreateRedisConnectionOptions): Re
     // A producer connects eagerly so that the first command does not race the offline queue.
     lazyConnect: false,
   });
+}
+
+/**
+ * Splits a Redis URL into a standard URL (credentials, TLS, database) and its nodes. A
+ * `redis+cluster://` or `rediss+cluster://` URL lists several `host:port` nodes separated by
+ * commas and always means a cluster.
+ */
+export function parseRedisUrl(text: string): {
+  url: URL;
+  cluster: boolean;
+  nodes: Array<{ host: string; port: number }>;
+} {
+  const match = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]*)(.*)$/.exec(text);
+  if (!match) {
+    const url = new URL(text);
+    return { url, cluster: false, nodes: [{ host: url.hostname, port: Number(url.port || 6379) }] };
+  }
+  const [, scheme, credentials, hostList = '', rest = ''] = match;
+  const nodes = hostList
+    .split(',')
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => {
+      const url = new URL(`redis://${entry.trim()}`);
+      return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) };
+    });
+  const first = hostList.split(',')[0]?.trim() || '127.0.0.1:6379';
+  const url = new URL(`${scheme}://${credentials ? `${credentials}@` : ''}${first}${rest}`);
+  return { url, cluster: true, nodes };
 }
 
 /** Waits until a producer connection is ready, failing after `timeoutMs`. */

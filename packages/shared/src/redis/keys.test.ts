@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyNames, keyPrefix, runStateKeys } from './keys.js';
+import { entityScope, keyNames, keyPrefix, runStateKeys } from './keys.js';
 
 describe('keyPrefix', () => {
   it('keeps the prefix as it is outside cluster mode', () => {
@@ -39,6 +39,7 @@ describe('keyNames', () => {
       keys.warmers,
       keys.runToolResults('s'),
       keys.refreshLock('s'),
+      keys.runShardCounts,
       keys.warmerCapabilities,
       keys.refreshDelegated('s'),
       keys.adminSession('s'),
@@ -47,29 +48,32 @@ describe('keyNames', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it('keeps every key under one hash tag in cluster mode', () => {
+  it('keeps global keys under the prefix tag and gives every server its own tag in cluster mode', () => {
     const keys = keyNames(keyPrefix({ prefix: 'agentq', cluster: true }));
-    const names = [
-      keys.tools('a'),
-      keys.status('a'),
+    const tagOf = (name: string) => name.slice(name.indexOf('{') + 1, name.indexOf('}'));
+    const global = [
       keys.servers,
       keys.serversChanged,
       keys.catalogUpdated,
-      keys.run('r'),
-      keys.decision('d'),
-      keys.pendingApprovals,
-      keys.watchLease('a'),
       keys.warmer('w'),
       keys.warmers,
-      keys.runToolResults('r'),
-      keys.refreshLock('a'),
       keys.warmerCapabilities,
       keys.adminSession('a'),
       keys.loginRateLimit,
+      keys.runShardCounts,
     ];
+    for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
+    const perServer = [keys.tools('a'), keys.status('a'), keys.watchLease('a'), keys.refreshLock('a')];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
-    for (const name of names) expect(name.slice(name.indexOf('{') + 1, name.indexOf('}'))).toBe('agentq');
-    for (const name of names) expect(name.startsWith('{agentq}:')).toBe(true);
+    for (const name of perServer) expect(tagOf(name)).toBe('agentq.srv.a');
+    expect(keys.tools('a')).toBe('{agentq.srv.a}:mcp.tools.a');
+    expect(tagOf(keys.tools('b'))).toBe('agentq.srv.b');
+  });
+
+  it('keeps the single-node names when the prefix has no hash tag', () => {
+    expect(entityScope('agentq', 'srv', 'x')).toBe('agentq');
+    expect(entityScope('{agentq}', 'kb', 'docs')).toBe('{agentq.kb.docs}');
+    expect(keyNames('agentq').watchLease('x')).toBe('agentq:lease.watch.x');
   });
 
   it('covers every key builder in the distinctness check', () => {

@@ -1,17 +1,42 @@
 /**
- * The prefix every queue and key of one deployment lives under. Under Redis Cluster it is wrapped
- * in a hash tag, so that BullMQ flows (parent and child in different queues) and our Lua scripts
- * touch keys of a single slot.
+ * The prefix of one deployment's global queues and keys (`catalog-refresh`, `decisions`, server
+ * definitions, warmers, admin sessions). Under Redis Cluster it is wrapped in a hash tag; the run
+ * path and the per-server keys get hash tags of their own (see {@link keyNames} and
+ * `RunShardRouter`), so that the load spreads over the masters.
  */
 export function keyPrefix(options: { prefix: string; cluster: boolean }): string {
   if (!options.cluster) return options.prefix;
   return options.prefix.startsWith('{') ? options.prefix : `{${options.prefix}}`;
 }
 
-/** Builders for every Redis key and channel agentq owns, given a (possibly hash-tagged) prefix. */
+/** `agentq` for `agentq` and `{agentq}`: the deployment's prefix without its hash tag. */
+export function untaggedPrefix(prefix: string): string {
+  return prefix.startsWith('{') && prefix.endsWith('}') ? prefix.slice(1, -1) : prefix;
+}
+
+/**
+ * The scope (hash tag) of one entity's keys under a hash-tagged prefix: `{agentq.srv.<id>}` for
+ * servers, `{agentq.kb.<id>}` for knowledge bases. Every key of one entity shares it, so a Lua
+ * script over that entity's keys stays in one slot, while different entities spread over the
+ * cluster. Without a hash tag (a single Redis) the scope is the prefix itself, so the key names
+ * stay those of a single node.
+ */
+export function entityScope(prefix: string, kind: 'srv' | 'kb', id: string): string {
+  if (!(prefix.startsWith('{') && prefix.endsWith('}'))) return prefix;
+  return `{${untaggedPrefix(prefix)}.${kind}.${id}}`;
+}
+
+/**
+ * Builders for every Redis key and channel agentq owns, given a (possibly hash-tagged) prefix.
+ *
+ * The rule: a key is `<scope>:<name>`, where the scope is the deployment prefix for global keys,
+ * the entity scope ({@link entityScope}) for per-server keys, and the run shard's prefix for run
+ * keys (`run`, `runToolResults`, `decision`, `pendingApprovals`: build them from the shard's
+ * prefix, `RunShard.keys`). On a single Redis with one run shard every scope is the prefix.
+ */
 export interface KeyNames {
   readonly prefix: string;
-  /** Catalog entry of one server: `P:mcp.tools.<serverId>`. */
+  /** Catalog entry of one server: `P:mcp.tools.<serverId>` (`{P.srv.<id>}:mcp.tools.<id>` on a cluster). */
   tools(serverId: string): string;
   /** Status record of one server: `P:mcp.status.<serverId>`. */
   status(serverId: string): string;
@@ -32,6 +57,8 @@ export interface KeyNames {
   decision(approvalId: string): string;
   /** Pending approval index for the sweeper and listings (sorted set by expiry). */
   readonly pendingApprovals: string;
+  /** Set of every run shard count processes of this deployment have used (`AGENTQ_RUN_SHARDS`). */
+  readonly runShardCounts: string;
   /** Lease on the `list_changed` watcher of one server. */
   watchLease(serverId: string): string;
   /** Heartbeat and status record of one warmer process. */
@@ -56,10 +83,11 @@ export interface KeyNames {
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
 export function keyNames(prefix: string): KeyNames {
+  const server = (serverId: string) => entityScope(prefix, 'srv', serverId);
   return {
     prefix,
-    tools: (serverId) => `${prefix}:mcp.tools.${serverId}`,
-    status: (serverId) => `${prefix}:mcp.status.${serverId}`,
+    tools: (serverId) => `${server(serverId)}:mcp.tools.${serverId}`,
+    status: (serverId) => `${server(serverId)}:mcp.status.${serverId}`,
     servers: `${prefix}:servers`,
     serversChanged: `${prefix}:servers.changed`,
     catalogUpdated: `${prefix}:catalog.updated`,
@@ -67,10 +95,11 @@ export function keyNames(prefix: string): KeyNames {
     runToolResults: (runId) => `${prefix}:run.${runId}:tool-results`,
     decision: (approvalId) => `${prefix}:approval.${approvalId}`,
     pendingApprovals: `${prefix}:approvals.pending`,
-    watchLease: (serverId) => `${prefix}:lease.watch.${serverId}`,
+    runShardCounts: `${prefix}:run.shard-counts`,
+    watchLease: (serverId) => `${server(serverId)}:lease.watch.${serverId}`,
     warmer: (warmerId) => `${prefix}:warmer.${warmerId}`,
     warmers: `${prefix}:warmers`,
-    refreshLock: (serverId) => `${prefix}:lock.refresh.${serverId}`,
+    refreshLock: (serverId) => `${server(serverId)}:lock.refresh.${serverId}`,
     warmerCapabilities: `${prefix}:warmer.capabilities`,
     refreshDelegated: (warmerId) => `${prefix}:catalog.refresh.delegated.${warmerId}`,
     adminSession: (sessionDigest) => `${prefix}:admin.session.${sessionDigest}`,
