@@ -48,6 +48,10 @@ describe('loadConfig', () => {
       secretHosts: '',
       maxInputBytes: 262144,
       maxMcpServers: 200,
+      indexerConcurrency: 2,
+      indexerLockMs: 15_000,
+      kbFileRoot: undefined,
+      kbMaxSourceBytes: 20_971_520,
     });
   });
 
@@ -139,7 +143,7 @@ describe('AGENTQ_API_TOKENS', () => {
     const config = loadConfig({ AGENTQ_API_TOKENS: `alice:runs,approvals=${alice}; ops:all=${ops}` });
     expect(config.apiTokens).toEqual([
       { name: 'alice', scopes: ['runs', 'approvals'], token: alice },
-      { name: 'ops', scopes: ['runs', 'approvals', 'servers', 'admin'], token: ops },
+      { name: 'ops', scopes: ['runs', 'approvals', 'servers', 'kbs', 'admin'], token: ops },
     ]);
   });
 

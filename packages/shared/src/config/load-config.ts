@@ -55,6 +55,14 @@ export interface Config {
   maxInputBytes: number;
   /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
   maxMcpServers: number;
+  /** `AGENTQ_INDEXER_CONCURRENCY`. */
+  indexerConcurrency: number;
+  /** `AGENTQ_INDEXER_LOCK_MS`. */
+  indexerLockMs: number;
+  /** `AGENTQ_KB_FILE_ROOT`: where API callers may point file sources; unset, nowhere. */
+  kbFileRoot: string | undefined;
+  /** `AGENTQ_KB_MAX_SOURCE_BYTES`. */
+  kbMaxSourceBytes: number;
 }
 
 /**

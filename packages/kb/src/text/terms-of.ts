@@ -1,0 +1,35 @@
+import { stemmer } from 'stemmer';
+
+// Words so common in English prose that they only add noise to a lexical match.
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be but by for from has have he her his i if in into is it its me my no not of on or our ' +
+    'she so such that the their them then there these they this to was we were what when where which who will with you your'
+  ).split(' '),
+);
+
+// Runs of letters and digits, Unicode-aware; a single character class, so linear time.
+const WORD = /[\p{L}\p{N}]+/gu;
+const MAX_TERM_LENGTH = 40;
+
+/**
+ * The lexical terms of a text, in order: lower-cased words without stop words, each reduced by the
+ * Porter stemmer, so that "indexing", "indexed" and "indexes" meet. Ingestion and search both use
+ * this one function, so stored terms and query terms always agree.
+ */
+export function termsOf(text: string): string[] {
+  const terms: string[] = [];
+  for (const match of text.toLowerCase().matchAll(WORD)) {
+    const word = match[0];
+    if (word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word)) continue;
+    terms.push(stemmer(word));
+  }
+  return terms;
+}
+
+/** Counts of each term: the forward index entry of one chunk. */
+export function termCounts(terms: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const term of terms) counts[term] = (counts[term] ?? 0) + 1;
+  return counts;
+}
