@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { KnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
 import type { KeyNames, Logger, RedisConnection, RunSpecSchema, ServerStore } from '@agentq/shared';
 
 /**
@@ -14,7 +15,13 @@ export interface ClientContext {
     runs: Queue;
     refresh: Queue;
     approvals: Queue;
+    kbIngest: Queue;
   };
+  kbs: KnowledgeBaseStore;
+  /** The client's knowledge base reader, made on first use (it keeps loaded KB versions). */
+  kbReader: () => KnowledgeBaseReader;
+  /** Folder under which `api`-origin file sources must lie (`AGENTQ_KB_FILE_ROOT`); unset, none may. */
+  kbFileRoot: string | undefined;
   servers: ServerStore;
   logger: Logger;
   /** Attempts of a run job whose model provider fails (exponential backoff). */

@@ -7,6 +7,8 @@ export type {
   KnowledgeBaseReaderStats,
   LoadedKnowledgeBaseReader,
 } from './search/create-knowledge-base-reader.js';
+export { openKnowledgeBaseReader } from './search/open-knowledge-base-reader.js';
+export type { OpenedKnowledgeBaseReader } from './search/open-knowledge-base-reader.js';
 export { Bm25Index } from './search/bm25-index.js';
 export type { Bm25Match } from './search/bm25-index.js';
 
