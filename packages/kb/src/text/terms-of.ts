@@ -11,6 +11,20 @@ const STOP_WORDS = new Set(
 // Runs of letters and digits, Unicode-aware; a single character class, so linear time.
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX_TERM_LENGTH = 40;
+// Stems of recent words: prose repeats its vocabulary, and stemming is the costly step of
+// ingestion. Cleared when full, so memory stays bounded whatever the input.
+const STEM_CACHE_SIZE = 100_000;
+const stems = new Map<string, string>();
+
+function stemOf(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stem = stemmer(word);
+    stems.set(word, stem);
+  }
+  return stem;
+}
 
 /**
  * The lexical terms of a text, in order: lower-cased words without stop words, each reduced by the
@@ -22,7 +36,7 @@ export function termsOf(text: string): string[] {
   for (const match of text.toLowerCase().matchAll(WORD)) {
     const word = match[0];
     if (word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word)) continue;
-    terms.push(stemmer(word));
+    terms.push(stemOf(word));
   }
   return terms;
 }
