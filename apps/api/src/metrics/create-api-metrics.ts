@@ -6,6 +6,8 @@ import {
   catalogStatusSchema,
   definitionHash,
   keyNames,
+  kbIngestJobSchema,
+  kbIngestResultSchema,
   refreshJobSchema,
   runResultSchema,
   safeParseJson,
@@ -21,7 +23,7 @@ export interface ApiMetricsOptions {
   redis: RedisConnection;
   /** Key prefix, hash-tagged under cluster mode. */
   prefix: string;
-  /** The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`. */
+  /** The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`, `kb-ingest`. */
   queues: Record<string, Queue>;
   logger: Logger;
 }
@@ -117,6 +119,19 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     registers: [registry],
   });
 
+  const kbChunks = new Counter({
+    name: 'agentq_kb_ingested_chunks_total',
+    help: 'Chunks written by finished knowledge base ingests, per knowledge base',
+    labelNames: ['kb'],
+    registers: [registry],
+  });
+  const kbIngests = new Counter({
+    name: 'agentq_kb_ingests_total',
+    help: 'Finished knowledge base ingests per knowledge base and outcome (updated, unchanged, failed)',
+    labelNames: ['kb', 'outcome'],
+    registers: [registry],
+  });
+
   const feeds = {
     runsCompleted: options.queues['agent-runs'] && new FinishedJobFeed(options.queues['agent-runs'], 'completed'),
     runsFailed: options.queues['agent-runs'] && new FinishedJobFeed(options.queues['agent-runs'], 'failed'),
@@ -125,6 +140,8 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
       options.queues['catalog-refresh'] && new FinishedJobFeed(options.queues['catalog-refresh'], 'completed'),
     refreshFailed:
       options.queues['catalog-refresh'] && new FinishedJobFeed(options.queues['catalog-refresh'], 'failed'),
+    kbCompleted: options.queues['kb-ingest'] && new FinishedJobFeed(options.queues['kb-ingest'], 'completed'),
+    kbFailed: options.queues['kb-ingest'] && new FinishedJobFeed(options.queues['kb-ingest'], 'failed'),
   };
 
   async function collectQueues(): Promise<void> {
@@ -198,6 +215,19 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     }
   }
 
+  async function collectKbIngests(): Promise<void> {
+    for (const job of (await feeds.kbCompleted?.next()) ?? []) {
+      const result = kbIngestResultSchema.safeParse(job.returnvalue);
+      if (!result.success) continue;
+      kbIngests.inc({ kb: result.data.kb, outcome: result.data.status });
+      if (result.data.chunks > 0) kbChunks.inc({ kb: result.data.kb }, result.data.chunks);
+    }
+    for (const job of (await feeds.kbFailed?.next()) ?? []) {
+      const data = kbIngestJobSchema.safeParse(job.data);
+      kbIngests.inc({ kb: data.success ? data.data.kb : 'unknown', outcome: 'failed' });
+    }
+  }
+
   async function collectCatalog(): Promise<void> {
     catalogAge.reset();
     catalogTools.reset();
@@ -228,7 +258,14 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
       // Concurrent scrapes share one collection, so a finished job is never counted twice.
       scraping ??= (async () => {
         try {
-          for (const collect of [collectQueues, collectRuns, collectApprovals, collectRefreshes, collectCatalog]) {
+          for (const collect of [
+            collectQueues,
+            collectRuns,
+            collectApprovals,
+            collectRefreshes,
+            collectKbIngests,
+            collectCatalog,
+          ]) {
             try {
               await collect();
             } catch (error) {

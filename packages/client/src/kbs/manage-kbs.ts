@@ -137,7 +137,7 @@ export async function addKbSource(
           message: `${source.path}: no such file or folder`,
         });
       }
-      assertUnderRoot(resolved, context.kbFileRoot);
+      await assertUnderRoot(resolved, context.kbFileRoot);
     }
     sources = await expandFileSource({ path: source.path });
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, realpath } from 'node:fs/promises';
-import { extname, relative, isAbsolute } from 'node:path';
+import { extname, isAbsolute, relative, sep } from 'node:path';
 import {
   AgentqError,
   NonRetryableError,
@@ -84,7 +84,7 @@ async function readFileSource(options: ReadSourceOptions & { source: Extract<KbS
   } catch {
     throw new NonRetryableError({ code: 'NOT_FOUND', field: 'source.path', message: `${source.path}: no such file` });
   }
-  if (options.origin === 'api') assertUnderRoot(resolved, options.fileRoot);
+  if (options.origin === 'api') await assertUnderRoot(resolved, options.fileRoot);
   const handle = await open(resolved, 'r');
   try {
     const stat = await handle.stat();
@@ -99,8 +99,11 @@ async function readFileSource(options: ReadSourceOptions & { source: Extract<KbS
   }
 }
 
-/** Throws `FORBIDDEN` unless `path` (already resolved) lies under `root`. */
-export function assertUnderRoot(path: string, root: string | undefined): void {
+/**
+ * Throws `FORBIDDEN` unless `path` lies in or under `root`. Both are resolved (links followed)
+ * first, so neither `..` nor a link inside the root leads out of it.
+ */
+export async function assertUnderRoot(path: string, root: string | undefined): Promise<void> {
   if (root === undefined) {
     throw new NonRetryableError({
       code: 'FORBIDDEN',
@@ -108,8 +111,18 @@ export function assertUnderRoot(path: string, root: string | undefined): void {
       message: 'file sources through the API need AGENTQ_KB_FILE_ROOT; add files with the CLI, or use a URL',
     });
   }
-  const inside = relative(root, path);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+  let resolvedRoot: string;
+  try {
+    resolvedRoot = await realpath(root);
+  } catch {
+    throw new NonRetryableError({
+      code: 'FORBIDDEN',
+      field: 'source.path',
+      message: 'AGENTQ_KB_FILE_ROOT does not exist',
+    });
+  }
+  const inside = relative(resolvedRoot, path);
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
     throw new NonRetryableError({
       code: 'FORBIDDEN',
       field: 'source.path',
