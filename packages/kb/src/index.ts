@@ -28,4 +28,4 @@ export { assertUnderRoot, kindOfFile, readSource, SUPPORTED_EXTENSIONS } from '.
 export type { ReadSourceOptions, SourceContent } from './sources/read-source.js';
 export { expandFileSource } from './sources/expand-file-source.js';
 export type { ExpandFileSourceOptions } from './sources/expand-file-source.js';
-export { termCounts, termsOf } from './text/terms-of.js';
+export { forEachTermCount, termCounts, termsOf } from './text/terms-of.js';

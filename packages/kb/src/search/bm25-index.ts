@@ -1,4 +1,5 @@
 import type { KbChunk } from '@agentq/shared';
+import { forEachTermCount } from '../text/terms-of.js';
 
 /** One scored position in the index. */
 export interface Bm25Match {
@@ -10,51 +11,86 @@ export interface Bm25Match {
 const K1 = 1.2;
 const B = 0.75;
 
-interface Postings {
-  positions: Uint32Array;
-  counts: Uint16Array;
-  idf: number;
-}
-
 /**
  * An in-memory BM25 index over the stored term counts of a KB version's chunks. Built once per
- * version; a search touches only the postings of the query's terms and keeps the best `limit`
- * in a small heap, so its cost grows with the matches, not with the whole KB.
+ * version, in compressed-sparse-row form: every term gets an id, and its postings are one slice of
+ * two typed arrays, so building costs one map lookup per stored pair and no per-term arrays. A
+ * search touches only the postings of the query's terms and keeps the best `limit` in a small
+ * heap, so its cost grows with the matches, not with the whole KB.
  */
 export class Bm25Index {
   readonly size: number;
-  private readonly postings = new Map<string, Postings>();
+  private readonly termIds = new Map<string, number>();
+  private readonly offsets: Uint32Array;
+  private readonly positions: Uint32Array;
+  private readonly counts: Uint16Array;
+  private readonly idf: Float64Array;
   private readonly norms: Float64Array;
   private readonly scores: Float64Array;
 
   constructor(chunks: readonly Pick<KbChunk, 'terms' | 'length'>[]) {
     this.size = chunks.length;
+    // Pass 1: term ids, document frequencies, and every (chunk, term, count) in chunk order.
+    const frequencies: number[] = [];
+    let pairTerms = new Uint32Array(1_024);
+    let pairCounts = new Uint16Array(1_024);
+    const chunkEnds = new Uint32Array(chunks.length);
+    let pairs = 0;
     let totalLength = 0;
-    for (const chunk of chunks) totalLength += chunk.length;
+    chunks.forEach((chunk, position) => {
+      totalLength += chunk.length;
+      forEachTermCount(chunk.terms, (term, count) => {
+        let id = this.termIds.get(term);
+        if (id === undefined) {
+          id = frequencies.length;
+          this.termIds.set(term, id);
+          frequencies.push(0);
+        }
+        frequencies[id] = (frequencies[id] as number) + 1;
+        if (pairs === pairTerms.length) {
+          const grownTerms = new Uint32Array(pairs * 2);
+          grownTerms.set(pairTerms);
+          pairTerms = grownTerms;
+          const grownCounts = new Uint16Array(pairs * 2);
+          grownCounts.set(pairCounts);
+          pairCounts = grownCounts;
+        }
+        pairTerms[pairs] = id;
+        pairCounts[pairs] = Math.min(count, 65_535);
+        pairs += 1;
+      });
+      chunkEnds[position] = pairs;
+    });
+    // Pass 2: postings laid out per term.
+    const termCount = frequencies.length;
+    this.offsets = new Uint32Array(termCount + 1);
+    for (let id = 0; id < termCount; id += 1)
+      this.offsets[id + 1] = (this.offsets[id] as number) + (frequencies[id] as number);
+    this.positions = new Uint32Array(pairs);
+    this.counts = new Uint16Array(pairs);
+    const cursor = this.offsets.slice(0, termCount);
+    let pair = 0;
+    for (let position = 0; position < chunks.length; position += 1) {
+      const end = chunkEnds[position] as number;
+      for (; pair < end; pair += 1) {
+        const id = pairTerms[pair] as number;
+        const at = cursor[id] as number;
+        this.positions[at] = position;
+        this.counts[at] = pairCounts[pair] as number;
+        cursor[id] = at + 1;
+      }
+    }
+    this.idf = new Float64Array(termCount);
+    for (let id = 0; id < termCount; id += 1) {
+      const frequency = frequencies[id] as number;
+      this.idf[id] = Math.log(1 + (chunks.length - frequency + 0.5) / (frequency + 0.5));
+    }
     const averageLength = chunks.length === 0 ? 1 : Math.max(1, totalLength / chunks.length);
     this.norms = new Float64Array(chunks.length);
-    this.scores = new Float64Array(chunks.length);
-    const building = new Map<string, { positions: number[]; counts: number[] }>();
     chunks.forEach((chunk, position) => {
       this.norms[position] = K1 * (1 - B + (B * chunk.length) / averageLength);
-      for (const [term, count] of Object.entries(chunk.terms)) {
-        let list = building.get(term);
-        if (!list) {
-          list = { positions: [], counts: [] };
-          building.set(term, list);
-        }
-        list.positions.push(position);
-        list.counts.push(Math.min(count, 65_535));
-      }
     });
-    for (const [term, list] of building) {
-      const frequency = list.positions.length;
-      this.postings.set(term, {
-        positions: Uint32Array.from(list.positions),
-        counts: Uint16Array.from(list.counts),
-        idf: Math.log(1 + (chunks.length - frequency + 0.5) / (frequency + 0.5)),
-      });
-    }
+    this.scores = new Float64Array(chunks.length);
   }
 
   /** The best `limit` chunks for the (already stemmed) query terms, best first. */
@@ -62,12 +98,13 @@ export class Bm25Index {
     const scores = this.scores;
     const touched: number[] = [];
     for (const term of new Set(terms)) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      const { positions, counts, idf } = list;
-      for (let index = 0; index < positions.length; index += 1) {
-        const position = positions[index] as number;
-        const count = counts[index] as number;
+      const id = this.termIds.get(term);
+      if (id === undefined) continue;
+      const idf = this.idf[id] as number;
+      const end = this.offsets[id + 1] as number;
+      for (let index = this.offsets[id] as number; index < end; index += 1) {
+        const position = this.positions[index] as number;
+        const count = this.counts[index] as number;
         if (scores[position] === 0) touched.push(position);
         scores[position] =
           (scores[position] as number) + (idf * count * (K1 + 1)) / (count + (this.norms[position] as number));

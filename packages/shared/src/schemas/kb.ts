@@ -92,8 +92,12 @@ export const kbChunkSchema = z.object({
   text: z.string(),
   heading: z.string().optional(),
   page: z.number().int().positive().optional(),
-  /** Stemmed terms with their counts in the chunk: the forward half of the lexical index. */
-  terms: z.record(z.string(), z.number().int().positive()),
+  /**
+   * Stemmed terms with their counts in the chunk, the forward half of the lexical index, encoded
+   * as `term:count` pairs separated by spaces (terms never hold either character). A flat string
+   * keeps loading 50 000 chunks cheap: no per-term object to validate.
+   */
+  terms: z.string().max(1_000_000),
   /** Number of terms in the chunk (BM25 document length). */
   length: z.number().int().nonnegative(),
 });
