@@ -32,7 +32,18 @@ describe('agentq CLI (child processes, real Redis)', () => {
   it('prints help with every command and exits 0; usage errors exit 2', async () => {
     const help = await runAgentq(['--help'], env);
     expect(help.code).toBe(0);
-    for (const command of ['dev', 'warmer', 'worker', 'api', 'run', 'approvals', 'servers', 'catalog']) {
+    for (const command of [
+      'dev',
+      'warmer',
+      'worker',
+      'api',
+      'indexer',
+      'run',
+      'approvals',
+      'servers',
+      'catalog',
+      'kb',
+    ]) {
       expect(help.stdout).toContain(`  ${command}`);
     }
     const unknown = await runAgentq(['frobnicate'], env);
