@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { termCounts, termsOf } from '../text/terms-of.js';
+import { forEachTermCount, termCounts, termsOf } from '../text/terms-of.js';
 import { Bm25Index } from './bm25-index.js';
 
 const chunkOf = (text: string) => {
@@ -33,5 +33,17 @@ describe('Bm25Index', () => {
     const matches = new Bm25Index(chunks).search(['appl'], 5);
     // Shorter chunks score higher under BM25 length normalisation.
     expect(matches.map((match) => match.position)).toEqual([0, 50, 100, 150, 200]);
+  });
+});
+
+describe('termCounts / forEachTermCount', () => {
+  it('round-trips the stored encoding and skips malformed pairs', () => {
+    const encoded = termCounts(['index', 'redis', 'index']);
+    const seen: Array<[string, number]> = [];
+    forEachTermCount(`${encoded} broken :3 bad:x`, (term, count) => seen.push([term, count]));
+    expect(seen).toEqual([
+      ['index', 2],
+      ['redis', 1],
+    ]);
   });
 });
