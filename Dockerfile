@@ -13,8 +13,10 @@ COPY packages/registry/package.json packages/registry/
 COPY packages/builtin-tools/package.json packages/builtin-tools/
 COPY packages/client/package.json packages/client/
 COPY packages/mcp-connect/package.json packages/mcp-connect/
+COPY packages/kb/package.json packages/kb/
 COPY apps/catalog-warmer/package.json apps/catalog-warmer/
 COPY apps/agent-worker/package.json apps/agent-worker/
+COPY apps/indexer/package.json apps/indexer/
 COPY apps/api/package.json apps/api/
 COPY apps/cli/package.json apps/cli/
 COPY test/package.json test/

@@ -82,10 +82,36 @@ export default tseslint.config(
             '@agentq/mcp-connect',
             '@agentq/catalog-warmer',
             '@agentq/agent-worker',
+            '@agentq/indexer',
             '@agentq/api',
             '@agentq/cli',
             'bullmq',
             '@modelcontextprotocol/*',
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Knowledge bases: storage, ingestion steps and the cache-only reader. No queues (the indexer
+    // app owns the BullMQ worker), no MCP, no model.
+    files: ['packages/kb/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            '@agentq/registry',
+            '@agentq/client',
+            '@agentq/mcp-connect',
+            '@agentq/catalog-warmer',
+            '@agentq/agent-worker',
+            '@agentq/indexer',
+            '@agentq/api',
+            '@agentq/cli',
+            'bullmq',
+            '@modelcontextprotocol/*',
+            'ai',
           ],
         },
       ],
@@ -114,11 +140,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['apps/catalog-warmer/**/*.ts', 'apps/agent-worker/**/*.ts', 'apps/api/**/*.ts'],
+    files: ['apps/catalog-warmer/**/*.ts', 'apps/agent-worker/**/*.ts', 'apps/api/**/*.ts', 'apps/indexer/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['@agentq/catalog-warmer', '@agentq/agent-worker', '@agentq/api', '@agentq/cli'] },
+        {
+          patterns: ['@agentq/catalog-warmer', '@agentq/agent-worker', '@agentq/api', '@agentq/cli', '@agentq/indexer'],
+        },
       ],
     },
   },

@@ -200,7 +200,7 @@ describe('REST API (API process alone, real Redis)', () => {
       expect(wrong.headers.get('set-cookie')).toBeNull();
     });
 
-    it('show Bull Board with all four queues, approvals read-only, after login', async () => {
+    it('show Bull Board with every queue (kb-ingest too), approvals read-only, after login', async () => {
       const cookie = await login();
       const board = await fetch(`${http.url}/admin/queues`, { headers: { cookie } });
       expect(board.status).toBe(200);
@@ -210,7 +210,13 @@ describe('REST API (API process alone, real Redis)', () => {
         queues: Array<{ name: string; readOnlyMode: boolean }>;
       };
       const byName = Object.fromEntries(queues.queues.map((queue) => [queue.name, queue.readOnlyMode]));
-      expect(byName).toEqual({ 'catalog-refresh': false, 'agent-runs': false, approvals: true, decisions: false });
+      expect(byName).toEqual({
+        'catalog-refresh': false,
+        'agent-runs': false,
+        approvals: true,
+        decisions: false,
+        'kb-ingest': false,
+      });
     });
 
     it('refuse an inbox decision without the CSRF token', async () => {

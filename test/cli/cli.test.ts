@@ -32,7 +32,18 @@ describe('agentq CLI (child processes, real Redis)', () => {
   it('prints help with every command and exits 0; usage errors exit 2', async () => {
     const help = await runAgentq(['--help'], env);
     expect(help.code).toBe(0);
-    for (const command of ['dev', 'warmer', 'worker', 'api', 'run', 'approvals', 'servers', 'catalog']) {
+    for (const command of [
+      'dev',
+      'warmer',
+      'worker',
+      'api',
+      'indexer',
+      'run',
+      'approvals',
+      'servers',
+      'catalog',
+      'kb',
+    ]) {
       expect(help.stdout).toContain(`  ${command}`);
     }
     const unknown = await runAgentq(['frobnicate'], env);
@@ -92,7 +103,7 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
   });
 
-  it('`agentq dev` answers /healthz, runs the demo through an approval decided with `agentq approvals`, and stops on SIGTERM', async () => {
+  it('`agentq dev` answers /healthz, ingests the sample knowledge base, runs the demo through an approval decided with `agentq approvals`, and stops on SIGTERM', async () => {
     const sandbox = await mkdtemp(join(tmpdir(), 'agentq-cli-'));
     let started: ReturnType<typeof spawnAgentq> | undefined;
     const dev = spawnAgentq(['dev', '--port', '0', '--sandbox', sandbox], {
@@ -154,6 +165,22 @@ describe('agentq CLI (child processes, real Redis)', () => {
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('Demo finished');
       expect(run.output()).toContain('Echo: Hello from the agentq demo');
+      const kbClient = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+      try {
+        // npm start's sample knowledge base: the docs folder, ingested by the dev process's indexer.
+        const sample = await eventually(
+          async () => {
+            const kb = await kbClient.getKb('agentq-docs').catch(() => undefined);
+            return kb && kb.version > 0 ? kb : undefined;
+          },
+          90_000,
+          'the sample knowledge base to be ingested',
+        );
+        expect(sample.documents.map((document) => document.label)).toContain('architecture.md');
+        expect((await kbClient.searchKbs({ query: 'approval', kbs: ['agentq-docs'] })).length).toBeGreaterThan(0);
+      } finally {
+        await kbClient.close();
+      }
     } finally {
       if (started?.child.exitCode === null) started.child.kill('SIGTERM');
       dev.child.kill('SIGTERM');

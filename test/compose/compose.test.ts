@@ -12,7 +12,7 @@ const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 const dockerfileText = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
 /** The process roles of `agentq` (ARCHITECTURE.md, "Process roles and scaling"). */
-const cliRoles = ['dev', 'warmer', 'worker', 'api'];
+const cliRoles = ['dev', 'warmer', 'worker', 'api', 'indexer'];
 const cliEntry = 'apps/cli/src/bin.ts';
 
 interface ComposeService {
@@ -84,7 +84,7 @@ describe('docker-compose.yml', () => {
 
   it('builds every role from the one Dockerfile, on Redis, after Redis is healthy', () => {
     const roles = roleServices();
-    expect(roles.map(([name]) => name).sort()).toEqual(['agent-worker', 'api', 'catalog-warmer']);
+    expect(roles.map(([name]) => name).sort()).toEqual(['agent-worker', 'api', 'catalog-warmer', 'indexer']);
     for (const [name, service] of roles) {
       const context = typeof service.build === 'string' ? service.build : service.build?.context;
       expect(context, name).toBe('.');
@@ -96,7 +96,12 @@ describe('docker-compose.yml', () => {
   });
 
   it('names only commands that exist: the CLI entry file and a known role', () => {
-    const expected: Record<string, string> = { 'catalog-warmer': 'warmer', 'agent-worker': 'worker', api: 'api' };
+    const expected: Record<string, string> = {
+      'catalog-warmer': 'warmer',
+      'agent-worker': 'worker',
+      api: 'api',
+      indexer: 'indexer',
+    };
     for (const [name, service] of roleServices()) {
       expect(Array.isArray(service.command), name).toBe(true);
       const [runner, loader, entry, role, ...rest] = service.command as string[];

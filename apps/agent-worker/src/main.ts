@@ -1,3 +1,4 @@
+import { openKnowledgeBaseReader } from '@agentq/kb';
 import { createLogger, loadConfig, secretValuesOf } from '@agentq/shared';
 import { startAgentWorker } from './start-agent-worker.js';
 
@@ -8,19 +9,24 @@ const config = loadConfig(process.env);
 const logger = createLogger({ level: config.logLevel, name: 'agent-worker', secretValues: secretValuesOf(config) });
 
 try {
-  const worker = await startAgentWorker({ config, logger });
+  // kb_search / kb_list read knowledge bases through this reader (cache-only, loaded per version).
+  const knowledgeBases = openKnowledgeBaseReader({ config, logger });
+  const worker = await startAgentWorker({ config, logger, knowledgeBaseReader: knowledgeBases.reader });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'closing agent worker');
-    worker.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error({ error: error.message }, 'agent worker did not close cleanly');
-        process.exit(1);
-      },
-    );
+    worker
+      .close()
+      .then(() => knowledgeBases.close())
+      .then(
+        () => process.exit(0),
+        (error: Error) => {
+          logger.error({ error: error.message }, 'agent worker did not close cleanly');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

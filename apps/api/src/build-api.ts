@@ -37,6 +37,7 @@ import { approvalsRoutes } from './routes/approvals-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schedulesRoutes } from './routes/schedules-routes.js';
+import { kbsRoutes } from './routes/kbs-routes.js';
 import { serversRoutes } from './routes/servers-routes.js';
 
 /** Version reported in the OpenAPI document. */
@@ -68,6 +69,7 @@ export function apiRoutes(client: AgentqClient): ApiRoute[] {
     ...approvalsRoutes(client),
     ...serversRoutes(client),
     ...catalogRoutes(client),
+    ...kbsRoutes(client),
   ];
 }
 
@@ -92,6 +94,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       runSpecLimits: runSpecLimitsOf(options.config),
       logger: options.logger,
       serverPolicy: serverPolicyOf(options.config),
+      ...(options.config.kbFileRoot ? { kbFileRoot: options.config.kbFileRoot } : {}),
     });
   // `agent-runs` and `approvals` exist once per run shard; the other queues once.
   const sharded = new Set<string>([QUEUE_NAMES.agentRuns, QUEUE_NAMES.approvals]);

@@ -50,28 +50,41 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
 
   program
     .command('dev')
-    .description('Run warmer, worker and API in one process on a local Redis (what `npm start` runs)')
+    .description('Run warmer, worker, indexer and API in one process on a local Redis (what `npm start` runs)')
     .option('--port <port>', 'API port (default AGENTQ_API_PORT or 3000; 0 picks a free one)')
     .option('--no-import', 'do not import the servers file (AGENTQ_SERVERS_FILE) at start')
-    .option('--demo', 'enqueue the demo run once everything is up')
+    .option(
+      '--demo [name]',
+      'enqueue a demo run once everything is up: the approval demo, or `kb` for the knowledge base demo',
+    )
+    .option('--no-sample-kb', 'do not queue the docs folder as the sample knowledge base agentq-docs')
     .option('--sandbox <dir>', 'folder the filesystem MCP server may use, created at start', 'sandbox')
-    .action(async (options: { port?: string; import: boolean; demo?: boolean; sandbox: string }) =>
-      done(
-        await (
-          await import('./commands/dev-command.js')
-        ).devCommand(io, {
-          port: options.port,
-          import: options.import,
-          demo: options.demo ?? false,
-          sandbox: options.sandbox,
-        }),
-      ),
+    .action(
+      async (options: {
+        port?: string;
+        import: boolean;
+        demo?: boolean | string;
+        sampleKb: boolean;
+        sandbox: string;
+      }) =>
+        done(
+          await (
+            await import('./commands/dev-command.js')
+          ).devCommand(io, {
+            port: options.port,
+            import: options.import,
+            demo: options.demo ?? false,
+            sampleKb: options.sampleKb,
+            sandbox: options.sandbox,
+          }),
+        ),
     );
 
   for (const [role, description] of [
     ['warmer', 'Run one catalog warmer (consumes catalog-refresh, keeps the tool catalog warm)'],
     ['worker', 'Run one agent worker (consumes agent-runs, approvals and decisions)'],
     ['api', 'Run the HTTP API, Bull Board, approvals inbox and /metrics (needs AGENTQ_API_TOKEN)'],
+    ['indexer', 'Run one indexer (consumes kb-ingest, writes knowledge base versions)'],
   ] as const) {
     program
       .command(role)
@@ -194,6 +207,48 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .addOption(new Option('--json', 'print machine-readable JSON'))
     .action(async (serverId: string, options: { json?: boolean }) =>
       done(await (await import('./commands/catalog-command.js')).catalogCommand(io, serverId, options)),
+    );
+
+  const kb = program.command('kb').description('Manage knowledge bases (ingested by `agentq indexer`)');
+  kb.command('create')
+    .description('Create a knowledge base')
+    .argument('<name>', 'lowercase letters, digits, "-" or "_"')
+    .option('-d, --description <text>', 'what it holds (shown to models by kb_list)')
+    .action(async (name: string, options: { description?: string }) =>
+      done(await (await import('./commands/kb-command.js')).createKbCommand(io, name, options)),
+    );
+  kb.command('add')
+    .description('Queue files, folders (every .md, .txt, .html, .pdf below) or URLs for ingestion')
+    .argument('<kb>')
+    .argument('<source...>', 'file, folder, or http(s) URL')
+    .option('-w, --wait', 'wait until the indexer has ingested them, and print the outcome')
+    .option('--timeout <ms>', 'with --wait: give up waiting after this long', '600000')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (name: string, sources: string[], options) =>
+      done(await (await import('./commands/kb-command.js')).addKbSourceCommand(io, name, sources, options)),
+    );
+  kb.command('list', { isDefault: true })
+    .description('List knowledge bases, or the documents of one (the default)')
+    .argument('[kb]')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (name: string | undefined, options: { json?: boolean }) =>
+      done(await (await import('./commands/kb-command.js')).listKbsCommand(io, name, options)),
+    );
+  kb.command('remove')
+    .description('Remove a knowledge base, or one document of it')
+    .argument('<kb>')
+    .option('--document <id>', 'remove only this document (as a new version)')
+    .action(async (name: string, options: { document?: string }) =>
+      done(await (await import('./commands/kb-command.js')).removeKbCommand(io, name, options)),
+    );
+  kb.command('search')
+    .description('Search knowledge bases the way kb_search does (Redis only)')
+    .argument('<kb>', 'knowledge base, or several separated by commas')
+    .argument('<query...>')
+    .option('-n, --limit <n>', 'most results (1-50)', '5')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (name: string, query: string[], options: { limit?: string; json?: boolean }) =>
+      done(await (await import('./commands/kb-command.js')).searchKbCommand(io, name, query, options)),
     );
 
   return program;

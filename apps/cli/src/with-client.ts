@@ -20,6 +20,7 @@ export async function withClient<T>(
     runAttempts: config.runAttempts,
     serverPolicy: serverPolicyOf(config),
     runSpecLimits: runSpecLimitsOf(config),
+    ...(config.kbFileRoot ? { kbFileRoot: config.kbFileRoot } : {}),
   });
   try {
     await waitForRedis(client.redis, 3_000);

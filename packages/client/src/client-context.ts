@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { KnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
 import type {
   KeyNames,
   Logger,
@@ -20,6 +21,7 @@ export interface ClientContext {
   keys: KeyNames;
   queues: {
     refresh: Queue;
+    kbIngest: Queue;
   };
   /** The deployment's run shards: a run's id decides its shard. */
   shards: RunShardRouter;
@@ -27,6 +29,11 @@ export interface ClientContext {
   runsQueueOf(shard: RunShard): Queue;
   /** The `approvals` queue of a shard (opened once, closed with the client). */
   approvalsQueueOf(shard: RunShard): Queue;
+  kbs: KnowledgeBaseStore;
+  /** The client's knowledge base reader, made on first use (it keeps loaded KB versions). */
+  kbReader: () => KnowledgeBaseReader;
+  /** Folder under which `api`-origin file sources must lie (`AGENTQ_KB_FILE_ROOT`); unset, none may. */
+  kbFileRoot: string | undefined;
   servers: ServerStore;
   logger: Logger;
   /** Attempts of a run job whose model provider fails (exponential backoff). */

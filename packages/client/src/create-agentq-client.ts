@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { createKnowledgeBaseReader, KnowledgeBaseStore, type KbSearchHit, type KnowledgeBaseReader } from '@agentq/kb';
 import {
   AgentqError,
   QUEUE_NAMES,
@@ -17,6 +18,7 @@ import {
   type RunSpecLimits,
   type RunSpecSchema,
   type DecisionRecord,
+  type KbDefinition,
   type RunResult,
   type RunShard,
   type ServerDefinition,
@@ -30,6 +32,20 @@ import type { ClientContext } from './client-context.js';
 import { getCatalog, type CatalogView } from './catalog/get-catalog.js';
 import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
 import { enqueueRun, type EnqueueRunOptions, type EnqueuedRun } from './runs/enqueue-run.js';
+import {
+  addKbSource,
+  createKb,
+  getKb,
+  getKbIngest,
+  listKbs,
+  removeKb,
+  removeKbDocument,
+  searchKbs,
+  type AddKbSourceOptions,
+  type AddedKbSource,
+  type KbInfo,
+  type KbIngestInfo,
+} from './kbs/manage-kbs.js';
 import { getRun, type RunInfo } from './runs/get-run.js';
 import { waitForRun, type WaitForRunOptions } from './runs/wait-for-run.js';
 import { listSchedules } from './schedules/list-schedules.js';
@@ -88,6 +104,11 @@ export interface AgentqClientOptions {
    * @default defaultRunSpecLimits
    */
   runSpecLimits?: Partial<RunSpecLimits>;
+  /**
+   * Folder under which file sources added with `origin: 'api'` must lie (`AGENTQ_KB_FILE_ROOT`).
+   * Unset, such sources are refused (`FORBIDDEN`); `local` sources are not affected.
+   */
+  kbFileRoot?: string;
 }
 
 /** Options of {@link AgentqClient.putServer}. */
@@ -147,6 +168,25 @@ export interface AgentqClient {
   /** Reconnects to the server, then re-reads its tool list. */
   restartServer(serverId: string): Promise<void>;
   getCatalog(serverId: string): Promise<CatalogView>;
+  /** Creates a knowledge base (`CONFLICT` when the name is taken). */
+  createKb(input: { name: string; description?: string }): Promise<KbDefinition>;
+  /** Every knowledge base with its current version and documents. */
+  listKbs(): Promise<KbInfo[]>;
+  /** One knowledge base (`NOT_FOUND` when unknown). */
+  getKb(name: string): Promise<KbInfo>;
+  /** Removes a knowledge base with every version and chunk. */
+  removeKb(name: string): Promise<void>;
+  /** Removes one document from a knowledge base, as a new version. */
+  removeKbDocument(input: { kb: string; documentId: string }): Promise<{ version: number }>;
+  /**
+   * Enqueues `kb-ingest` jobs for `{ path }` (a file, or every supported file of a folder) or
+   * `{ url }`. Re-adding unchanged content is a no-op in the indexer.
+   */
+  addKbSource(kb: string, source: unknown, options?: AddKbSourceOptions): Promise<AddedKbSource>;
+  /** The state of one ingest job. */
+  getKbIngest(jobId: string): Promise<KbIngestInfo>;
+  /** Ranks chunks of the named knowledge bases (Redis only; the same reader `kb_search` uses). */
+  searchKbs(input: { query: string; kbs: readonly string[]; limit?: number }): Promise<KbSearchHit[]>;
   /** Closes the queues, and the connection when the client opened it. Idempotent. */
   close(): Promise<void>;
 }
@@ -192,16 +232,21 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     }
     return opened;
   };
+  let reader: KnowledgeBaseReader | undefined;
   const context: ClientContext = {
     redis,
     prefix,
     keys: keyNames(prefix),
     queues: {
       refresh: queue(QUEUE_NAMES.catalogRefresh),
+      kbIngest: queue(QUEUE_NAMES.kbIngest),
     },
     shards: new RunShardRouter({ prefix, cluster, count: options.runShards, redis }),
     runsQueueOf: (shard) => shardQueue(QUEUE_NAMES.agentRuns, shard),
     approvalsQueueOf: (shard) => shardQueue(QUEUE_NAMES.approvals, shard),
+    kbs: new KnowledgeBaseStore({ redis, prefix }),
+    kbReader: () => (reader ??= createKnowledgeBaseReader({ redis, keyPrefix: prefix, logger })),
+    kbFileRoot: options.kbFileRoot,
     servers: new ServerStore({ redis, prefix, logger, policy: options.serverPolicy }),
     logger,
     runAttempts: options.runAttempts ?? 5,
@@ -243,6 +288,14 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     refreshServer: guard((serverId) => requestServerRefresh(context, { serverId, reason: 'on-demand' })),
     restartServer: guard((serverId) => requestServerRefresh(context, { serverId, reason: 'restart' })),
     getCatalog: guard((serverId) => getCatalog(context, serverId)),
+    createKb: guard((input) => createKb(context, input)),
+    listKbs: guard(() => listKbs(context)),
+    getKb: guard((name) => getKb(context, name)),
+    removeKb: guard((name) => removeKb(context, name)),
+    removeKbDocument: guard((input) => removeKbDocument(context, input)),
+    addKbSource: guard((kb, source, addOptions) => addKbSource(context, { kb, source, options: addOptions })),
+    getKbIngest: guard((jobId) => getKbIngest(context, jobId)),
+    searchKbs: guard((input) => searchKbs(context, input)),
     close() {
       closing ??= (async () => {
         for (const open of [...Object.values(context.queues), ...shardQueues.values()]) {

@@ -37,7 +37,7 @@ export type { KeyNames } from './redis/keys.js';
 
 export { QUEUE_NAMES } from './queues/queue-names.js';
 export type { QueueName } from './queues/queue-names.js';
-export { defaultRunJobOptions, refreshJobOptions } from './queues/default-job-options.js';
+export { defaultRunJobOptions, kbIngestJobOptions, refreshJobOptions } from './queues/default-job-options.js';
 export {
   isForcedRefreshReason,
   refreshDeduplicationId,
@@ -121,6 +121,31 @@ export {
   decisionRecordSchema,
 } from './schemas/approval.js';
 export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionPath, DecisionRecord } from './schemas/approval.js';
+export {
+  kbChunkSchema,
+  kbDefinitionSchema,
+  kbDocumentKindSchema,
+  kbDocumentSchema,
+  kbIngestJobSchema,
+  kbIngestResultSchema,
+  kbManifestSchema,
+  kbNameSchema,
+  kbSourceOriginSchema,
+  kbSourceSchema,
+  kbUpdatedEventSchema,
+} from './schemas/kb.js';
+export type {
+  KbChunk,
+  KbDefinition,
+  KbDocument,
+  KbDocumentKind,
+  KbIngestJob,
+  KbIngestResult,
+  KbManifest,
+  KbSource,
+  KbSourceOrigin,
+  KbUpdatedEvent,
+} from './schemas/kb.js';
 export { pendingApprovalSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
 export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js';
 

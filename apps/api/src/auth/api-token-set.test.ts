@@ -14,7 +14,13 @@ describe('api token set', () => {
 
   it('names the token that matched, with its scopes', () => {
     expect(tokens.authenticate(all)).toMatchObject({ name: 'default' });
-    expect([...(tokens.authenticate(all)?.scopes ?? [])].sort()).toEqual(['admin', 'approvals', 'runs', 'servers']);
+    expect([...(tokens.authenticate(all)?.scopes ?? [])].sort()).toEqual([
+      'admin',
+      'approvals',
+      'kbs',
+      'runs',
+      'servers',
+    ]);
     expect(tokens.authenticate(alice)?.name).toBe('alice');
     expect([...(tokens.authenticate(alice)?.scopes ?? [])]).toEqual(['runs']);
     expect(tokens.authenticate('alice')).toBeUndefined();

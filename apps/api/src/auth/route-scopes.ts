@@ -2,7 +2,7 @@ import type { ApiScope } from '@agentq/shared';
 
 /**
  * The scope a REST path needs. Runs and schedules need `runs`; approvals `approvals`; servers and
- * catalogs `servers`; Bull Board and `/metrics` `admin`. `/readyz` and the OpenAPI document need
+ * catalogs `servers`; knowledge bases `kbs`; Bull Board and `/metrics` `admin`. `/readyz` and the OpenAPI document need
  * any valid token (`undefined`).
  */
 export function scopeOfPath(path: string): ApiScope | undefined {
@@ -13,6 +13,7 @@ export function scopeOfPath(path: string): ApiScope | undefined {
     ['/v1/approvals', 'approvals'],
     ['/v1/servers', 'servers'],
     ['/v1/catalog', 'servers'],
+    ['/v1/kbs', 'kbs'],
     ['/metrics', 'admin'],
     ['/admin/queues', 'admin'],
   ];

@@ -7,6 +7,8 @@ import {
   definitionHash,
   keyNames,
   pipelineBySlot,
+  kbIngestJobSchema,
+  kbIngestResultSchema,
   refreshJobSchema,
   runResultSchema,
   safeParseJson,
@@ -23,7 +25,7 @@ export interface ApiMetricsOptions {
   /** Key prefix, hash-tagged under cluster mode. */
   prefix: string;
   /**
-   * The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`; `agent-runs`
+   * The queues, by name: `agent-runs`, `approvals`, `catalog-refresh`, `decisions`, `kb-ingest`; `agent-runs`
    * and `approvals` once per run shard. Counts are summed over the shards.
    */
   queues: Record<string, Queue | Queue[]>;
@@ -121,6 +123,19 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     registers: [registry],
   });
 
+  const kbChunks = new Counter({
+    name: 'agentq_kb_ingested_chunks_total',
+    help: 'Chunks written by finished knowledge base ingests, per knowledge base',
+    labelNames: ['kb'],
+    registers: [registry],
+  });
+  const kbIngests = new Counter({
+    name: 'agentq_kb_ingests_total',
+    help: 'Finished knowledge base ingests per knowledge base and outcome (updated, unchanged, failed)',
+    labelNames: ['kb', 'outcome'],
+    registers: [registry],
+  });
+
   const queuesNamed = (name: string): Queue[] => [options.queues[name] ?? []].flat();
   const feedsOf = (name: string, state: 'completed' | 'failed') =>
     queuesNamed(name).map((queue) => new FinishedJobFeed(queue, state));
@@ -130,6 +145,8 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     approvals: feedsOf('approvals', 'completed'),
     refreshCompleted: feedsOf('catalog-refresh', 'completed'),
     refreshFailed: feedsOf('catalog-refresh', 'failed'),
+    kbCompleted: feedsOf('kb-ingest', 'completed'),
+    kbFailed: feedsOf('kb-ingest', 'failed'),
   };
   const drain = async (from: FinishedJobFeed[]): Promise<Job[]> =>
     (await Promise.all(from.map((feed) => feed.next()))).flat();
@@ -209,6 +226,19 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     }
   }
 
+  async function collectKbIngests(): Promise<void> {
+    for (const job of await drain(feeds.kbCompleted)) {
+      const result = kbIngestResultSchema.safeParse(job.returnvalue);
+      if (!result.success) continue;
+      kbIngests.inc({ kb: result.data.kb, outcome: result.data.status });
+      if (result.data.chunks > 0) kbChunks.inc({ kb: result.data.kb }, result.data.chunks);
+    }
+    for (const job of await drain(feeds.kbFailed)) {
+      const data = kbIngestJobSchema.safeParse(job.data);
+      kbIngests.inc({ kb: data.success ? data.data.kb : 'unknown', outcome: 'failed' });
+    }
+  }
+
   async function collectCatalog(): Promise<void> {
     catalogAge.reset();
     catalogTools.reset();
@@ -242,7 +272,14 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
       // Concurrent scrapes share one collection, so a finished job is never counted twice.
       scraping ??= (async () => {
         try {
-          for (const collect of [collectQueues, collectRuns, collectApprovals, collectRefreshes, collectCatalog]) {
+          for (const collect of [
+            collectQueues,
+            collectRuns,
+            collectApprovals,
+            collectRefreshes,
+            collectKbIngests,
+            collectCatalog,
+          ]) {
             try {
               await collect();
             } catch (error) {

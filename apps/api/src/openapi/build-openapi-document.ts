@@ -71,7 +71,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { ver
       title: 'agentq API',
       version: options.version,
       description:
-        'Control plane of agentq: runs, schedules, approvals, MCP servers and their catalog. Every route needs `Authorization: Bearer <AGENTQ_API_TOKEN>`; errors are `{ error: { code, message, field? } }`.',
+        'Control plane of agentq: runs, schedules, approvals, MCP servers and their catalog, knowledge bases. Every route needs `Authorization: Bearer <AGENTQ_API_TOKEN>`; errors are `{ error: { code, message, field? } }`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],

@@ -2,14 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { startApi, type RunningApi } from '@agentq/api';
 import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { createLogger, loadConfig, runSpecLimitsOf, secretValuesOf, serverPolicyOf, type Config } from '@agentq/shared';
+import { startIndexer, type Indexer } from '@agentq/indexer';
+import { openKnowledgeBaseReader } from '@agentq/kb';
+import {
+  AgentqError,
+  createLogger,
+  loadConfig,
+  runSpecLimitsOf,
+  secretValuesOf,
+  serverPolicyOf,
+  type Config,
+} from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { findRedis, type DevRedis } from '../dev/find-redis.js';
+import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { waitForShutdown } from '../dev/wait-for-shutdown.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -20,19 +32,38 @@ export interface DevCommandOptions {
   port?: string;
   /** Import the servers file at start. @default true */
   import: boolean;
-  /** Enqueue the demo run once everything is up. @default false */
-  demo: boolean;
+  /**
+   * Enqueue a demo run once everything is up: `true` for the approval demo, `'kb'` for the
+   * knowledge base demo. @default false
+   */
+  demo: boolean | string;
+  /**
+   * Create the sample knowledge base `agentq-docs` and queue the repository's `docs/` folder into
+   * it (a no-op by digest once ingested). @default true
+   */
+  sampleKb?: boolean;
   /** Folder the filesystem MCP server may touch; created at start. @default ./sandbox */
   sandbox: string;
   /** Resolves to stop (tests); SIGINT/SIGTERM otherwise. */
   until?: Promise<unknown>;
 }
 
+/** The repository's docs folder: the sample knowledge base's content. */
+const DOCS_FOLDER = fileURLToPath(new URL('../../../../docs/', import.meta.url));
+
 /**
- * `agentq dev`: warmer, worker and API in one process on a local Redis, with the shipped MCP
- * servers imported, a generated token, and private-address fetches allowed for the local demo.
+ * `agentq dev`: warmer, worker, indexer and API in one process on a local Redis, with the shipped
+ * MCP servers imported, the sample knowledge base queued, a generated token, and private-address
+ * fetches allowed for the local demo.
  */
 export async function devCommand(io: CliIo, options: DevCommandOptions): Promise<number> {
+  if (options.demo !== true && options.demo !== false && options.demo !== 'kb') {
+    throw new AgentqError({
+      code: 'USAGE',
+      field: 'demo',
+      message: `unknown demo "${options.demo}" (use --demo or --demo kb)`,
+    });
+  }
   const redis = await findRedis(io.env);
   const generatedToken = !io.env.AGENTQ_API_TOKEN;
   const env: Record<string, string | undefined> = {
@@ -82,13 +113,28 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
 
     const warmer: CatalogWarmer = await startCatalogWarmer({ config, logger, env });
     started.push({ name: 'warmer', close: () => warmer.close() });
-    const worker: AgentWorker = await startAgentWorker({ config, logger, env });
+    const knowledgeBases = openKnowledgeBaseReader({ config, logger });
+    started.push({ name: 'kb reader', close: () => knowledgeBases.close() });
+    const worker: AgentWorker = await startAgentWorker({
+      config,
+      logger,
+      env,
+      knowledgeBaseReader: knowledgeBases.reader,
+    });
     started.push({ name: 'worker', close: () => worker.close() });
+    const indexer: Indexer = await startIndexer({ config, logger });
+    started.push({ name: 'indexer', close: () => indexer.close() });
+    if (options.sampleKb ?? true) await queueSampleKb({ io, client });
     const api: RunningApi = await startApi({ config, logger, client });
     started.push({ name: 'api', close: () => api.close() });
 
     io.out(banner({ api, config, redis, imported, generatedToken, env: io.env }));
-    if (options.demo) {
+    if (options.demo === 'kb') {
+      // kb_search reads Redis only: let the indexer finish the first ingest of the docs first.
+      await waitForKbVersion(client, SAMPLE_KB, 60_000);
+      const { runId } = await client.enqueueRun(kbDemoRunSpec(config.defaultModel));
+      io.out(`Enqueued the knowledge base demo run ${runId}. Follow it at ${api.url}/admin/runs/${runId}\n`);
+    } else if (options.demo) {
       // Runs read the catalog from the cache only: give the warmer its first listing of the demo
       // server before the demo asks for its tools.
       await waitForWarmCatalog(client, 'everything', 30_000);
@@ -112,6 +158,35 @@ async function waitForWarmCatalog(client: AgentqClient, serverId: string, timeou
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function waitForKbVersion(client: AgentqClient, kb: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await client.getKb(kb)).version > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Creates `agentq-docs` once and queues the docs folder into it at every start: the indexer skips
+ * documents whose digest did not change, so later starts cost a read of each file and no writes.
+ */
+async function queueSampleKb(options: { io: CliIo; client: AgentqClient }): Promise<void> {
+  if (!existsSync(DOCS_FOLDER)) return;
+  try {
+    await options.client.createKb({
+      name: SAMPLE_KB,
+      description: "agentq's own documentation (sample knowledge base)",
+    });
+  } catch (error) {
+    if (!AgentqError.isInstance(error) || error.code !== 'CONFLICT') throw error;
+  }
+  try {
+    await options.client.addKbSource(SAMPLE_KB, { path: DOCS_FOLDER });
+  } catch (error) {
+    options.io.err(`warning: could not queue the sample knowledge base: ${(error as Error).message}`);
   }
 }
 
@@ -141,7 +216,7 @@ function banner(options: {
   const redisNote = redis.source === 'private' ? 'private redis-server, stopped on exit' : redis.source;
   return [
     '',
-    'agentq dev is running: catalog warmer, agent worker and API in this process.',
+    'agentq dev is running: catalog warmer, agent worker, indexer and API in this process.',
     '',
     `  Inbox        ${api.url}/admin/approvals`,
     `  Bull Board   ${api.url}/admin/queues`,
@@ -150,6 +225,7 @@ function banner(options: {
     `  API token    ${config.apiToken}${options.generatedToken ? '  (generated; set AGENTQ_API_TOKEN to choose one)' : ''}`,
     `  Redis        ${redis.url} (${redisNote}), prefix ${config.prefix}`,
     `  Model        ${config.defaultModel}`,
+    `  Knowledge    ${SAMPLE_KB} (the docs folder; try \`npm run agentq -- kb search ${SAMPLE_KB} approval\`)`,
     `  MCP servers  ${options.imported.length > 0 ? `${options.imported.join(', ')} (from ${config.serversFile})` : 'none imported'}`,
     '',
     'Next: log in to the inbox with the token, then in another terminal start the demo run:',

@@ -154,7 +154,7 @@ export const configVariables = [
     key: 'apiTokens',
     schema: apiTokensSchema,
     description:
-      'Named API tokens with scopes (`runs`, `approvals`, `servers`, `admin`, or `all`): `name:scope,scope=token;name:scope=token`, each token at least 16 characters. The name is recorded as who decided an approval.',
+      'Named API tokens with scopes (`runs`, `approvals`, `servers`, `kbs`, `admin`, or `all`): `name:scope,scope=token;name:scope=token`, each token at least 16 characters. The name is recorded as who decided an approval.',
     secret: true,
   },
   {
@@ -421,5 +421,35 @@ export const configVariables = [
     schema: positiveInt,
     default: '8000',
     description: 'Token budget of a `web_fetch` result; longer pages are cut and say so.',
+  },
+  {
+    env: 'AGENTQ_INDEXER_CONCURRENCY',
+    key: 'indexerConcurrency',
+    schema: positiveInt,
+    default: '2',
+    description: '`kb-ingest` jobs one indexer process executes at once.',
+  },
+  {
+    env: 'AGENTQ_INDEXER_LOCK_MS',
+    key: 'indexerLockMs',
+    schema: positiveInt.min(1_000, 'must be at least 1000'),
+    default: '15000',
+    description:
+      'BullMQ lock duration of a running ingest, in ms. A `kill -9`ed indexer’s ingest is picked up by another indexer (or the restarted one) within about 1.5 times this, and resumes where its progress marker stands.',
+  },
+  {
+    env: 'AGENTQ_KB_FILE_ROOT',
+    key: 'kbFileRoot',
+    schema: z.string().refine((path) => path.startsWith('/'), 'must be an absolute path'),
+    description:
+      'Folder under which `POST /v1/kbs/{kb}/sources` may name files (checked by the API, and again by the indexer after resolving links). Unset: the API accepts URL sources only. The CLI reads any local path.',
+  },
+  {
+    env: 'AGENTQ_KB_MAX_SOURCE_BYTES',
+    key: 'kbMaxSourceBytes',
+    schema: positiveInt,
+    default: '20971520',
+    description:
+      'Largest file or URL body the indexer reads for one knowledge base source; a bigger one fails its ingest.',
   },
 ] as const satisfies readonly ConfigVariable[];

@@ -62,6 +62,10 @@ describe('loadConfig', () => {
       webFetchMaxBytes: 2_097_152,
       webFetchTimeoutMs: 15_000,
       webFetchMaxTokens: 8_000,
+      indexerConcurrency: 2,
+      indexerLockMs: 15_000,
+      kbFileRoot: undefined,
+      kbMaxSourceBytes: 20_971_520,
     });
   });
 
@@ -200,7 +204,7 @@ describe('AGENTQ_API_TOKENS', () => {
     const config = loadConfig({ AGENTQ_API_TOKENS: `alice:runs,approvals=${alice}; ops:all=${ops}` });
     expect(config.apiTokens).toEqual([
       { name: 'alice', scopes: ['runs', 'approvals'], token: alice },
-      { name: 'ops', scopes: ['runs', 'approvals', 'servers', 'admin'], token: ops },
+      { name: 'ops', scopes: ['runs', 'approvals', 'servers', 'kbs', 'admin'], token: ops },
     ]);
   });
 

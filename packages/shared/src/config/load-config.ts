@@ -85,6 +85,14 @@ export interface Config {
   webFetchTimeoutMs: number;
   /** `AGENTQ_WEB_FETCH_MAX_TOKENS`. */
   webFetchMaxTokens: number;
+  /** `AGENTQ_INDEXER_CONCURRENCY`. */
+  indexerConcurrency: number;
+  /** `AGENTQ_INDEXER_LOCK_MS`. */
+  indexerLockMs: number;
+  /** `AGENTQ_KB_FILE_ROOT`: where API callers may point file sources; unset, nowhere. */
+  kbFileRoot: string | undefined;
+  /** `AGENTQ_KB_MAX_SOURCE_BYTES`. */
+  kbMaxSourceBytes: number;
 }
 
 /**
@@ -129,8 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ValidationError({ what: 'configuration', issues, code: 'CONFIG_INVALID' });
   }
   const config = values as unknown as Omit<Config, 'keyPrefix'>;
-  const cluster =
-    config.cluster || config.clusterNodes !== undefined || /^rediss?\+cluster:/.test(config.redisUrl);
+  const cluster = config.cluster || config.clusterNodes !== undefined || /^rediss?\+cluster:/.test(config.redisUrl);
   const runShards = (values.runShards as number | undefined) ?? defaultRunShardCount(cluster);
   return {
     ...config,

@@ -2,9 +2,10 @@ import { z } from 'zod';
 
 /**
  * What a token may do over HTTP: `runs` (runs and schedules), `approvals` (list and decide),
- * `servers` (server definitions and catalogs), `admin` (Bull Board, `/metrics`).
+ * `servers` (server definitions and catalogs), `kbs` (knowledge bases), `admin` (Bull Board,
+ * `/metrics`).
  */
-export const API_SCOPES = ['runs', 'approvals', 'servers', 'admin'] as const;
+export const API_SCOPES = ['runs', 'approvals', 'servers', 'kbs', 'admin'] as const;
 
 /** One scope of {@link API_SCOPES}. */
 export type ApiScope = (typeof API_SCOPES)[number];

@@ -19,3 +19,14 @@ export const refreshJobOptions = {
   removeOnComplete: { age: 3600, count: 1_000 },
   removeOnFail: { age: 24 * 3600, count: 1_000 },
 } as const;
+
+/**
+ * Defaults for `kb-ingest` jobs. A failed read (a URL down, Redis gone) retries with backoff; a bad
+ * payload or an unreadable source fails once. The last good version stays current either way.
+ */
+export const kbIngestJobOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential' as const, delay: 2_000 },
+  removeOnComplete: { age: 24 * 3600, count: 1_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+} as const;

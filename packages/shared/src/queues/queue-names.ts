@@ -4,6 +4,7 @@ export const QUEUE_NAMES = {
   agentRuns: 'agent-runs',
   approvals: 'approvals',
   decisions: 'decisions',
+  kbIngest: 'kb-ingest',
 } as const;
 
 /** One of the queue names. */

@@ -79,6 +79,20 @@ export interface KeyNames {
   adminSession(sessionDigest: string): string;
   /** Prefix of the per-address counters of the admin login rate limit. */
   readonly loginRateLimit: string;
+  /** Hash of knowledge base definitions, name → JSON. */
+  readonly kbs: string;
+  /** The current version of one knowledge base (a number): `P:kb.<name>.version`. */
+  kbVersion(kb: string): string;
+  /** Counter that hands out a knowledge base's versions; it outlives the KB, so a re-created KB never reuses one. */
+  kbSerial(kb: string): string;
+  /** The documents of one version of a knowledge base: `P:kb.<name>.manifest.<version>`. */
+  kbManifest(kb: string, version: number): string;
+  /** Chunks of one document content, chunk id → JSON: `P:kb.<name>.chunks.<documentId>.<digest>`. */
+  kbChunks(kb: string, documentId: string, digest: string): string;
+  /** Set of every chunk hash key ever written for a knowledge base, so removal leaves nothing behind. */
+  kbChunkSets(kb: string): string;
+  /** Pub/sub channel carrying `{ kb, version }` after a knowledge base switched versions. */
+  readonly kbUpdated: string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -104,6 +118,13 @@ export function keyNames(prefix: string): KeyNames {
     refreshDelegated: (warmerId) => `${prefix}:catalog.refresh.delegated.${warmerId}`,
     adminSession: (sessionDigest) => `${prefix}:admin.session.${sessionDigest}`,
     loginRateLimit: `${prefix}:admin.login-limit.`,
+    kbs: `${prefix}:kbs`,
+    kbVersion: (kb) => `${prefix}:kb.${kb}.version`,
+    kbSerial: (kb) => `${prefix}:kb.${kb}.serial`,
+    kbManifest: (kb, version) => `${prefix}:kb.${kb}.manifest.${version}`,
+    kbChunks: (kb, documentId, digest) => `${prefix}:kb.${kb}.chunks.${documentId}.${digest}`,
+    kbChunkSets: (kb) => `${prefix}:kb.${kb}.chunk-sets`,
+    kbUpdated: `${prefix}:kb.updated`,
   };
 }
 

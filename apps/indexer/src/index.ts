@@ -1,0 +1,2 @@
+export { startIndexer } from './start-indexer.js';
+export type { Indexer, StartIndexerOptions } from './start-indexer.js';

@@ -1,0 +1,192 @@
+import { realpath } from 'node:fs/promises';
+import {
+  AgentqError,
+  kbIngestJobOptions,
+  kbIngestJobSchema,
+  kbIngestResultSchema,
+  kbNameSchema,
+  kbSourceOriginSchema,
+  parseWith,
+  type KbDefinition,
+  type KbDocument,
+  type KbIngestResult,
+  type KbSource,
+  type KbSourceOrigin,
+} from '@agentq/shared';
+import { assertUnderRoot, expandFileSource, ingestProgressSchema, type KbSearchHit } from '@agentq/kb';
+import { z } from 'zod';
+import type { ClientContext } from '../client-context.js';
+
+/** Name of the jobs `addKbSource` adds to `kb-ingest`. */
+export const KB_INGEST_JOB_NAME = 'ingest';
+
+/** A knowledge base with its current version. */
+export interface KbInfo extends KbDefinition {
+  version: number;
+  documents: KbDocument[];
+  /** Chunks over all documents of the current version. */
+  chunks: number;
+}
+
+/** What to add: a local file or folder (`path`), or a `url`. */
+export const kbSourceInputSchema = z.union([
+  z.strictObject({ path: z.string().min(1).max(4_096) }),
+  z.strictObject({ url: z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }).max(4_096) }),
+]);
+
+/** See {@link kbSourceInputSchema}. */
+export type KbSourceInput = z.infer<typeof kbSourceInputSchema>;
+
+/** Options of {@link addKbSource}. */
+export interface AddKbSourceOptions {
+  /**
+   * `local` (the default) for the operator's own producer: any path this machine can read. `api`
+   * for paths that came from a caller: they must resolve under the client's `kbFileRoot`.
+   * @default 'local'
+   */
+  origin?: KbSourceOrigin;
+}
+
+/** The ingest jobs one `addKbSource` call enqueued. */
+export interface AddedKbSource {
+  kb: string;
+  jobs: Array<{ jobId: string; source: string }>;
+}
+
+/** One ingest job's state. */
+export interface KbIngestInfo {
+  jobId: string;
+  kb: string;
+  source: string;
+  state: 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'unknown';
+  progress?: { written: number; total: number };
+  result?: KbIngestResult;
+  failedReason?: string;
+}
+
+/** Creates a knowledge base. `CONFLICT` when the name is taken. */
+export async function createKb(
+  context: ClientContext,
+  input: { name: string; description?: string },
+): Promise<KbDefinition> {
+  return await context.kbs.create(input);
+}
+
+/** Every knowledge base with its current version. */
+export async function listKbs(context: ClientContext): Promise<KbInfo[]> {
+  const definitions = await context.kbs.list();
+  return await Promise.all(definitions.map((definition) => withVersion(context, definition)));
+}
+
+/** One knowledge base with its documents. `NOT_FOUND` when unknown. */
+export async function getKb(context: ClientContext, name: string): Promise<KbInfo> {
+  return await withVersion(context, await context.kbs.get(name));
+}
+
+async function withVersion(context: ClientContext, definition: KbDefinition): Promise<KbInfo> {
+  const { manifest } = await context.kbs.current(definition.name);
+  return {
+    ...definition,
+    version: manifest.version,
+    documents: manifest.documents,
+    chunks: manifest.documents.reduce((sum, document) => sum + document.chunks, 0),
+  };
+}
+
+/** Removes a knowledge base with all its versions and chunks. `NOT_FOUND` when unknown. */
+export async function removeKb(context: ClientContext, name: string): Promise<void> {
+  parseWith(kbNameSchema, name, 'knowledge base name');
+  await context.kbs.remove(name);
+}
+
+/** Removes one document as a new version. `NOT_FOUND` for an unknown KB or document. */
+export async function removeKbDocument(
+  context: ClientContext,
+  input: { kb: string; documentId: string },
+): Promise<{ version: number }> {
+  await context.kbs.get(input.kb);
+  return await context.kbs.removeDocument(input);
+}
+
+/**
+ * Enqueues one `kb-ingest` job per source: a URL, a file, or every supported file of a folder
+ * (expanded here, on the producer's machine). Nothing is read now; the indexer reads and ingests.
+ * A path from an `api` caller must resolve under `kbFileRoot` (`FORBIDDEN` otherwise, and without
+ * a root), so that a remote caller cannot make the indexer read an arbitrary file.
+ */
+export async function addKbSource(
+  context: ClientContext,
+  input: { kb: string; source: unknown; options?: AddKbSourceOptions },
+): Promise<AddedKbSource> {
+  const kb = parseWith(kbNameSchema, input.kb, 'knowledge base name');
+  const origin = parseWith(kbSourceOriginSchema, input.options?.origin ?? 'local', 'origin');
+  const source = parseWith(kbSourceInputSchema, input.source, 'knowledge base source');
+  await context.kbs.get(kb);
+  let sources: KbSource[];
+  if ('url' in source) {
+    sources = [{ type: 'url', url: source.url }];
+  } else {
+    if (origin === 'api') {
+      let resolved: string;
+      try {
+        resolved = await realpath(source.path);
+      } catch {
+        throw new AgentqError({
+          code: 'NOT_FOUND',
+          field: 'source.path',
+          message: `${source.path}: no such file or folder`,
+        });
+      }
+      await assertUnderRoot(resolved, context.kbFileRoot);
+    }
+    sources = await expandFileSource({ path: source.path });
+  }
+  const requestedAt = Date.now();
+  const jobs = await context.queues.kbIngest.addBulk(
+    sources.map((each) => ({
+      name: KB_INGEST_JOB_NAME,
+      data: kbIngestJobSchema.parse({ kb, source: each, origin, requestedAt }),
+      opts: kbIngestJobOptions,
+    })),
+  );
+  return {
+    kb,
+    jobs: jobs.map((job, index) => {
+      const each = sources[index] as KbSource;
+      return { jobId: job.id ?? '', source: each.type === 'url' ? each.url : each.path };
+    }),
+  };
+}
+
+/** The state of one ingest job. `NOT_FOUND` when the job is unknown (or already removed). */
+export async function getKbIngest(context: ClientContext, jobId: string): Promise<KbIngestInfo> {
+  const job = await context.queues.kbIngest.getJob(jobId);
+  if (!job) throw new AgentqError({ code: 'NOT_FOUND', field: 'jobId', message: `no ingest job "${jobId}"` });
+  const data = kbIngestJobSchema.safeParse(job.data);
+  const state = await job.getState();
+  const info: KbIngestInfo = {
+    jobId,
+    kb: data.success ? data.data.kb : 'unknown',
+    source: data.success ? (data.data.source.type === 'url' ? data.data.source.url : data.data.source.path) : 'unknown',
+    state:
+      (['waiting', 'active', 'delayed', 'completed', 'failed'] as const).find((known) => known === state) ??
+      (state === 'prioritized' || state === 'waiting-children' ? 'waiting' : 'unknown'),
+  };
+  const progress = ingestProgressSchema.safeParse(job.progress);
+  if (progress.success) info.progress = { written: progress.data.written, total: progress.data.total };
+  const result = kbIngestResultSchema.safeParse(job.returnvalue);
+  if (result.success) info.result = result.data;
+  if (job.failedReason) info.failedReason = job.failedReason;
+  return info;
+}
+
+/** Searches knowledge bases the way `kb_search` does (from Redis only). */
+export async function searchKbs(
+  context: ClientContext,
+  input: { query: string; kbs: readonly string[]; limit?: number },
+): Promise<KbSearchHit[]> {
+  const kbs = input.kbs.map((kb) => parseWith(kbNameSchema, kb, 'knowledge base name'));
+  const query = parseWith(z.string().trim().min(1, 'must not be empty').max(2_000), input.query, 'query');
+  for (const kb of kbs) await context.kbs.get(kb);
+  return await context.kbReader().search({ query, kbs, limit: input.limit ?? 5 });
+}

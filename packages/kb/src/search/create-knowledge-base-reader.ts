@@ -1,0 +1,265 @@
+import {
+  keyNames,
+  kbChunkSchema,
+  kbDefinitionSchema,
+  kbManifestSchema,
+  safeParseJson,
+  silentLogger,
+  type KbChunk,
+  type KbDocument,
+  type KbManifest,
+  type Logger,
+  type RedisConnection,
+} from '@agentq/shared';
+import { basename } from 'node:path';
+import { termsOf } from '../text/terms-of.js';
+import { Bm25Index } from './bm25-index.js';
+
+/** One `kb_search` result. */
+export interface KbSearchHit {
+  kb: string;
+  version: number;
+  documentId: string;
+  source: string;
+  location: { file?: string; heading?: string; page?: number };
+  text: string;
+  score: number;
+}
+
+/** One KB as `kb_list` shows it. */
+export interface KbListing {
+  kb: string;
+  version: number;
+  description?: string;
+  documents: Array<{ id: string; source: string; title?: string; chunks: number }>;
+}
+
+/** The read side of knowledge bases, as the builtin `kb_search` and `kb_list` tools use it. */
+export interface KnowledgeBaseReader {
+  search(options: {
+    query: string;
+    kbs: readonly string[];
+    limit: number;
+    signal?: AbortSignal;
+  }): Promise<KbSearchHit[]>;
+  list(options: { kbs: readonly string[] }): Promise<KbListing[]>;
+}
+
+/** Counters of a reader, for benchmarks and tests. */
+export interface KnowledgeBaseReaderStats {
+  /** BM25 indexes built (one per KB version loaded). */
+  indexBuilds: number;
+  /** Chunk sets read from Redis (a set unchanged between versions is reused, not read again). */
+  chunkSetReads: number;
+}
+
+/** A {@link KnowledgeBaseReader} with its counters. */
+export interface LoadedKnowledgeBaseReader extends KnowledgeBaseReader {
+  readonly stats: Readonly<KnowledgeBaseReaderStats>;
+}
+
+/** Options of {@link createKnowledgeBaseReader}. */
+export interface CreateKnowledgeBaseReaderOptions {
+  /** A connection the reader borrows; it never closes it. */
+  redis: RedisConnection;
+  /** Key prefix, hash-tagged under cluster mode. @default 'agentq' */
+  keyPrefix?: string;
+  logger?: Logger;
+}
+
+interface LoadedVersion {
+  version: number;
+  manifest: KbManifest;
+  chunks: KbChunk[];
+  documents: Map<string, KbDocument>;
+  index: Bm25Index;
+}
+
+const MAX_LOAD_ATTEMPTS = 20;
+const MAX_LIMIT = 50;
+
+/**
+ * Creates the cache-only reader of knowledge bases. Each call reads the version pointers of the
+ * KBs it names (one `MGET`); a KB whose version is already in memory is searched there, with no
+ * Redis read of chunks and no index build. A new version is loaded once (concurrent callers share
+ * the load), reusing the parsed chunks of documents that did not change. Nothing is ever ingested
+ * here: a KB that does not exist, or has no version yet, simply has no results.
+ */
+export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOptions): LoadedKnowledgeBaseReader {
+  const { redis } = options;
+  const keys = keyNames(options.keyPrefix ?? 'agentq');
+  const logger = (options.logger ?? silentLogger()).child({ component: 'kb-reader' });
+  const stats: KnowledgeBaseReaderStats = { indexBuilds: 0, chunkSetReads: 0 };
+  const loaded = new Map<string, LoadedVersion>();
+  const loading = new Map<string, Promise<LoadedVersion | undefined>>();
+  // Parsed chunk sets by key, kept while some loaded version uses them.
+  const chunkSets = new Map<string, KbChunk[]>();
+
+  async function pointers(kbs: readonly string[]): Promise<Map<string, number>> {
+    const unique = [...new Set(kbs)];
+    const out = new Map<string, number>();
+    if (unique.length === 0) return out;
+    const values = await redis.mget(...unique.map((kb) => keys.kbVersion(kb)));
+    unique.forEach((kb, index) => {
+      const value = values[index];
+      if (value !== null && value !== undefined && /^\d+$/.test(value)) out.set(kb, Number(value));
+    });
+    return out;
+  }
+
+  async function versionOf(kb: string, version: number): Promise<LoadedVersion | undefined> {
+    const current = loaded.get(kb);
+    if (current?.version === version) return current;
+    const key = `${kb}\u0000${version}`;
+    let pending = loading.get(key);
+    if (!pending) {
+      pending = load(kb, version).finally(() => loading.delete(key));
+      loading.set(key, pending);
+    }
+    return await pending;
+  }
+
+  async function load(kb: string, wanted: number): Promise<LoadedVersion | undefined> {
+    let version = wanted;
+    for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
+      const result = await tryLoad(kb, version);
+      if (result) return result;
+      // The version was replaced while it loaded: follow the pointer.
+      const now = (await pointers([kb])).get(kb);
+      if (now === undefined) return undefined;
+      version = now;
+    }
+    logger.warn({ kb }, 'knowledge base kept changing while it loaded');
+    return loaded.get(kb);
+  }
+
+  async function tryLoad(kb: string, version: number): Promise<LoadedVersion | undefined> {
+    const manifestText = await redis.get(keys.kbManifest(kb, version));
+    if (manifestText === null) return undefined;
+    const manifest = safeParseJson(manifestText, kbManifestSchema, `manifest of ${kb} v${version}`);
+    if (!manifest.success) {
+      logger.warn({ kb, version, error: manifest.error.message }, 'corrupt knowledge base manifest');
+      return undefined;
+    }
+    const setKeys = manifest.data.documents.map((document) => keys.kbChunks(kb, document.id, document.digest));
+    const missing = setKeys.filter((key) => !chunkSets.has(key));
+    const fetched = new Map<string, KbChunk[]>();
+    if (missing.length > 0) {
+      const pipeline = redis.pipeline();
+      for (const key of missing) pipeline.hgetall(key);
+      const replies = (await pipeline.exec()) ?? [];
+      for (const [index, key] of missing.entries()) {
+        const [error, value] = replies[index] ?? [new Error('no reply'), null];
+        const fields = (error ? {} : value) as Record<string, string>;
+        const document = manifest.data.documents[setKeys.indexOf(key)];
+        // Gone or short: the version was replaced and its chunks deleted meanwhile.
+        if (Object.keys(fields).length !== document?.chunks) return undefined;
+        const chunks: KbChunk[] = [];
+        for (const text of Object.values(fields)) {
+          const parsed = safeParseJson(text, kbChunkSchema, `chunk of ${kb}`);
+          if (parsed.success) chunks.push(parsed.data);
+        }
+        chunks.sort((left, right) => left.ordinal - right.ordinal);
+        fetched.set(key, chunks);
+        stats.chunkSetReads += 1;
+      }
+    }
+    const all: KbChunk[] = [];
+    for (const key of setKeys) all.push(...(fetched.get(key) ?? chunkSets.get(key) ?? []));
+    const result: LoadedVersion = {
+      version,
+      manifest: manifest.data,
+      chunks: all,
+      documents: new Map(manifest.data.documents.map((document) => [document.id, document])),
+      index: new Bm25Index(all),
+    };
+    stats.indexBuilds += 1;
+    const previous = loaded.get(kb);
+    if (!previous || previous.version < version) {
+      loaded.set(kb, result);
+      for (const [key, chunks] of fetched) chunkSets.set(key, chunks);
+      forgetUnused();
+    }
+    return result;
+  }
+
+  function forgetUnused(): void {
+    const used = new Set<string>();
+    for (const [kb, version] of loaded) {
+      for (const document of version.manifest.documents) used.add(keys.kbChunks(kb, document.id, document.digest));
+    }
+    for (const key of chunkSets.keys()) if (!used.has(key)) chunkSets.delete(key);
+  }
+
+  return {
+    stats,
+    async search(searchOptions) {
+      const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(searchOptions.limit)));
+      const terms = termsOf(searchOptions.query);
+      if (terms.length === 0) return [];
+      const versions = await pointers(searchOptions.kbs);
+      const hits: KbSearchHit[] = [];
+      for (const [kb, version] of versions) {
+        searchOptions.signal?.throwIfAborted();
+        const state = await versionOf(kb, version);
+        if (!state) continue;
+        for (const match of state.index.search(terms, limit)) {
+          const chunk = state.chunks[match.position] as KbChunk;
+          const document = state.documents.get(chunk.documentId);
+          if (!document) continue;
+          hits.push({
+            kb,
+            version: state.version,
+            documentId: document.id,
+            source: document.source,
+            location: locationOf(document, chunk),
+            text: chunk.text,
+            score: Math.round(match.score * 1_000) / 1_000,
+          });
+        }
+      }
+      return hits.sort((left, right) => right.score - left.score).slice(0, limit);
+    },
+    async list(listOptions) {
+      const unique = [...new Set(listOptions.kbs)];
+      if (unique.length === 0) return [];
+      const [definitions, versions] = await Promise.all([redis.hmget(keys.kbs, ...unique), pointers(unique)]);
+      const out: KbListing[] = [];
+      for (const [index, kb] of unique.entries()) {
+        const definition = safeParseJson(definitions[index], kbDefinitionSchema, `knowledge base ${kb}`);
+        if (!definition.success) continue;
+        const version = versions.get(kb) ?? 0;
+        const manifest = version === 0 ? undefined : await manifestOf(kb, version);
+        const listing: KbListing = {
+          kb,
+          version: manifest?.version ?? 0,
+          documents: (manifest?.documents ?? []).map((document) => ({
+            id: document.id,
+            source: document.source,
+            ...(document.title ? { title: document.title } : {}),
+            chunks: document.chunks,
+          })),
+        };
+        if (definition.data.description) listing.description = definition.data.description;
+        out.push(listing);
+      }
+      return out;
+    },
+  };
+
+  async function manifestOf(kb: string, version: number): Promise<KbManifest | undefined> {
+    const current = loaded.get(kb);
+    if (current?.version === version) return current.manifest;
+    const text = await redis.get(keys.kbManifest(kb, version));
+    const parsed = safeParseJson(text, kbManifestSchema, `manifest of ${kb}`);
+    return parsed.success ? parsed.data : undefined;
+  }
+}
+
+function locationOf(document: KbDocument, chunk: KbChunk): KbSearchHit['location'] {
+  const location: KbSearchHit['location'] = {};
+  if (document.source.startsWith('/')) location.file = document.label ?? basename(document.source);
+  if (chunk.heading !== undefined) location.heading = chunk.heading;
+  if (chunk.page !== undefined) location.page = chunk.page;
+  return location;
+}

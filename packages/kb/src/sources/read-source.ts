@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { open, realpath } from 'node:fs/promises';
+import { extname, isAbsolute, relative, sep } from 'node:path';
+import {
+  AgentqError,
+  NonRetryableError,
+  createGuardedFetch,
+  type KbDocumentKind,
+  type KbSource,
+  type KbSourceOrigin,
+} from '@agentq/shared';
+
+/** The raw content of one source, before parsing. */
+export interface SourceContent {
+  kind: KbDocumentKind;
+  /** The file path or URL, as results show it. */
+  source: string;
+  label?: string;
+  bytes: Uint8Array;
+  /** Hex SHA-256 of `bytes`. */
+  digest: string;
+}
+
+/** Options of {@link readSource}. */
+export interface ReadSourceOptions {
+  source: KbSource;
+  origin: KbSourceOrigin;
+  /** Largest body read. */
+  maxBytes: number;
+  /** Folder API-originated files must resolve under; unset, API file sources are refused. */
+  fileRoot?: string;
+  /** Fetch guard settings for URL sources (`AGENTQ_ALLOW_PRIVATE_FETCH`, `AGENTQ_FETCH_ALLOW_HOSTS`). */
+  allowPrivateNetwork?: boolean;
+  allowHosts?: readonly string[];
+  /** Time to read a URL source. @default 30000 */
+  fetchTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const kindByExtension: Record<string, KbDocumentKind> = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.txt': 'text',
+  '.text': 'text',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+};
+
+/** File extensions the indexer reads; a folder source is expanded to the files with these. */
+export const SUPPORTED_EXTENSIONS: readonly string[] = Object.keys(kindByExtension);
+
+/** The document kind of a file name, or undefined when it is not supported. */
+export function kindOfFile(path: string): KbDocumentKind | undefined {
+  return kindByExtension[extname(path).toLowerCase()];
+}
+
+/**
+ * Reads one source's bytes. Files: links resolved first, and an `api` source must then lie under
+ * `fileRoot` (a REST caller must never make the indexer read an arbitrary server file). URLs: the
+ * shared fetch guard, a byte cap and a time cap, and a content type that names a supported kind.
+ * A source that cannot be read as asked fails with a `NonRetryableError`; a network failure is
+ * thrown as is, so the job retries.
+ */
+export async function readSource(options: ReadSourceOptions): Promise<SourceContent> {
+  const { source } = options;
+  if (source.type === 'file') return await readFileSource({ ...options, source });
+  return await readUrlSource({ ...options, source });
+}
+
+async function readFileSource(options: ReadSourceOptions & { source: Extract<KbSource, { type: 'file' }> }) {
+  const { source } = options;
+  const kind = kindOfFile(source.path);
+  if (kind === undefined) {
+    throw new NonRetryableError({
+      code: 'UNSUPPORTED_SOURCE',
+      field: 'source.path',
+      message: `${source.path}: unsupported file type "${extname(source.path) || '(none)'}" (use ${SUPPORTED_EXTENSIONS.join(', ')})`,
+    });
+  }
+  let resolved: string;
+  try {
+    resolved = await realpath(source.path);
+  } catch {
+    throw new NonRetryableError({ code: 'NOT_FOUND', field: 'source.path', message: `${source.path}: no such file` });
+  }
+  if (options.origin === 'api') await assertUnderRoot(resolved, options.fileRoot);
+  const handle = await open(resolved, 'r');
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) {
+      throw new NonRetryableError({ code: 'VALIDATION', field: 'source.path', message: `${source.path}: not a file` });
+    }
+    if (stat.size > options.maxBytes) throw tooLarge(source.path, options.maxBytes);
+    const bytes = new Uint8Array(await handle.readFile());
+    return withDigest({ kind, source: source.path, ...(source.label ? { label: source.label } : {}), bytes });
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Throws `FORBIDDEN` unless `path` lies in or under `root`. Both are resolved (links followed)
+ * first, so neither `..` nor a link inside the root leads out of it.
+ */
+export async function assertUnderRoot(path: string, root: string | undefined): Promise<void> {
+  if (root === undefined) {
+    throw new NonRetryableError({
+      code: 'FORBIDDEN',
+      field: 'source.path',
+      message: 'file sources through the API need AGENTQ_KB_FILE_ROOT; add files with the CLI, or use a URL',
+    });
+  }
+  let resolvedRoot: string;
+  try {
+    resolvedRoot = await realpath(root);
+  } catch {
+    throw new NonRetryableError({
+      code: 'FORBIDDEN',
+      field: 'source.path',
+      message: 'AGENTQ_KB_FILE_ROOT does not exist',
+    });
+  }
+  const inside = relative(resolvedRoot, path);
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    throw new NonRetryableError({
+      code: 'FORBIDDEN',
+      field: 'source.path',
+      message: `${path} is outside AGENTQ_KB_FILE_ROOT`,
+    });
+  }
+}
+
+async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSource, { type: 'url' }> }) {
+  const { url } = options.source;
+  const guarded = createGuardedFetch({
+    allowPrivate: options.allowPrivateNetwork ?? false,
+    ...(options.allowHosts ? { allowHosts: options.allowHosts } : {}),
+  });
+  const timeout = AbortSignal.timeout(options.fetchTimeoutMs ?? 30_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let response: Response;
+  try {
+    response = await guarded(url, {
+      signal,
+      headers: { accept: 'text/markdown, text/html, text/plain, application/pdf' },
+    });
+  } catch (error) {
+    // The guard's refusals (private address, bad URL) do not change on retry.
+    if (AgentqError.isInstance(error)) {
+      throw new NonRetryableError({ code: error.code, field: 'source.url', message: error.message });
+    }
+    throw error;
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    const message = `${safeUrl(url)} answered HTTP ${response.status}`;
+    // A 4xx will answer the same next time; a 5xx may not.
+    if (response.status >= 400 && response.status < 500) {
+      throw new NonRetryableError({ code: 'SOURCE_UNAVAILABLE', field: 'source.url', message });
+    }
+    throw new AgentqError({ code: 'SOURCE_UNAVAILABLE', field: 'source.url', message });
+  }
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const kind = kindOfContentType(contentType, url);
+  if (kind === undefined) {
+    await response.body?.cancel();
+    throw new NonRetryableError({
+      code: 'UNSUPPORTED_SOURCE',
+      field: 'source.url',
+      message: `${safeUrl(url)}: content type "${contentType || '(none)'}" is not supported (Markdown, plain text, HTML or PDF)`,
+    });
+  }
+  const bytes = await readCapped(response, options.maxBytes, safeUrl(url));
+  return withDigest({ kind, source: url, bytes });
+}
+
+function kindOfContentType(contentType: string, url: string): KbDocumentKind | undefined {
+  if (contentType === 'text/markdown' || contentType === 'text/x-markdown') return 'markdown';
+  if (contentType === 'text/html' || contentType === 'application/xhtml+xml') return 'html';
+  if (contentType === 'application/pdf') return 'pdf';
+  if (contentType === 'text/plain') return kindOfFile(new URL(url).pathname) === 'markdown' ? 'markdown' : 'text';
+  return undefined;
+}
+
+async function readCapped(response: Response, maxBytes: number, name: string): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge(name, maxBytes);
+  }
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(name, maxBytes);
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(name: string, maxBytes: number): NonRetryableError {
+  return new NonRetryableError({
+    code: 'SOURCE_TOO_LARGE',
+    field: 'source',
+    message: `${name} is larger than ${maxBytes} bytes (AGENTQ_KB_MAX_SOURCE_BYTES)`,
+  });
+}
+
+// Host and path only: a URL's user info and query may carry credentials.
+function safeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function withDigest(content: Omit<SourceContent, 'digest'>): SourceContent {
+  return { ...content, digest: createHash('sha256').update(content.bytes).digest('hex') };
+}
