@@ -99,6 +99,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     config,
     logger,
     env,
+    workerId: id,
   });
 
   const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {

@@ -6,7 +6,15 @@ import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { startApi, type RunningApi } from '@agentq/api';
 import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { createLogger, loadConfig, runSpecLimitsOf, secretValuesOf, serverPolicyOf, type Config } from '@agentq/shared';
+import {
+  createLogger,
+  loadConfig,
+  runSpecLimitsOf,
+  secretValuesOf,
+  serverPolicyOf,
+  startTelemetry,
+  type Config,
+} from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { findRedis, type DevRedis } from '../dev/find-redis.js';
@@ -64,6 +72,8 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     env.AGENTQ_SECRET_SANDBOX = io.env.AGENTQ_SECRET_SANDBOX || io.env.AGENTQ_SANDBOX || sandbox;
     const config = loadConfig(env);
     const logger = createLogger({ level: config.logLevel, name: 'agentq-dev', secretValues: secretValuesOf(config) });
+    const telemetry = await startTelemetry({ serviceName: 'agentq-dev', logger, env });
+    started.push({ name: 'telemetry', close: () => telemetry.shutdown() });
 
     const client = createAgentqClient({
       redisUrl: config.redisUrl,

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       secretHosts: '',
       maxInputBytes: 262144,
       maxMcpServers: 200,
+      traceArguments: false,
     });
   });
 

@@ -55,6 +55,8 @@ export interface Config {
   maxInputBytes: number;
   /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
   maxMcpServers: number;
+  /** `AGENTQ_TRACE_ARGUMENTS`: tool arguments, prompts and outputs may become span attributes. */
+  traceArguments: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { traceContextSchema } from '../telemetry/trace-context.js';
 import { findProvenanceIssues } from './input-message-provenance.js';
 
 /** `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. */
@@ -230,6 +231,11 @@ export function createRunSpecSchema(limits: Partial<RunSpecLimits> = {}) {
       metadata: createMetadataSchema(effective),
       /** The `scripted` model's script may also be given here; it is moved to `assistant.script`. */
       script: cappedArray(scriptStepSchema, maxScriptSteps, 'steps').optional(),
+      /**
+       * W3C trace context of the enqueue, set by the producer when tracing is on: every attempt of
+       * the run continues this trace. Not part of the run's identity (idempotency ignores it).
+       */
+      trace: traceContextSchema.optional(),
     })
     .superRefine((spec, context) => {
       if (spec.script && spec.assistant.script) {
