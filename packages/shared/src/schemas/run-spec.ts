@@ -15,8 +15,11 @@ export const mcpToolIdSchema = z
   .regex(/^[a-z0-9][a-z0-9_-]*:.+$/, 'must look like serverId:toolName');
 
 /** One step of the built-in `scripted` test model. */
+/** How long a scripted step takes, like a real model's latency (chaos runs and benchmarks). */
+const scriptDelaySchema = z.number().int().min(0).max(60_000).optional();
+
 export const scriptStepSchema = z.union([
-  z.strictObject({ text: z.string() }),
+  z.strictObject({ text: z.string(), delayMs: scriptDelaySchema }),
   z.strictObject({
     toolCalls: z
       .array(
@@ -27,6 +30,7 @@ export const scriptStepSchema = z.union([
       )
       .min(1),
     text: z.string().optional(),
+    delayMs: scriptDelaySchema,
   }),
 ]);
 
