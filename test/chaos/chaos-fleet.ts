@@ -70,8 +70,8 @@ function random(seed: number): () => number {
   };
 }
 
-/** A free port in 7200-7299 (private Redis and API of the chaos fleet). */
-async function freeChaosPort(): Promise<number> {
+/** A free port in 7200-7299, the range of private Redis servers and APIs of chaos runs and benchmarks. */
+export async function freePrivatePort(): Promise<number> {
   for (let port = 7200 + Math.floor(Math.random() * 100), tries = 0; tries < 100; tries += 1) {
     const candidate = 7200 + ((port + tries - 7200) % 100);
     const free = await new Promise<boolean>((resolve) => {
@@ -102,8 +102,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
   const folder = await mkdtemp(join(tmpdir(), 'agentq-chaos-'));
   const counterFile = join(folder, 'counter.log');
-  const redisPort = await freeChaosPort();
-  const apiPort = await freeChaosPort();
+  const redisPort = await freePrivatePort();
+  const apiPort = await freePrivatePort();
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   const prefix = 'chaos';
   const children = new Set<Child>();
@@ -215,10 +215,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const enqueue = (async () => {
       const perTick = Math.max(1, Math.round((options.enqueuePerSecond ?? 50) / 10));
       const runIds = [...plans.keys()];
+      const delays: Array<[number, number]> = [];
       for (let index = 0; index < runIds.length;) {
         const runId = runIds[index] as string;
         const plan = plans.get(runId) as Plan;
-        const latency = () => 50 + Math.floor(rand() * 251);
+        // Drawn once per run: a retry after a Redis blip must send the very same spec.
+        const latencies = (delays[index] ??= [50 + Math.floor(rand() * 251), 50 + Math.floor(rand() * 251)]);
         try {
           await client?.enqueueRun(
             {
@@ -226,8 +228,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
                 model: 'scripted:chaos',
                 mcpServers: ['fx'],
                 script: [
-                  { toolCalls: [{ toolName: counterTool, input: { note: runId } }], delayMs: latency() },
-                  { text: 'done', delayMs: latency() },
+                  { toolCalls: [{ toolName: counterTool, input: { note: runId } }], delayMs: latencies[0] },
+                  { text: 'done', delayMs: latencies[1] },
                 ],
               },
               input: { prompt: 'count once' },
