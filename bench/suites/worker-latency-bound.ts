@@ -229,6 +229,7 @@ const suite: BenchSuite = {
     );
     const redisUrl = `redis://127.0.0.1:${port}`;
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    redis.on('error', () => undefined); // refused until the private server listens
     const model = startModelServer();
     const figures: BenchFigure[] = [];
     try {
@@ -312,8 +313,10 @@ const suite: BenchSuite = {
       });
       try {
         // Warm both paths once (module loading, the MCP connection, the registry sync).
+        // A full batch at full concurrency first: JIT, sockets to the model and 500 open slots.
         model.setDelay(10);
         await timeBatch(runsQueue, runJobs(3, -1).slice(0, 20));
+        await timeBatch(runsQueue, runJobs(1, -2));
         await timeBatch(bareQueue, bareJobs(1).slice(0, 20));
         model.setDelay(stepMs);
         for (const steps of [1, 3]) {
