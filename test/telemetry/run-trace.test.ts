@@ -55,7 +55,12 @@ describe('one trace per run, across processes roles and the approval', () => {
     await warmServer({
       redis: ctx.redis,
       prefix: ctx.prefix,
-      definition: { id: 'fx', transport: fixtureStdioTransport({ counterFile }) },
+      definition: {
+        id: 'fx',
+        transport: fixtureStdioTransport({ counterFile }),
+        // The fixture starts through tsx: on a busy machine that alone can pass the 10 s default.
+        timeouts: { connectMs: 60_000, listMs: 60_000, callMs: 60_000 },
+      },
     });
     const { startApi } = await import('@agentq/api');
     api = await startApi({ config: testConfig(ctx), logger: silentLogger() });
