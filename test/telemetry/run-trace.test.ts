@@ -201,6 +201,40 @@ describe('one trace per run, across processes roles and the approval', () => {
     for (const span of spans) expect(JSON.stringify(span.attributes), span.name).not.toContain(secretNote);
   });
 
+  it('records tool arguments on spans only with AGENTQ_TRACE_ARGUMENTS=true', async () => {
+    // Only a worker that was asked to may run this one.
+    for (const running of workers.splice(0)) await running.close();
+    const worker = await startTestWorker({
+      redisUrl: ctx.redisUrl,
+      prefix: ctx.prefix,
+      env: { AGENTQ_TRACE_ARGUMENTS: 'true' },
+    });
+    workers.push(worker);
+    const note = 'note-shown-because-asked';
+    const enqueued = await http.call('POST', '/v1/runs', {
+      body: {
+        runId: 'traced-arguments',
+        spec: {
+          assistant: {
+            model: 'scripted:test',
+            mcpServers: ['fx'],
+            script: [{ toolCalls: [{ toolName: counterTool, input: { note } }] }, { text: 'done' }],
+          },
+          input: { prompt: 'count' },
+        },
+      },
+    });
+    expect(enqueued.status).toBe(201);
+    expect((await waitForJob(queue, 'traced-arguments')).state).toBe('completed');
+    const toolCall = await eventually(async () =>
+      exporter
+        .getFinishedSpans()
+        .find((span) => span.name === 'ai.toolCall' && span.attributes['agentq.run.id'] === 'traced-arguments'),
+    );
+    expect(String(toolCall.attributes['ai.toolCall.args'])).toContain(note);
+    await worker.close();
+  });
+
   it('gives each warmer refresh a span with server id, reason, outcome and tool count', async () => {
     expect(await new ServerStore({ redis: ctx.redis, prefix: ctx.prefix }).get('fx')).not.toBeNull();
     warmer = await startCatalogWarmer({ config: testConfig(ctx), logger: silentLogger() });
