@@ -1,5 +1,5 @@
 import { openKnowledgeBaseReader } from '@agentq/kb';
-import { createLogger, loadConfig, secretValuesOf } from '@agentq/shared';
+import { createLogger, loadConfig, secretValuesOf, startTelemetry } from '@agentq/shared';
 import { startAgentWorker } from './start-agent-worker.js';
 
 // Role entry point: `tsx apps/agent-worker/src/main.ts` (or `agentq worker`). Configuration comes
@@ -7,6 +7,8 @@ import { startAgentWorker } from './start-agent-worker.js';
 // releasing them to resume elsewhere.
 const config = loadConfig(process.env);
 const logger = createLogger({ level: config.logLevel, name: 'agent-worker', secretValues: secretValuesOf(config) });
+// Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const telemetry = await startTelemetry({ serviceName: 'agentq-worker', logger });
 
 try {
   // kb_search / kb_list read knowledge bases through this reader (cache-only, loaded per version).
@@ -21,7 +23,10 @@ try {
       .close()
       .then(() => knowledgeBases.close())
       .then(
-        () => process.exit(0),
+        async () => {
+          await telemetry.shutdown();
+          process.exit(0);
+        },
         (error: Error) => {
           logger.error({ error: error.message }, 'agent worker did not close cleanly');
           process.exit(1);

@@ -146,6 +146,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       config,
       logger: shardLogger,
       env,
+      workerId: id,
     });
     const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {
       connection,

@@ -1,6 +1,10 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import {
   AgentqError,
+  contextFromTrace,
+  isTracingActive,
+  SpanKind,
+  withSpan,
   QUEUE_NAMES,
   keyNames,
   runSpecLimitsOf,
@@ -241,14 +245,26 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       scope.route({
         method: route.method,
         url: fastifyPath(route.path),
-        handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          const params = parseRequestPart(route.params, request.params, 'path parameters');
-          const query = parseRequestPart(route.query, request.query, 'query');
-          const body = parseRequestPart(route.body, request.body, 'request body');
-          const result = await route.handler({ params, query, body, request, reply });
-          void reply.status(result.status ?? 200);
-          return result.body === undefined ? reply.send() : reply.send(result.body);
-        },
+        handler: async (request: FastifyRequest, reply: FastifyReply) =>
+          // A server span per API call, continuing the caller's `traceparent`: an enqueue or a
+          // decision made over REST joins the caller's trace.
+          await withSpan(
+            `${route.method} ${route.path}`,
+            {
+              kind: SpanKind.SERVER,
+              parent: contextFromTrace(incomingTrace(request)),
+              attributes: { 'http.request.method': route.method, 'http.route': route.path },
+            },
+            async (span) => {
+              const params = parseRequestPart(route.params, request.params, 'path parameters');
+              const query = parseRequestPart(route.query, request.query, 'query');
+              const body = parseRequestPart(route.body, request.body, 'request body');
+              const result = await route.handler({ params, query, body, request, reply });
+              span.setAttribute('http.response.status_code', result.status ?? 200);
+              void reply.status(result.status ?? 200);
+              return result.body === undefined ? reply.send() : reply.send(result.body);
+            },
+          ),
       });
     }
   });
@@ -296,4 +312,11 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     await registerBullBoard(scope, queues);
   });
   return app;
+}
+
+/** The caller's W3C trace context, taken up only while this process traces. */
+function incomingTrace(request: FastifyRequest): { traceparent: string; tracestate?: string } | undefined {
+  const { traceparent, tracestate } = request.headers;
+  if (!isTracingActive() || typeof traceparent !== 'string') return undefined;
+  return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
 }

@@ -1,10 +1,12 @@
-import { createLogger, loadConfig, secretValuesOf } from '@agentq/shared';
+import { createLogger, loadConfig, secretValuesOf, startTelemetry } from '@agentq/shared';
 import { startApi } from './start-api.js';
 
 // Role entry: `tsx apps/api/src/main.ts` (or `agentq api`). Configuration comes from the
 // environment; see the README's configuration table.
 const config = loadConfig();
 const logger = createLogger({ level: config.logLevel, name: 'api', secretValues: secretValuesOf(config) });
+// Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const telemetry = await startTelemetry({ serviceName: 'agentq-api', logger });
 const api = await startApi({ config, logger });
 logger.info({ url: api.url }, 'api listening');
 
@@ -14,7 +16,10 @@ const stop = (signal: string) => {
   stopping = true;
   logger.info({ signal }, 'stopping');
   api.close().then(
-    () => process.exit(0),
+    async () => {
+      await telemetry.shutdown();
+      process.exit(0);
+    },
     (error: unknown) => {
       logger.error({ error }, 'close failed');
       process.exit(1);

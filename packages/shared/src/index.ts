@@ -216,3 +216,25 @@ export { createGuardedFetch } from './net/create-guarded-fetch.js';
 export type { GuardedFetch, GuardedFetchOptions } from './net/create-guarded-fetch.js';
 export { isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
 export { isPrivateAddress } from './net/is-private-address.js';
+
+export {
+  contextFromTrace,
+  traceContextFromSpanContext,
+  traceContextOf,
+  traceContextSchema,
+  withoutTrace,
+} from './telemetry/trace-context.js';
+export type { TraceContext } from './telemetry/trace-context.js';
+export {
+  activeContext,
+  activeSpan,
+  AGENTQ_TRACER_NAME,
+  agentqTracer,
+  recordSpanError,
+  ROOT_CONTEXT,
+  SpanKind,
+  withSpan,
+} from './telemetry/agentq-tracer.js';
+export type { Attributes, Context, Span, Tracer, WithSpanOptions } from './telemetry/agentq-tracer.js';
+export { isTelemetryRequested, isTracingActive, startTelemetry } from './telemetry/start-telemetry.js';
+export type { StartTelemetryOptions, Telemetry } from './telemetry/start-telemetry.js';

@@ -1,7 +1,10 @@
 import {
   approvalJobSchema,
   approvalResultSchema,
+  contextFromTrace,
   settleApproval,
+  withSpan,
+  type ApprovalJob,
   type ApprovalResult,
   type Logger,
   type RedisConnection,
@@ -39,6 +42,28 @@ export function createApprovalProcessor(options: ApprovalProcessorOptions) {
       return { approvalId: String(job.id), approved: false, reason: 'no-decision', outcome: 'no-decision' };
     }
     const request = parsed.data;
+    // The wait, recorded once it is over: from the request to the moment its job ran, under the
+    // step that asked, whichever worker runs it.
+    return await withSpan(
+      'agentq.approval.wait',
+      {
+        parent: contextFromTrace(request.trace),
+        startTime: Math.min(request.requestedAt, now),
+        attributes: {
+          'agentq.run.id': request.runId,
+          'agentq.approval.id': request.approvalId,
+          'agentq.tool.name': request.toolName,
+        },
+      },
+      async (span) => {
+        const result = await settle(request, now);
+        span.setAttributes({ 'agentq.outcome': result.outcome, 'agentq.approval.approved': result.approved });
+        return result;
+      },
+    );
+  };
+
+  async function settle(request: ApprovalJob, now: number): Promise<ApprovalResult> {
     const expired = now + slack >= request.expiresAt;
     const outcome = expired ? ('expired' as const) : ('no-decision' as const);
     const settled = await settleApproval({
@@ -63,5 +88,5 @@ export function createApprovalProcessor(options: ApprovalProcessorOptions) {
       via: decision.via,
       outcome: settled.outcome,
     });
-  };
+  }
 }

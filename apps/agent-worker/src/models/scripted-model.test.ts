@@ -27,6 +27,16 @@ describe('createScriptedModel', () => {
     expect(seen).toEqual([scriptedToolCallId(0, 0)]);
   });
 
+  it('waits out a step delay, and an abort ends the wait at once', async () => {
+    const slow = createScriptedModel({ modelId: 'test', script: [{ text: 'late', delayMs: 60_000 }] });
+    const controller = new AbortController();
+    const pending = generateText({ model: slow, prompt: 'wait', abortSignal: controller.signal, maxRetries: 0 });
+    setTimeout(() => controller.abort(new Error('stop waiting')), 10);
+    await expect(pending).rejects.toThrow('stop waiting');
+    const quick = createScriptedModel({ modelId: 'test', script: [{ text: 'soon', delayMs: 1 }] });
+    expect((await generateText({ model: quick, prompt: 'wait' })).text).toBe('soon');
+  });
+
   it('derives its step from the prompt, so a resumed conversation continues where it stopped', async () => {
     const model = createScriptedModel({ modelId: 'test', script });
     const result = await model.doGenerate({

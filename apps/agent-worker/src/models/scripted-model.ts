@@ -73,8 +73,12 @@ export function createScriptedModel(options: ScriptedModelOptions): LanguageMode
     provider: 'scripted',
     modelId: options.modelId,
     supportedUrls: {},
-    doGenerate: async (callOptions) => generate(callOptions),
+    doGenerate: async (callOptions) => {
+      await stepDelay(options.script, callOptions);
+      return generate(callOptions);
+    },
     doStream: async (callOptions): Promise<LanguageModelV3StreamResult> => {
+      await stepDelay(options.script, callOptions);
       const result = generate(callOptions);
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
       result.content.forEach((part, index) => {
@@ -109,4 +113,23 @@ export function scriptedToolCallId(step: number, index: number): string {
 
 function countAssistantTurns(prompt: LanguageModelV3Prompt): number {
   return prompt.filter((message) => message.role === 'assistant').length;
+}
+
+/** Waits out the `delayMs` of the step about to be played; an abort ends the wait at once. */
+async function stepDelay(script: readonly ScriptStep[], callOptions: LanguageModelV3CallOptions): Promise<void> {
+  const delayMs = script[countAssistantTurns(callOptions.prompt)]?.delayMs ?? 0;
+  if (delayMs <= 0) return;
+  const signal = callOptions.abortSignal;
+  signal?.throwIfAborted();
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

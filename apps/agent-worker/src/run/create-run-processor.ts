@@ -1,8 +1,17 @@
 import { applyMetaToolEffects, createToolCallRepair, type RunToolState } from '@agentq/registry';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
+  activeContext,
   AgentqError,
+  agentqTracer,
+  contextFromTrace,
   digestOf,
+  QUEUE_NAMES,
+  recordSpanError,
+  SpanKind,
+  traceContextFromSpanContext,
+  withSpan,
+  type Span,
   queueApprovalRegistrations,
   createRunSpecSchema,
   runResultSchema,
@@ -25,7 +34,7 @@ import { approvalIdFor } from '../approvals/approval-id.js';
 import { collectApprovalResponses, appendApprovalResponses } from '../approvals/collect-approval-responses.js';
 import { parkForApprovals } from '../approvals/park-for-approvals.js';
 import { sealApprovalResponses } from '../approvals/seal-approval-responses.js';
-import { toBullmqError } from '../errors/to-bullmq-error.js';
+import { isParkedError, toBullmqError } from '../errors/to-bullmq-error.js';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import { buildRunTools } from './build-run-tools.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
@@ -59,13 +68,34 @@ export function createRunProcessor(dependencies: RunProcessorDependencies) {
   // what its records approve right before the loop, so a per-process key that never leaves memory
   // is enough, and nothing stored anywhere can carry a valid signature.
   const approvalSecret = dependencies.approvalSecret ?? randomBytes(32);
-  return async (job: AgentRunJob, token?: string, signal?: AbortSignal): Promise<RunResult> => {
-    try {
-      return await processRun({ job, token, signal, dependencies, runSpecSchema, approvalSecret });
-    } catch (error) {
-      throw await toBullmqError(error, { job, token });
-    }
-  };
+  return async (job: AgentRunJob, token?: string, signal?: AbortSignal): Promise<RunResult> =>
+    // One span per attempt, continuing the trace the producer began: a resume on another worker
+    // after an approval, a stall or a retry joins the same trace.
+    await withSpan(
+      'agentq.run',
+      {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromTrace((job.data as { trace?: unknown } | null | undefined)?.trace),
+        attributes: {
+          'messaging.system': 'bullmq',
+          'messaging.destination.name': QUEUE_NAMES.agentRuns,
+          'agentq.run.id': String(job.id),
+          'agentq.run.attempts_started': job.attemptsStarted,
+          'agentq.run.stalled_count': job.stalledCounter,
+          ...(dependencies.workerId ? { 'agentq.worker.id': dependencies.workerId } : {}),
+        },
+        expectedError: (error) => (isParkedError(error) ? 'parked' : undefined),
+      },
+      async (span) => {
+        try {
+          const result = await processRun({ job, token, signal, dependencies, runSpecSchema, approvalSecret, span });
+          span.setAttributes({ 'agentq.outcome': 'completed', 'agentq.run.steps': result.steps.length });
+          return result;
+        } catch (error) {
+          throw await toBullmqError(error, { job, token });
+        }
+      },
+    );
 }
 
 async function processRun(options: {
@@ -75,6 +105,8 @@ async function processRun(options: {
   dependencies: RunProcessorDependencies;
   runSpecSchema: RunSpecSchema;
   approvalSecret: Uint8Array;
+  /** This attempt's span. */
+  span: Span;
   /**
    * Set when this attempt already tried to park and found every approval job finished: the run
    * must continue from its checkpoint, and an approval that still has no result cannot get one
@@ -101,6 +133,7 @@ async function processRun(options: {
     ? [null, {}, new Map<string, RecordedToolResult>()]
     : await Promise.all([store.read(runId), job.getChildrenValues<unknown>(), store.recordedToolResults(runId)]);
   let checkpoint = stored ?? freshCheckpoint(runId, spec);
+  options.span.setAttributes({ 'agentq.run.resumed': stored !== null, 'agentq.run.first_step': checkpoint.step });
   if (checkpoint.status === 'completed') return resultOf(checkpoint, spec);
 
   // This attempt: its id marks its tool-call claims, and it is aborted when it turns out that
@@ -208,6 +241,7 @@ async function processRun(options: {
       resolved,
       logger,
       fence,
+      span: options.span,
       before: resumeWrite,
       signal: options.signal ? AbortSignal.any([options.signal, attempt.signal]) : attempt.signal,
     });
@@ -240,6 +274,7 @@ async function runModelLoop(options: {
   /** A write that must have landed before the first step's checkpoint. */
   before?: Promise<void>;
   fence: RunFence | undefined;
+  span: Span;
 }): Promise<RunCheckpoint> {
   const { job, spec, runId, state, runTools, resolved, logger, dependencies } = options;
   const { store, env } = dependencies;
@@ -254,8 +289,27 @@ async function runModelLoop(options: {
   const system =
     [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
     undefined;
+  // Step spans hang under the attempt (not under the SDK's generateText span they finish in), and
+  // the approvals a step asks for carry its context, so the wait and the decision join the trace.
+  const attemptContext = activeContext();
+  const traced = options.span.isRecording();
+  let stepStartedAt = Date.now();
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
+    const stepSpan = agentqTracer().startSpan(
+      'agentq.run.step',
+      {
+        startTime: stepStartedAt,
+        attributes: {
+          'agentq.run.id': runId,
+          'agentq.step': firstStep + step.stepNumber,
+          'agentq.step.finish_reason': step.finishReason,
+          'agentq.step.tool_calls': step.toolCalls.length,
+        },
+      },
+      attemptContext,
+    );
+    const stepTrace = traced ? traceContextFromSpanContext(stepSpan.spanContext()) : undefined;
     try {
       await options.before;
       const now = Date.now();
@@ -294,6 +348,7 @@ async function runModelLoop(options: {
           schemaDigest,
           requestedAt: now,
           expiresAt: now + timeoutMs,
+          ...(stepTrace ? { trace: stepTrace } : {}),
         });
       }
       // A step without tool calls, or the last allowed one, ends the loop: mark the run completed
@@ -349,9 +404,17 @@ async function runModelLoop(options: {
           status: checkpoint.status,
         });
       }
+      stepSpan.setAttributes({
+        'agentq.step.approvals_requested': pending.length,
+        'agentq.run.status': checkpoint.status,
+      });
     } catch (error) {
+      recordSpanError(stepSpan, error);
       checkpointError ??= error;
       stop.abort(error);
+    } finally {
+      stepSpan.end();
+      stepStartedAt = Date.now();
     }
   };
 
@@ -375,6 +438,16 @@ async function runModelLoop(options: {
       maxOutputTokens: spec.assistant.settings.maxOutputTokens,
       seed: spec.assistant.settings.seed,
       onStepFinish,
+      // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
+      // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
+      experimental_telemetry: {
+        isEnabled: traced,
+        tracer: agentqTracer(),
+        functionId: 'agentq.run',
+        metadata: { runId },
+        recordInputs: dependencies.config.traceArguments === true,
+        recordOutputs: dependencies.config.traceArguments === true,
+      },
     });
   } catch (error) {
     throw checkpointError ?? error;

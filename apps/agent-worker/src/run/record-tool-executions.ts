@@ -1,3 +1,4 @@
+import { activeSpan } from '@agentq/shared';
 import type { Tool, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from './run-store.js';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
@@ -60,7 +61,11 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
     ...tool,
     execute: async (input: unknown, executionOptions) => {
       const toolCallId = executionOptions.toolCallId;
+      // The AI SDK's tool call span is active here: say what agentq did with the call.
+      const span = activeSpan();
+      span?.setAttribute('agentq.run.id', options.runId);
       const replayed = (recorded: RecordedToolResult) => {
+        span?.setAttribute('agentq.tool.outcome', 'claimedBy' in recorded ? 'interrupted' : 'replayed');
         options.onReplay?.({ toolName: name, toolCallId, input, recorded });
         return replay(recorded);
       };
@@ -89,6 +94,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
         const claimed = findClaimed(error);
         if (claimed) return replayed(claimed.recorded);
         // An aborted call did not finish; it must run again when the run resumes.
+        span?.setAttribute('agentq.tool.outcome', executionOptions.abortSignal?.aborted ? 'aborted' : 'error');
         if (!executionOptions.abortSignal?.aborted) {
           const message = error instanceof Error ? error.message : String(error);
           await options.store.recordToolResult({
@@ -104,6 +110,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
         toolCallId,
         result: { ok: true, output: toJson(output) },
       });
+      span?.setAttribute('agentq.tool.outcome', 'executed');
       options.onRecorded?.(name, toolCallId);
       return output;
     },

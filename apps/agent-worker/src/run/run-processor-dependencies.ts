@@ -19,7 +19,10 @@ export interface RunProcessorDependencies {
   models: ModelResolver;
   approvalsQueue: Queue;
   /** `maxInputBytes` and `maxMcpServers` set the run spec limits; the defaults apply without them. */
-  config: Pick<Config, 'approvalTimeoutMs'> & Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers'>>;
+  config: Pick<Config, 'approvalTimeoutMs'> &
+    Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments'>>;
+  /** This worker's id, recorded on run spans. */
+  workerId?: string;
   /**
    * Key of the approval signatures the model loop checks.
    * @default 32 random bytes per processor

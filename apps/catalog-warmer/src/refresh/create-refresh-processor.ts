@@ -3,7 +3,9 @@ import {
   NonRetryableError,
   QUEUE_NAMES,
   RetryLaterError,
+  ROOT_CONTEXT,
   ValidationError,
+  withSpan,
   catalogEntrySchema,
   catalogStatusSchema,
   definitionHash,
@@ -155,7 +157,38 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     });
   }
 
-  async function refreshServer(request: {
+  type ServerRefreshRequest = Parameters<typeof refreshServerUntraced>[0];
+
+  // One span per refresh, in a trace of its own: refreshes serve every run, not one.
+  async function refreshServer(request: ServerRefreshRequest): Promise<RefreshOutcome> {
+    return await withSpan(
+      'agentq.catalog.refresh',
+      {
+        parent: ROOT_CONTEXT,
+        attributes: {
+          'agentq.server.id': request.serverId,
+          'agentq.refresh.reason': request.reason,
+          'agentq.refresh.as_owner': request.asOwner,
+          'agentq.warmer.id': options.warmerId,
+        },
+        expectedError: (error) =>
+          RetryLaterError.isInstance(error) && error.code === 'REFRESH_BUSY' ? 'busy' : undefined,
+      },
+      async (span) => {
+        const outcome = await refreshServerUntraced(request);
+        span.setAttributes({
+          'agentq.outcome': outcome.outcome,
+          ...(outcome.toolCount !== undefined ? { 'agentq.catalog.tool_count': outcome.toolCount } : {}),
+          ...(outcome.skipped ? { 'agentq.refresh.skipped': outcome.skipped } : {}),
+          ...(outcome.session ? { 'agentq.refresh.session': outcome.session } : {}),
+          ...(outcome.published !== undefined ? { 'agentq.catalog.published': outcome.published } : {}),
+        });
+        return outcome;
+      },
+    );
+  }
+
+  async function refreshServerUntraced(request: {
     serverId: string;
     reason: RefreshReason;
     requestedAt: number;

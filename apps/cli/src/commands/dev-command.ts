@@ -16,6 +16,7 @@ import {
   runSpecLimitsOf,
   secretValuesOf,
   serverPolicyOf,
+  startTelemetry,
   type Config,
 } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
@@ -95,6 +96,8 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     env.AGENTQ_SECRET_SANDBOX = io.env.AGENTQ_SECRET_SANDBOX || io.env.AGENTQ_SANDBOX || sandbox;
     const config = loadConfig(env);
     const logger = createLogger({ level: config.logLevel, name: 'agentq-dev', secretValues: secretValuesOf(config) });
+    const telemetry = await startTelemetry({ serviceName: 'agentq-dev', logger, env });
+    started.push({ name: 'telemetry', close: () => telemetry.shutdown() });
 
     const client = createAgentqClient({
       redisUrl: config.redisUrl,

@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, secretValuesOf } from '@agentq/shared';
+import { createLogger, loadConfig, secretValuesOf, startTelemetry } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { waitForShutdown } from '../dev/wait-for-shutdown.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -14,6 +14,8 @@ export async function roleCommand(io: CliIo, role: Role, options: { until?: Prom
   const config = loadConfig(io.env);
   const names = { warmer: 'catalog-warmer', worker: 'agent-worker', api: 'api', indexer: 'indexer' } as const;
   const logger = createLogger({ level: config.logLevel, name: names[role], secretValues: secretValuesOf(config) });
+  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; started before the role so its spans are kept.
+  const telemetry = await startTelemetry({ serviceName: `agentq-${role}`, logger, env: io.env });
   let close: () => Promise<void>;
   if (role === 'warmer') {
     const { startCatalogWarmer } = await import('@agentq/catalog-warmer');
@@ -49,5 +51,6 @@ export async function roleCommand(io: CliIo, role: Role, options: { until?: Prom
   const signal = await (options.until ?? waitForShutdown());
   logger.info({ signal }, 'stopping');
   await close();
+  await telemetry.shutdown();
   return EXIT_CODES.ok;
 }

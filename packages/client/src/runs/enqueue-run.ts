@@ -1,10 +1,16 @@
 import {
   AgentqError,
+  contextFromTrace,
   defaultRunJobOptions,
   digestOf,
   parseToolId,
   parseWith,
+  QUEUE_NAMES,
+  SpanKind,
+  traceContextOf,
   ValidationError,
+  withoutTrace,
+  withSpan,
   type RunSpec,
   type ValidationIssue,
 } from '@agentq/shared';
@@ -68,7 +74,34 @@ export async function enqueueRun(
   context: ClientContext,
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
-  const spec = parseWith(context.runSpecSchema, input.spec, 'run spec');
+  const parsed = parseWith(context.runSpecSchema, input.spec, 'run spec');
+  // The enqueue opens the run's trace: under the caller's span, or under the trace context the
+  // spec carries (a REST caller's `traceparent`); every worker attempt continues it.
+  const { trace: callerTrace, ...untraced } = parsed;
+  return await withSpan(
+    'agentq.run.enqueue',
+    {
+      kind: SpanKind.PRODUCER,
+      parent: callerTrace ? contextFromTrace(callerTrace) : undefined,
+      attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': QUEUE_NAMES.agentRuns },
+    },
+    async (span) => {
+      const trace = traceContextOf();
+      const enqueued = await addRun(context, {
+        spec: trace ? { ...untraced, trace } : untraced,
+        options: input.options,
+      });
+      span.setAttributes({ 'agentq.run.id': enqueued.runId, 'agentq.run.created': enqueued.created });
+      return enqueued;
+    },
+  );
+}
+
+async function addRun(
+  context: ClientContext,
+  input: { spec: RunSpec; options?: EnqueueRunOptions },
+): Promise<EnqueuedRun> {
+  const { spec } = input;
   await assertServersKnown(context, spec);
   const chosen = input.options?.runId !== undefined;
   const runId = chosen ? parseWith(customRunIdSchema, input.options?.runId, 'run id') : newRunId();
@@ -80,7 +113,7 @@ export async function enqueueRun(
   const existing = found ? await queue.getJob(runId) : undefined;
   if (existing) {
     // Idempotent on the id: a retried request is fine, a different run under a taken id is not.
-    if (digestOf(existing.data) === digestOf(spec)) return { runId, created: false };
+    if (digestOf(withoutTrace(existing.data)) === digestOf(withoutTrace(spec))) return { runId, created: false };
     throw new AgentqError({
       code: 'CONFLICT',
       field: 'runId',
@@ -95,7 +128,7 @@ export async function enqueueRun(
     // BullMQ keeps the first job added under an id and ignores later ones, so when two callers
     // race with different specs, the one whose spec was not stored must hear CONFLICT.
     const stored = await queue.getJob(runId);
-    if (stored && digestOf(stored.data) !== digestOf(spec)) {
+    if (stored && digestOf(withoutTrace(stored.data)) !== digestOf(withoutTrace(spec))) {
       throw new AgentqError({
         code: 'CONFLICT',
         field: 'runId',

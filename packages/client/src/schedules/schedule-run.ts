@@ -1,4 +1,4 @@
-import { AgentqError, defaultRunJobOptions, parseWith, type RunSpec } from '@agentq/shared';
+import { AgentqError, defaultRunJobOptions, parseWith, withoutTrace, type RunSpec } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 import { assertServersKnown, RUN_JOB_NAME } from '../runs/enqueue-run.js';
 import { scheduleIdSchema, scheduleTimingSchema } from './schedule-input.js';
@@ -39,7 +39,8 @@ export async function scheduleRun(
   const scheduleId = parseWith(scheduleIdSchema, input.scheduleId, 'schedule id');
   const { spec: rawSpec, ...timingInput } = input.schedule;
   const timing = parseWith(scheduleTimingSchema, timingInput, 'schedule');
-  const spec = parseWith(context.runSpecSchema, rawSpec, 'run spec');
+  // Each firing is a run of its own with a trace of its own: a schedule keeps no trace context.
+  const spec = withoutTrace(parseWith(context.runSpecSchema, rawSpec, 'run spec'));
   // Every firing would start without the missing servers' tools: refuse it once, here.
   await assertServersKnown(context, spec);
   const repeat =

@@ -1,4 +1,7 @@
+import { trace, type SpanContext } from '@opentelemetry/api';
 import { AgentqError } from '../errors/agentq-error.js';
+import { activeContext, agentqTracer } from '../telemetry/agentq-tracer.js';
+import { contextFromTrace, traceContextOf } from '../telemetry/trace-context.js';
 import { safeParseJson } from '../json/safe-parse-json.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { keyNames } from '../redis/keys.js';
@@ -135,6 +138,7 @@ export async function recordDecision(
   const keys = keyNames(options.prefix);
   const { input } = options;
   const now = options.now ?? Date.now();
+  const startedAt = Date.now();
   const decision: DecisionRecord = {
     approved: input.approved,
     reason: input.reason,
@@ -168,7 +172,35 @@ export async function recordDecision(
   }
   const request = safeParseJson(requestText, approvalJobSchema, `approval ${input.approvalId}`);
   if (!request.success) throw request.error;
+  traceDecision({ request: request.data, decision, startedAt });
   return { decision, request: request.data };
+}
+
+/**
+ * The decision as a span of the run's trace, under the step that asked for it, linked to the
+ * caller's own span (an HTTP request, a queue job) when there is one. Recorded after the fact:
+ * until the record is read back, nothing says which run the approval id belongs to.
+ */
+function traceDecision(options: { request: ApprovalJob; decision: DecisionRecord; startedAt: number }): void {
+  const callerContext = activeContext();
+  const caller = traceContextOf(callerContext);
+  const span = agentqTracer().startSpan(
+    'agentq.approval.decide',
+    {
+      startTime: options.startedAt,
+      links: caller ? [{ context: trace.getSpanContext(callerContext) as SpanContext }] : undefined,
+      attributes: {
+        'agentq.run.id': options.request.runId,
+        'agentq.approval.id': options.request.approvalId,
+        'agentq.tool.name': options.request.toolName,
+        'agentq.approval.approved': options.decision.approved,
+        'agentq.approval.via': options.decision.via ?? 'client',
+        'agentq.approval.decided_by': options.decision.decidedBy,
+      },
+    },
+    contextFromTrace(options.request.trace, callerContext),
+  );
+  span.end();
 }
 
 /**

@@ -452,4 +452,12 @@ export const configVariables = [
     description:
       'Largest file or URL body the indexer reads for one knowledge base source; a bigger one fails its ingest.',
   },
+  {
+    env: 'AGENTQ_TRACE_ARGUMENTS',
+    key: 'traceArguments',
+    schema: booleanFlag,
+    default: 'false',
+    description:
+      'Record tool arguments and results, prompts and model outputs as span attributes. Off: spans carry names, ids, counts and outcomes only. Tracing itself is on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (standard `OTEL_*` variables).',
+  },
 ] as const satisfies readonly ConfigVariable[];

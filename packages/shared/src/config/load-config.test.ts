@@ -66,6 +66,7 @@ describe('loadConfig', () => {
       indexerLockMs: 15_000,
       kbFileRoot: undefined,
       kbMaxSourceBytes: 20_971_520,
+      traceArguments: false,
     });
   });
 

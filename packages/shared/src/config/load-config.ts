@@ -93,6 +93,8 @@ export interface Config {
   kbFileRoot: string | undefined;
   /** `AGENTQ_KB_MAX_SOURCE_BYTES`. */
   kbMaxSourceBytes: number;
+  /** `AGENTQ_TRACE_ARGUMENTS`: tool arguments, prompts and outputs may become span attributes. */
+  traceArguments: boolean;
 }
 
 /**

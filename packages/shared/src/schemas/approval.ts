@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { traceContextSchema } from '../telemetry/trace-context.js';
 
 /** Data of one `approvals` job: what the approver sees and what resume re-checks. */
 export const approvalJobSchema = z.strictObject({
@@ -14,6 +15,8 @@ export const approvalJobSchema = z.strictObject({
   schemaDigest: z.string().min(1),
   requestedAt: z.number().int().nonnegative(),
   expiresAt: z.number().int().nonnegative(),
+  /** W3C trace context of the run step that asked, so the wait and the decision join the run's trace. */
+  trace: traceContextSchema.optional(),
 });
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { traceContextSchema } from '../telemetry/trace-context.js';
 import { findProvenanceIssues } from './input-message-provenance.js';
 
 /** `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. */
@@ -14,8 +15,11 @@ export const mcpToolIdSchema = z
   .regex(/^[a-z0-9][a-z0-9_-]*:.+$/, 'must look like serverId:toolName');
 
 /** One step of the built-in `scripted` test model. */
+/** How long a scripted step takes, like a real model's latency (chaos runs and benchmarks). */
+const scriptDelaySchema = z.number().int().min(0).max(60_000).optional();
+
 export const scriptStepSchema = z.union([
-  z.strictObject({ text: z.string() }),
+  z.strictObject({ text: z.string(), delayMs: scriptDelaySchema }),
   z.strictObject({
     toolCalls: z
       .array(
@@ -26,6 +30,7 @@ export const scriptStepSchema = z.union([
       )
       .min(1),
     text: z.string().optional(),
+    delayMs: scriptDelaySchema,
   }),
 ]);
 
@@ -264,6 +269,11 @@ export function createRunSpecSchema(limits: Partial<RunSpecLimits> = {}) {
       metadata: createMetadataSchema(effective),
       /** The `scripted` model's script may also be given here; it is moved to `assistant.script`. */
       script: cappedArray(scriptStepSchema, maxScriptSteps, 'steps').optional(),
+      /**
+       * W3C trace context of the enqueue, set by the producer when tracing is on: every attempt of
+       * the run continues this trace. Not part of the run's identity (idempotency ignores it).
+       */
+      trace: traceContextSchema.optional(),
     })
     .superRefine((spec, context) => {
       if (spec.script && spec.assistant.script) {
