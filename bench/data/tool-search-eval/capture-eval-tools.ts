@@ -319,9 +319,7 @@ interface CapturedServer {
 
 async function resolveLaunch(spec: ServerSpec) {
   const packageDirectory = join(serversDir, 'node_modules', ...spec.package.split('/'));
-  const manifest = packageJsonSchema.parse(
-    JSON.parse(await readFile(join(packageDirectory, 'package.json'), 'utf8')),
-  );
+  const manifest = packageJsonSchema.parse(JSON.parse(await readFile(join(packageDirectory, 'package.json'), 'utf8')));
   const bins = typeof manifest.bin === 'string' ? { main: manifest.bin } : (manifest.bin ?? {});
   const binPath = spec.bin ? bins[spec.bin] : Object.values(bins)[0];
   if (!binPath) throw new Error(`no bin entry in ${spec.package}`);
