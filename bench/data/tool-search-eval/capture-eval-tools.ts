@@ -403,13 +403,15 @@ const argv = process.argv.slice(2);
 const only = argv.includes('--only') ? new Set((argv[argv.indexOf('--only') + 1] ?? '').split(',')) : undefined;
 
 if (!argv.includes('--no-install') || !existsSync(join(serversDir, 'node_modules'))) {
-  // --ignore-scripts: no server may download a browser or a binary while installing.
+  // --ignore-scripts: no server may download a browser or a binary while installing. `npm install`
+  // rather than `npm ci`: it follows the lockfile too, and npm ci refuses this tree over an optional
+  // platform package that the lockfile records without a version.
   const install = spawnSync(
     'npm',
-    ['ci', '--prefix', serversDir, '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund'],
+    ['install', '--prefix', serversDir, '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund'],
     { stdio: 'inherit' },
   );
-  if (install.status !== 0) throw new Error(`npm ci in ${serversDir} failed`);
+  if (install.status !== 0) throw new Error(`npm install in ${serversDir} failed`);
 }
 
 const root = await mkdtemp(join(tmpdir(), 'agentq-eval-capture-'));
