@@ -1,6 +1,7 @@
 import {
   applyDeferExposition,
   buildDeferredToolsPrompt,
+  catalogFreshness,
   resolveAssistantMcpToolIds,
   syncMcpToolsToRegistry,
   ToolRegistry,
@@ -31,6 +32,8 @@ export interface BuildRunToolsOptions {
   /** Wraps the run's tools (before deferral, so nested `tool_invoke` calls are wrapped too). */
   wrap: (tools: ToolSet) => ToolSet;
   logger: Logger;
+  /** Embeds `tool_search` queries for hybrid ranking. @default none (lexical search) */
+  embedQuery?: (query: string, signal: AbortSignal | undefined) => Promise<number[] | undefined>;
 }
 
 /** The tools of one run, built from the catalog cache only. */
@@ -92,6 +95,11 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
   const exposition = await applyDeferExposition(allTools, registry, options.contextWindow, {
     state: options.state,
     logger: options.logger,
+    // The process registry's index, even when the run reads a renamed view of it: documents are
+    // keyed by tool id, so the run's own names find them.
+    searchIndex: options.registry.searchIndex,
+    freshness: catalogFreshness(sync.reads),
+    embedQuery: options.embedQuery,
   });
   return {
     tools: exposition.tools === allTools ? allTools : options.wrap(exposition.tools),
@@ -139,7 +147,7 @@ function keepShownNames(
     taken.add(name);
   }
   if (renames.size === 0) return { entries, registry };
-  const view = new ToolRegistry();
+  const view = new ToolRegistry({ indexed: false });
   const renamed = entries.map((entry) => {
     const kept = renames.get(entry.name);
     const out = kept === undefined ? entry : { ...entry, name: kept };
