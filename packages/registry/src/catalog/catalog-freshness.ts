@@ -11,10 +11,7 @@ export function catalogFreshness(reads: ReadonlyMap<string, CatalogRead>): Map<s
     if (read.state !== 'ready' || !read.status) continue;
     if (read.status.state !== 'stale' && read.status.state !== 'error') continue;
     const since = read.status.lastSuccessAt ?? read.status.lastAttemptAt;
-    notes.set(
-      `mcp:${serverId}`,
-      `server unreachable since ${new Date(since).toISOString()}; tools may be out of date`,
-    );
+    notes.set(`mcp:${serverId}`, `server unreachable since ${new Date(since).toISOString()}; tools may be out of date`);
   }
   return notes;
 }

@@ -63,7 +63,9 @@ describe('analyzeText', () => {
     expect(analyzeText('close the browser', 'query')).toEqual(['close', 'browser']);
     expect(analyzeText('browser_close', 'index')).toEqual(['browser', 'close']);
     expect(analyzeText('database release', 'query')).toEqual(analyzeText('database release', 'index'));
-    expect(new Set(['create', 'creates', 'created', 'creating'].map((word) => analyzeText(word, 'query')[0])).size).toBe(1);
+    expect(
+      new Set(['create', 'creates', 'created', 'creating'].map((word) => analyzeText(word, 'query')[0])).size,
+    ).toBe(1);
   });
 
   it('maps lexicon spellings to one term on both sides', () => {
@@ -140,7 +142,7 @@ describe('ToolSearchIndex', () => {
     expect(names(index.search('close the browser page'))[0]).toBe('mcp__pw__browser_close');
   });
 
-  it('filters to a run\'s keys at query time, without another index', () => {
+  it("filters to a run's keys at query time, without another index", () => {
     const index = new ToolSearchIndex(pool);
     const keys = new Set(['mcp__gitlab__createIssue', 'mcp__fs__readTextFile']);
     expect(names(index.search('create a new issue', { keys }))).toEqual(['mcp__gitlab__createIssue']);
@@ -169,7 +171,10 @@ describe('ToolSearchIndex', () => {
   });
 
   it('keys MCP documents by tool id', () => {
-    const mcpEntry = { ...pool[0]!, mcp: { serverId: 'gl', toolName: 'createIssue', toolId: 'gl:createIssue', schemaDigest: 'd' } };
+    const mcpEntry = {
+      ...pool[0]!,
+      mcp: { serverId: 'gl', toolName: 'createIssue', toolId: 'gl:createIssue', schemaDigest: 'd' },
+    };
     expect(searchKeyOf(mcpEntry)).toBe('gl:createIssue');
     expect(searchKeyOf(pool[1]!)).toBe('mcp__github__createIssue');
   });

@@ -81,6 +81,8 @@ const FIELD_PARAMETERS: Record<Field, FieldParameters> = {
 const K1 = 1.2;
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 const RRF_K = 60;
+/** Exponent of the coordination factor (share of the query's idf matched). */
+const COORDINATION = 1;
 /** Queries with at least this many letters may match a tool name with a typo. */
 const NEAR_NAME_MIN_LENGTH = 5;
 
@@ -180,7 +182,14 @@ function cosine(a: Float32Array, b: readonly number[], bNorm: number): number {
  * of what else that run happens to offer.
  */
 export class ToolSearchIndex {
+  /** Indexes constructed in this process, so a benchmark can show that no run builds one. */
+  static created = 0;
   private readonly documents = new Map<number, Document>();
+  /** Documents by id, for the scoring loop (a sparse array is faster than a map there). */
+  private readonly byId: Array<Document | undefined> = [];
+  /** Bumped on every change, so per-run masks of allowed ids know when to refresh. */
+  private generation = 0;
+  private readonly masks = new WeakMap<ReadonlySet<string>, { generation: number; mask: Uint8Array }>();
   private readonly idsByKey = new Map<string, number>();
   private readonly postings = new Map<string, Map<number, number[]>>();
   private readonly idsByForm = new Map<string, Set<number>>();
@@ -191,6 +200,7 @@ export class ToolSearchIndex {
   private removals = 0;
 
   constructor(entries: readonly ToolEntry[] = []) {
+    ToolSearchIndex.created += 1;
     for (const entry of entries) this.upsert(entry);
   }
 
@@ -253,8 +263,10 @@ export class ToolSearchIndex {
     const vector = this.vectors.get(key);
     if (vector) document.vector = vector;
     this.documents.set(id, document);
+    this.byId[id] = document;
     this.idsByKey.set(key, id);
     this.writes += 1;
+    this.generation += 1;
   }
 
   /** Removes the document of `key`. Returns whether it existed. */
@@ -276,7 +288,9 @@ export class ToolSearchIndex {
       if (ids?.size === 0) this.idsByForm.delete(form);
     }
     this.documents.delete(id);
+    this.byId[id] = undefined;
     this.idsByKey.delete(key);
+    this.generation += 1;
     if (options.counted !== false) this.removals += 1;
     return true;
   }
@@ -344,6 +358,19 @@ export class ToolSearchIndex {
     }
   }
 
+  /** One byte per document id: 1 when the id's key is in `keys`. Cached per key set and index generation. */
+  private maskOf(keys: ReadonlySet<string>): Uint8Array {
+    const cached = this.masks.get(keys);
+    if (cached && cached.generation === this.generation) return cached.mask;
+    const mask = new Uint8Array(this.nextId);
+    for (const key of keys) {
+      const id = this.idsByKey.get(key);
+      if (id !== undefined) mask[id] = 1;
+    }
+    this.masks.set(keys, { generation: this.generation, mask });
+    return mask;
+  }
+
   private allowed(document: Document, options: Pick<ToolSearchOptions, 'namespace' | 'keys'>): boolean {
     if (options.keys !== undefined && !options.keys.has(document.key)) return false;
     if (options.namespace === undefined) return true;
@@ -378,40 +405,55 @@ export class ToolSearchIndex {
     if (terms.length === 0) return [];
     const count = this.documents.size;
     const averages = this.totalLengths.map((total) => (count === 0 ? 1 : Math.max(total / count, 1)));
-    const scores = new Map<number, { score: number; matched: number }>();
+    const scores = new Map<number, { score: number; covered: number }>();
+    const mask = options.keys === undefined ? undefined : this.maskOf(options.keys);
+    const parameters = FIELDS.map((field) => FIELD_PARAMETERS[field]);
+    let queryWeight = 0;
     for (const term of terms) {
       const posting = this.postings.get(term);
       if (!posting) continue;
       const idf = Math.log(1 + (count - posting.size + 0.5) / (posting.size + 0.5));
+      queryWeight += idf;
       for (const [id, frequencies] of posting) {
+        if (mask !== undefined && mask[id] !== 1) continue;
         if (taken.has(id)) continue;
-        const document = this.documents.get(id) as Document;
-        if (!this.allowed(document, options)) continue;
+        const document = this.byId[id] as Document;
+        if (options.namespace !== undefined && !this.allowed(document, options)) continue;
         let weighted = 0;
-        FIELDS.forEach((field, fieldIndex) => {
-          const frequency = frequencies[fieldIndex] ?? 0;
-          if (frequency === 0) return;
-          const { weight, b } = FIELD_PARAMETERS[field];
-          const norm = 1 - b + (b * (document.lengths[fieldIndex] ?? 0)) / (averages[fieldIndex] ?? 1);
+        for (let fieldIndex = 0; fieldIndex < frequencies.length; fieldIndex += 1) {
+          const frequency = frequencies[fieldIndex] as number;
+          if (frequency === 0) continue;
+          const { weight, b } = parameters[fieldIndex] as FieldParameters;
+          const norm = 1 - b + (b * (document.lengths[fieldIndex] as number)) / (averages[fieldIndex] as number);
           weighted += (weight * frequency) / norm;
-        });
-        const known = scores.get(id) ?? { score: 0, matched: 0 };
-        known.score += (idf * weighted) / (K1 + weighted);
-        known.matched += 1;
-        scores.set(id, known);
+        }
+        const known = scores.get(id);
+        const score = (idf * weighted) / (K1 + weighted);
+        if (known) {
+          known.score += score;
+          known.covered += idf;
+        } else {
+          scores.set(id, { score, covered: idf });
+        }
       }
     }
     // Coordination: BM25 sums per-term scores, so one rare word in a short name can outrank a
-    // tool that matches the whole need. Scale by the share of query terms matched.
+    // tool that matches the whole need. Scale by the share of the query's weight (idf) matched:
+    // missing a rare word costs much, missing a common one ("make", "get") little.
     const ranked: ToolSearchHit[] = [];
-    for (const [id, { score, matched }] of scores) {
+    for (const [id, { score, covered }] of scores) {
       const document = this.documents.get(id) as Document;
-      ranked.push({ key: document.key, entry: document.entry, score: score * (matched / terms.length), match: 'text' });
+      const coverage = queryWeight === 0 ? 0 : covered / queryWeight;
+      ranked.push({ key: document.key, entry: document.entry, score: score * coverage ** COORDINATION, match: 'text' });
     }
     return ranked.sort(byName);
   }
 
-  private vectorRanking(queryVector: readonly number[], options: ToolSearchOptions, taken: Set<number>): ToolSearchHit[] {
+  private vectorRanking(
+    queryVector: readonly number[],
+    options: ToolSearchOptions,
+    taken: Set<number>,
+  ): ToolSearchHit[] {
     let norm = 0;
     for (const value of queryVector) norm += value * value;
     const ranked: ToolSearchHit[] = [];
