@@ -1,6 +1,12 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { createCatalogReader, ToolRegistry } from '@agentq/registry';
+import {
+  createCatalogReader,
+  createEmbedder,
+  createQueryEmbedder,
+  createToolVectorStore,
+  ToolRegistry,
+} from '@agentq/registry';
 import {
   createRedisConnection,
   expireRunState,
@@ -87,6 +93,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     allowHosts: config.fetchAllowHosts,
   });
   const store = new RunStore({ redis: connection, prefix, logger });
+  // Hybrid search when an embedding model is configured; a missing key fails start-up here.
+  const embedder = createEmbedder(config);
   const runProcessor = createRunProcessor({
     store,
     redis: connection,
@@ -99,6 +107,12 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     config,
     logger,
     env,
+    embedding: embedder
+      ? {
+          vectors: createToolVectorStore({ redis: connection, prefix, modelId: embedder.modelId }),
+          embedQuery: createQueryEmbedder(embedder),
+        }
+      : undefined,
   });
 
   const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {

@@ -66,3 +66,13 @@ export type { ApprovalGateContext } from './approval/is-approval-gated.js';
 
 export { createToolCallRepair } from './repair/create-tool-call-repair.js';
 export type { CreateToolCallRepairOptions } from './repair/create-tool-call-repair.js';
+
+export { createEmbedder } from './embedding/create-embedder.js';
+export type { CreateEmbedderOptions, Embedder, EmbedderConfig } from './embedding/create-embedder.js';
+export { createQueryEmbedder } from './embedding/create-query-embedder.js';
+export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
+export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './embedding/tool-vector-store.js';
+export type { CreateToolVectorStoreOptions, ToolVectorStore } from './embedding/tool-vector-store.js';
+export { toolEmbeddingDigest, toolEmbeddingText } from './embedding/tool-embedding-text.js';
+export { createCatalogToolEmbedding, embedCatalogTools } from './embedding/embed-catalog-tools.js';
+export type { EmbedCatalogToolsOptions, EmbedCatalogToolsResult } from './embedding/embed-catalog-tools.js';

@@ -13,6 +13,7 @@ import {
 import { digestOf, parseToolId, type Logger, type RunSpec, type RunWarning } from '@agentq/shared';
 import { asSchema, type ToolSet } from 'ai';
 import { applyRunApprovalPolicy } from './run-approval-policy.js';
+import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 
 /** Options of {@link buildRunTools}. */
 export interface BuildRunToolsOptions {
@@ -32,8 +33,8 @@ export interface BuildRunToolsOptions {
   /** Wraps the run's tools (before deferral, so nested `tool_invoke` calls are wrapped too). */
   wrap: (tools: ToolSet) => ToolSet;
   logger: Logger;
-  /** Embeds `tool_search` queries for hybrid ranking. @default none (lexical search) */
-  embedQuery?: (query: string, signal: AbortSignal | undefined) => Promise<number[] | undefined>;
+  /** Stored tool vectors and the query embedder, for hybrid search. @default none (lexical search) */
+  embedding?: RunProcessorDependencies['embedding'];
 }
 
 /** The tools of one run, built from the catalog cache only. */
@@ -72,6 +73,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     selectedToolIds: selected,
     caller: options.caller,
     logger: options.logger,
+    vectors: options.embedding?.vectors,
   });
   const warnings = await unavailableServers(spec, reader);
   const selectedEntries = options.registry.selectActive({ mcpToolIds: selected });
@@ -99,7 +101,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     // keyed by tool id, so the run's own names find them.
     searchIndex: options.registry.searchIndex,
     freshness: catalogFreshness(sync.reads),
-    embedQuery: options.embedQuery,
+    embedQuery: options.embedding?.embedQuery,
   });
   return {
     tools: exposition.tools === allTools ? allTools : options.wrap(exposition.tools),

@@ -43,6 +43,7 @@ describe('keyNames', () => {
       keys.refreshDelegated('s'),
       keys.adminSession('s'),
       keys.loginRateLimit,
+      keys.toolEmbedding('s', 's'),
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -66,6 +67,7 @@ describe('keyNames', () => {
       keys.warmerCapabilities,
       keys.adminSession('a'),
       keys.loginRateLimit,
+      keys.toolEmbedding('m', 't'),
     ];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
     for (const name of names) expect(name.slice(name.indexOf('{') + 1, name.indexOf('}'))).toBe('agentq');

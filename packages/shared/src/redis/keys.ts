@@ -52,6 +52,11 @@ export interface KeyNames {
   adminSession(sessionDigest: string): string;
   /** Prefix of the per-address counters of the admin login rate limit. */
   readonly loginRateLimit: string;
+  /**
+   * Embedding of one tool text by one model: `P:embedding.<modelDigest>.<textDigest>`. Keyed by
+   * content, so an unchanged tool is never embedded again, whichever server or warmer offers it.
+   */
+  toolEmbedding(modelDigest: string, textDigest: string): string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -75,6 +80,7 @@ export function keyNames(prefix: string): KeyNames {
     refreshDelegated: (warmerId) => `${prefix}:catalog.refresh.delegated.${warmerId}`,
     adminSession: (sessionDigest) => `${prefix}:admin.session.${sessionDigest}`,
     loginRateLimit: `${prefix}:admin.login-limit.`,
+    toolEmbedding: (modelDigest, textDigest) => `${prefix}:embedding.${modelDigest}.${textDigest}`,
   };
 }
 
