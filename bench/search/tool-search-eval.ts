@@ -6,8 +6,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   assignMcpWireNames,
+  createEmbedder,
   createMcpToolEntry,
   createMetaTools,
+  createQueryEmbedder,
+  toolEmbeddingText,
+  type Embedder,
   createRunToolState,
   ToolRegistry,
   type McpToolCaller,
@@ -104,6 +108,34 @@ export function entriesOf(servers: readonly EvalServer[]): ToolEntry[] {
 /** Expected ids are `<serverId>/<toolName>`; entries know `serverId:toolName`. */
 function evalIdOf(entry: ToolEntry): string {
   return entry.mcp ? `${entry.mcp.serverId}/${entry.mcp.toolName}` : entry.name;
+}
+
+/**
+ * Hybrid `tool_search` over the fake embedding server (hashed trigram vectors, loopback): every
+ * tool's embedding text is embedded through {@link createEmbedder} as a warmer would, set on the
+ * registry's index by tool id, and each query is embedded by the meta tool. A plumbing check of
+ * the vector path, not a measure of what a real model would add.
+ */
+export async function hybridRanker(
+  entries: readonly ToolEntry[],
+  servers: readonly EvalServer[],
+  baseUrl: string,
+): Promise<Ranker> {
+  const embedder = createEmbedder({
+    embeddingModel: 'openai-compatible:fake-embed',
+    embeddingBaseUrl: baseUrl,
+    openaiApiKey: undefined,
+    openaiCompatibleBaseUrl: undefined,
+    openaiCompatibleApiKey: undefined,
+  }) as Embedder;
+  const registry = new ToolRegistry();
+  for (const entry of entries) registry.register(entry);
+  const tools = servers.flatMap((server) =>
+    server.tools.map((one) => ({ key: toolId(String(server.definition.id), one.name), one })),
+  );
+  const vectors = await embedder.embed(tools.map(({ one }) => toolEmbeddingText(one)));
+  tools.forEach(({ key }, index) => registry.searchIndex?.setVector(key, Float32Array.from(vectors[index] ?? [])));
+  return metaToolRanker(entries, { registry, embedQuery: createQueryEmbedder(embedder) });
 }
 
 /** A ranking function: the ids of the top 10 for a query, best first. */

@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { catalogToolSchema } from '@agentq/shared';
 import { realisticServers } from '../../test/fixtures/tool-pools/realistic-pool.js';
 import { atLeast, type BenchFigure, type BenchSuite } from '../bench-types.js';
+import { startFakeEmbeddingServer } from '../../test/fixtures/embedding/fake-embedding-server.js';
 import {
   bm25Ranker,
+  hybridRanker,
   entriesOf,
   evalDirectory,
   loadEvalSet,
@@ -60,9 +62,33 @@ async function regressionSet(): Promise<BenchFigure[]> {
     expected: query.expected.map((id) => id.replace(':', '/')),
   }));
   const scores = await scoreRanker(queries, metaToolRanker(entries));
-  return figures('regression61.agentq', scores, { tools: entries.length }).map((figure) =>
+  const out = figures('regression61.agentq', scores, { tools: entries.length }).map((figure) =>
     figure.name.endsWith('recall@5') ? { ...figure, ...atLeast(figure.value, 0.9) } : figure,
   );
+  const hybrid = await withFakeEmbeddings(
+    (baseUrl) => hybridRanker(entries, [...real, ...distractors], baseUrl),
+    queries,
+  );
+  out.push({
+    name: 'regression61.hybrid-fake.recall@5',
+    value: hybrid.recallAt5,
+    unit: 'ratio',
+    details: { note: 'plumbing check' },
+  });
+  return out;
+}
+
+/** Scores a hybrid ranker against a fake embedding server started for the purpose. */
+async function withFakeEmbeddings(
+  build: (baseUrl: string) => Promise<Ranker>,
+  queries: ReadonlyArray<Pick<EvalQuery, 'id' | 'query' | 'expected'>>,
+): Promise<Scores> {
+  const server = await startFakeEmbeddingServer();
+  try {
+    return await scoreRanker(queries, await build(server.baseUrl));
+  } finally {
+    await server.close();
+  }
 }
 
 async function byKind(queries: EvalQuery[], rank: Ranker, prefix: string): Promise<BenchFigure[]> {
