@@ -54,7 +54,14 @@ export { dispatchToolCall, isDispatchRefusal } from './meta/dispatch-tool-call.j
 export type { DispatchRefusal, DispatchRefusalCode, DispatchToolCallOptions } from './meta/dispatch-tool-call.js';
 export { renderToolSignature, MAX_SIGNATURE_DEPTH } from './meta/render-tool-signature.js';
 export { DEFAULT_SEARCH_LIMIT, searchKeyOf, ToolSearchIndex } from './meta/tool-search-index.js';
-export type { ToolSearchHit, ToolSearchIndexStats, ToolSearchOptions } from './meta/tool-search-index.js';
+export type {
+  ToolSearchHit,
+  ToolSearchIndexOptions,
+  ToolSearchIndexStats,
+  ToolSearchOptions,
+} from './meta/tool-search-index.js';
+export { createWordnetSynonyms } from './meta/wordnet-synonyms.js';
+export type { WordnetSynonymsOptions } from './meta/wordnet-synonyms.js';
 export { analyzeText, SEARCH_LEXICON } from './meta/search-analyzer.js';
 export type { AnalyzerSide } from './meta/search-analyzer.js';
 export { suggestGroups } from './meta/suggest-groups.js';

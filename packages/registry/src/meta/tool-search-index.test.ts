@@ -3,6 +3,7 @@ import type { ToolEntry } from '../registry/tool-entry.js';
 import { makeEntry, makeTool } from '../test-support/fixtures.js';
 import { analyzeText } from './search-analyzer.js';
 import { searchKeyOf, ToolSearchIndex } from './tool-search-index.js';
+import { createWordnetSynonyms } from './wordnet-synonyms.js';
 
 function entry(
   name: string,
@@ -187,5 +188,21 @@ describe('ToolSearchIndex', () => {
     const hits = index.search('will it rain tomorrow', { queryVector: [1, 0.1] });
     expect(names(hits)[0]).toBe('mcp__weather__forecast');
     expect(index.search('will it rain tomorrow')).toEqual([]);
+  });
+
+  it('searches synonyms of a query word as weaker alternatives when given a synonym source', () => {
+    const tools = [
+      entry('mcp__kb__archiveFacts', 'Archive facts about a topic.', { namespace: 'mcp:kb' }),
+      entry('mcp__kb__recallFacts', 'Recall facts about a topic.', { namespace: 'mcp:kb' }),
+    ];
+    const plain = new ToolSearchIndex(tools);
+    const expanded = new ToolSearchIndex(tools, { synonyms: createWordnetSynonyms() });
+    // "remember" is in neither tool: plainly it is a tie on "facts", broken by name.
+    expect(names(plain.search('remember facts'))).toEqual(['mcp__kb__archiveFacts', 'mcp__kb__recallFacts']);
+    // WordNet's first sense of "remember" lists "recall".
+    expect(names(expanded.search('remember facts'))[0]).toBe('mcp__kb__recallFacts');
+    const [direct] = expanded.search('recall facts');
+    const [viaSynonym] = expanded.search('remember facts');
+    expect(direct?.score).toBeGreaterThan(viaSynonym?.score ?? Number.POSITIVE_INFINITY);
   });
 });

@@ -35,6 +35,21 @@ export interface ToolSearchHit {
   match: 'exact-name' | 'near-name' | 'text';
 }
 
+/** Options of {@link ToolSearchIndex}. */
+export interface ToolSearchIndexOptions {
+  /**
+   * Synonyms of a query word (for example {@link createWordnetSynonyms}); each is searched as an
+   * alternative of the word at `synonymWeight`.
+   * @default none
+   */
+  synonyms?: (word: string) => readonly string[];
+  /** Weight of a synonym against the word itself. @default 0.3 */
+  synonymWeight?: number;
+}
+
+/** Weight of a synonym match against a match of the query's own word. */
+const DEFAULT_SYNONYM_WEIGHT = 0.3;
+
 /** Counters of index work, for benchmarks and tests. */
 export interface ToolSearchIndexStats {
   documents: number;
@@ -199,8 +214,11 @@ export class ToolSearchIndex {
   private writes = 0;
   private removals = 0;
 
-  constructor(entries: readonly ToolEntry[] = []) {
+  private readonly options: ToolSearchIndexOptions;
+
+  constructor(entries: readonly ToolEntry[] = [], options: ToolSearchIndexOptions = {}) {
     ToolSearchIndex.created += 1;
+    this.options = options;
     for (const entry of entries) this.upsert(entry);
   }
 
@@ -400,49 +418,93 @@ export class ToolSearchIndex {
     hits.push(...near.sort(byName));
   }
 
-  private lexicalRanking(query: string, options: ToolSearchOptions, taken: Set<number>): ToolSearchHit[] {
+  /**
+   * The query's terms, each with its alternatives: the term itself at weight 1, and, with a
+   * synonym source, the stems of its synonyms at {@link ToolSearchIndexOptions.synonymWeight}.
+   */
+  private queryGroups(query: string): Array<Array<{ term: string; weight: number }>> {
     const terms = [...new Set(analyzeText(query, 'query'))];
-    if (terms.length === 0) return [];
-    const count = this.documents.size;
-    const averages = this.totalLengths.map((total) => (count === 0 ? 1 : Math.max(total / count, 1)));
-    const scores = new Map<number, { score: number; covered: number }>();
-    const mask = options.keys === undefined ? undefined : this.maskOf(options.keys);
-    const parameters = FIELDS.map((field) => FIELD_PARAMETERS[field]);
-    let queryWeight = 0;
-    for (const term of terms) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const idf = Math.log(1 + (count - posting.size + 0.5) / (posting.size + 0.5));
-      queryWeight += idf;
-      for (const [id, frequencies] of posting) {
-        if (mask !== undefined && mask[id] !== 1) continue;
-        if (taken.has(id)) continue;
-        const document = this.byId[id] as Document;
-        if (options.namespace !== undefined && !this.allowed(document, options)) continue;
-        let weighted = 0;
-        for (let fieldIndex = 0; fieldIndex < frequencies.length; fieldIndex += 1) {
-          const frequency = frequencies[fieldIndex] as number;
-          if (frequency === 0) continue;
-          const { weight, b } = parameters[fieldIndex] as FieldParameters;
-          const norm = 1 - b + (b * (document.lengths[fieldIndex] as number)) / (averages[fieldIndex] as number);
-          weighted += (weight * frequency) / norm;
-        }
-        const known = scores.get(id);
-        const score = (idf * weighted) / (K1 + weighted);
-        if (known) {
-          known.score += score;
-          known.covered += idf;
-        } else {
-          scores.set(id, { score, covered: idf });
+    const groups = terms.map((term) => [{ term, weight: 1 }]);
+    const synonymsOf = this.options.synonyms;
+    if (!synonymsOf) return groups;
+    const weight = this.options.synonymWeight ?? DEFAULT_SYNONYM_WEIGHT;
+    for (const word of query.split(/[^\p{L}\p{N}]+/u)) {
+      const [own] = analyzeText(word, 'query');
+      const group = groups.find((candidate) => candidate[0]?.term === own);
+      if (!group) continue;
+      for (const synonym of synonymsOf(word)) {
+        for (const term of analyzeText(synonym, 'query')) {
+          if (!group.some((alternative) => alternative.term === term)) group.push({ term, weight });
         }
       }
     }
+    return groups;
+  }
+
+  private lexicalRanking(query: string, options: ToolSearchOptions, taken: Set<number>): ToolSearchHit[] {
+    const groups = this.queryGroups(query);
+    if (groups.length === 0) return [];
+    const count = this.documents.size;
+    const averages = this.totalLengths.map((total) => (count === 0 ? 1 : Math.max(total / count, 1)));
+    // Per document and query term: the best alternative's score and weight.
+    const best = new Map<number, { scores: Float64Array; weights: Float64Array }>();
+    const mask = options.keys === undefined ? undefined : this.maskOf(options.keys);
+    const parameters = FIELDS.map((field) => FIELD_PARAMETERS[field]);
+    const idfOf = (size: number) => Math.log(1 + (count - size + 0.5) / (size + 0.5));
+    const groupIdf = groups.map((group) => {
+      const own = this.postings.get(group[0]?.term ?? '');
+      if (own) return idfOf(own.size);
+      // A word the catalog never uses counts as much as the rarest synonym that it does use.
+      let idf = 0;
+      for (const { term } of group) idf = Math.max(idf, idfOf(this.postings.get(term)?.size ?? count));
+      return idf;
+    });
+    groups.forEach((group, groupIndex) => {
+      for (const { term, weight: alternativeWeight } of group) {
+        const posting = this.postings.get(term);
+        if (!posting) continue;
+        const idf = idfOf(posting.size);
+        for (const [id, frequencies] of posting) {
+          if (mask !== undefined && mask[id] !== 1) continue;
+          if (taken.has(id)) continue;
+          const document = this.byId[id] as Document;
+          if (options.namespace !== undefined && !this.allowed(document, options)) continue;
+          let weighted = 0;
+          for (let fieldIndex = 0; fieldIndex < frequencies.length; fieldIndex += 1) {
+            const frequency = frequencies[fieldIndex] as number;
+            if (frequency === 0) continue;
+            const { weight, b } = parameters[fieldIndex] as FieldParameters;
+            const norm = 1 - b + (b * (document.lengths[fieldIndex] as number)) / (averages[fieldIndex] as number);
+            weighted += (weight * frequency) / norm;
+          }
+          const score = (alternativeWeight * idf * weighted) / (K1 + weighted);
+          let known = best.get(id);
+          if (!known) {
+            known = { scores: new Float64Array(groups.length), weights: new Float64Array(groups.length) };
+            best.set(id, known);
+          }
+          if (score > (known.scores[groupIndex] as number)) {
+            known.scores[groupIndex] = score;
+            known.weights[groupIndex] = alternativeWeight;
+          }
+        }
+      }
+    });
     // Coordination: BM25 sums per-term scores, so one rare word in a short name can outrank a
     // tool that matches the whole need. Scale by the share of the query's weight (idf) matched:
-    // missing a rare word costs much, missing a common one ("make", "get") little.
+    // missing a rare word costs much, missing a common one ("make", "get") little; a term matched
+    // only through a synonym counts at the synonym's weight.
+    let queryWeight = 0;
+    for (const idf of groupIdf) queryWeight += idf;
     const ranked: ToolSearchHit[] = [];
-    for (const [id, { score, covered }] of scores) {
-      const document = this.documents.get(id) as Document;
+    for (const [id, { scores, weights }] of best) {
+      let score = 0;
+      let covered = 0;
+      for (let groupIndex = 0; groupIndex < groups.length; groupIndex += 1) {
+        score += scores[groupIndex] as number;
+        covered += (groupIdf[groupIndex] as number) * (weights[groupIndex] as number);
+      }
+      const document = this.byId[id] as Document;
       const coverage = queryWeight === 0 ? 0 : covered / queryWeight;
       ranked.push({ key: document.key, entry: document.entry, score: score * coverage ** COORDINATION, match: 'text' });
     }

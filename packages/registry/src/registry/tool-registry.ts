@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '@agentq/shared';
-import { searchKeyOf, ToolSearchIndex } from '../meta/tool-search-index.js';
+import { searchKeyOf, ToolSearchIndex, type ToolSearchIndexOptions } from '../meta/tool-search-index.js';
 import { labelOf, type ToolApplyScope, type ToolEntry } from './tool-entry.js';
 
 /** Options of {@link ToolRegistry}. */
@@ -12,6 +12,8 @@ export interface ToolRegistryOptions {
    * @default true
    */
   indexed?: boolean;
+  /** Options of the search index (synonym expansion). @default none */
+  search?: ToolSearchIndexOptions;
 }
 
 /** Filter of {@link ToolRegistry.getAll}. */
@@ -42,7 +44,7 @@ export class ToolRegistry {
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = (options.logger ?? silentLogger()).child({ component: 'tool-registry' });
-    this.searchIndex = options.indexed === false ? undefined : new ToolSearchIndex();
+    this.searchIndex = options.indexed === false ? undefined : new ToolSearchIndex([], options.search);
   }
 
   /** Number of entries. */
