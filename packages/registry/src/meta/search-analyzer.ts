@@ -46,9 +46,18 @@ export const SEARCH_LEXICON: readonly (readonly string[])[] = [
 /** Which side of the search a text is on. */
 export type AnalyzerSide = 'index' | 'query';
 
+/** Stems by word: a catalog's vocabulary is small and Porter's rules are not free. */
+const stems = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
 function stemWord(word: string): string {
+  const known = stems.get(word);
+  if (known !== undefined) return known;
   // Porter is defined for English letters; digits, mixed tokens and short words pass unchanged.
-  return word.length > 2 && /^[a-z]+$/.test(word) ? stemmer(word) : word;
+  const stem = word.length > 2 && /^[a-z]+$/.test(word) ? stemmer(word) : word;
+  if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+  stems.set(word, stem);
+  return stem;
 }
 
 /** Raw lowercase words, split on anything that is not a letter or a digit. */
@@ -93,6 +102,8 @@ function compileLexicon(rows: readonly (readonly string[])[]): CompiledLexicon {
 
 const lexicon = compileLexicon(SEARCH_LEXICON);
 
+const phraseStarts = new Set(lexicon.phrases.map((phrase) => phrase.words[0] as string));
+
 function applyLexicon(terms: string[]): string[] {
   const out: string[] = [];
   for (let index = 0; index < terms.length; index += 1) {
@@ -101,6 +112,7 @@ function applyLexicon(terms: string[]): string[] {
     // A canonical form of several words (`continuous integration`) is indexed as its words.
     if (canonical !== undefined) out.push(...canonical.split(' '));
     else out.push(term);
+    if (!phraseStarts.has(term)) continue;
     for (const phrase of lexicon.phrases) {
       if (phrase.words.every((word, offset) => terms[index + offset] === word)) {
         if (!phrase.canonical.includes(' ')) out.push(phrase.canonical);
@@ -122,7 +134,7 @@ export function analyzeText(text: string, side: AnalyzerSide): string[] {
   for (const raw of rawWords(text)) {
     const whole = raw.toLowerCase();
     words.push(whole);
-    if (side === 'index') {
+    if (side === 'index' && /[A-Z0-9]/.test(raw)) {
       const parts = identifierParts(raw);
       if (parts.length > 1) for (const part of parts) words.push(part.toLowerCase());
     }

@@ -253,7 +253,9 @@ export class ToolSearchIndex {
     const lengths: number[] = [];
     const distinct = new Set<string>();
     FIELDS.forEach((field, fieldIndex) => {
-      const terms = analyzeText(fields[field], 'index').slice(0, FIELD_PARAMETERS[field].maxTerms);
+      const { maxTerms } = FIELD_PARAMETERS[field];
+      // Text past what can be kept is not analyzed at all (words average well under 16 characters).
+      const terms = analyzeText(fields[field].slice(0, maxTerms * 16), 'index').slice(0, maxTerms);
       lengths.push(terms.length);
       this.totalLengths[fieldIndex] = (this.totalLengths[fieldIndex] ?? 0) + terms.length;
       for (const term of terms) {
