@@ -1,6 +1,8 @@
-// Development-split report for tuning the ranker: `npx tsx bench/search/tune-dev.ts [--misses]`.
+// Development-split report for tuning the ranker:
+// `npx tsx bench/search/tune-dev.ts [--misses] [--wordnet]` (--wordnet: with WordNet expansion).
 // It reads the dev half only and never scores the frozen test half; the test half is measured
 // once, by `npm run bench`, after the ranker is settled.
+import { createWordnetSynonyms, ToolRegistry } from '@agentq/registry';
 import { bm25Ranker, entriesOf, loadEvalSet, metaToolRanker, scoreRanker } from './tool-search-eval.js';
 
 const set = await loadEvalSet();
@@ -10,7 +12,14 @@ if ('missing' in set) {
 }
 const dev = set.queries.filter((query) => query.split === 'dev');
 const entries = entriesOf(set.servers);
-const ours = await scoreRanker(dev, metaToolRanker(entries));
+const wordnet = process.argv.includes('--wordnet');
+const ranker = () => {
+  if (!wordnet) return metaToolRanker(entries);
+  const registry = new ToolRegistry({ search: { synonyms: createWordnetSynonyms() } });
+  for (const entry of entries) registry.register(entry);
+  return metaToolRanker(entries, { registry });
+};
+const ours = await scoreRanker(dev, ranker());
 const theirs = await scoreRanker(dev, bm25Ranker(entries, set.servers));
 const format = (value: number) => value.toFixed(3);
 console.log(`dev: ${dev.length} queries over ${entries.length} tools`);
@@ -20,7 +29,7 @@ console.log(
 );
 for (const kind of [...new Set(dev.map((query) => query.kind))].sort()) {
   const queries = dev.filter((query) => query.kind === kind);
-  const kindOurs = await scoreRanker(queries, metaToolRanker(entries));
+  const kindOurs = await scoreRanker(queries, ranker());
   console.log(`  ${kind} (${queries.length}): r@5 ${format(kindOurs.recallAt5)}`);
 }
 if (process.argv.includes('--misses')) {

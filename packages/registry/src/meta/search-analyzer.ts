@@ -41,6 +41,13 @@ export const SEARCH_LEXICON: readonly (readonly string[])[] = [
   ['javascript', 'js'],
   ['typescript', 'ts'],
   ['continuous integration', 'ci'],
+  ['application', 'app'],
+  ['execute', 'exec'],
+  ['command', 'cmd'],
+  ['authentication', 'auth'],
+  ['organization', 'org', 'organisation'],
+  ['statistics', 'stats'],
+  ['parameter', 'param'],
 ];
 
 /** Which side of the search a text is on. */
