@@ -161,6 +161,13 @@ const suite: BenchSuite = {
         ...(await byKind(queries, agentq, `${split}.agentq`)),
         ...(await byKind(queries, baseline, `${split}.bm25`)),
       );
+      const hybrid = await withFakeEmbeddings((baseUrl) => hybridRanker(entries, set.servers, baseUrl), queries);
+      out.push({
+        name: `${split}.hybrid-fake.recall@5`,
+        value: hybrid.recallAt5,
+        unit: 'ratio',
+        details: { note: 'fake trigram embedding server: a plumbing check, not a model' },
+      });
     }
     return out;
   },
