@@ -70,13 +70,12 @@ describe('registry over 40 servers × 50 tools (real Redis)', () => {
 
     const search = exposition.tools.tool_search;
     const found = (await search?.execute?.(
-      { query: 'file a new issue in GitLab' },
+      { query: 'create an issue in GitLab' },
       { toolCallId: 's1', messages: [] },
     )) as {
-      results: Array<{ namespace: string; tools: Array<{ name: string }> }>;
+      results: Array<{ name: string; group: string }>;
     };
-    expect(found.results[0]?.namespace).toBe('mcp:GitLab');
-    expect(found.results[0]?.tools[0]?.name).toBe('mcp__gitlab__createIssue');
+    expect(found.results[0]).toMatchObject({ name: 'mcp__gitlab__createIssue', group: 'mcp:GitLab' });
   });
 
   it('a narrow selection activates only its tools, and a small set stays inline', async () => {
@@ -105,15 +104,25 @@ describe('registry over 40 servers × 50 tools (real Redis)', () => {
     const selected = await resolveAssistantMcpToolIds({ mcpMode: 'auto', mcpServers: [], disabledTools: [] }, reader);
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: selected, caller });
     const register = vi.spyOn(registry, 'register');
+    const index = registry.searchIndex;
+    const indexed = index?.stats;
+    expect(indexed?.documents).toBe(2_000);
 
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: selected, caller });
     expect(register).not.toHaveBeenCalled();
+    expect(index?.stats).toEqual(indexed);
 
     const changed = servers[5] as GeneratedServer;
     await writeCatalog(ctx.redis, ctx.prefix, [{ definition: changed.definition, tools: changed.tools.slice(0, 49) }]);
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: selected, caller });
     expect(register).toHaveBeenCalledTimes(49);
     expect(registry.size).toBe(1_999);
+    // The index followed one server's change document by document: 49 rewritten, 1 removed.
+    expect(index?.stats).toEqual({
+      documents: 1_999,
+      documentWrites: (indexed?.documentWrites ?? 0) + 49,
+      documentRemovals: (indexed?.documentRemovals ?? 0) + 1,
+    });
 
     // Disable one server: its tools go, nobody else's.
     const disabled = serverDefinitionSchema.parse({ ...(servers[6] as GeneratedServer).definition, enabled: false });
@@ -121,5 +130,7 @@ describe('registry over 40 servers × 50 tools (real Redis)', () => {
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: selected, caller });
     expect(registry.size).toBe(1_949);
     expect(registry.getAll({ namespace: `mcp:${disabled.id}` })).toEqual([]);
+    expect(index?.size).toBe(1_949);
+    expect(index?.list({ namespace: `mcp:${disabled.id}` })).toEqual([]);
   });
 });

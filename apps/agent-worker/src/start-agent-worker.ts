@@ -1,7 +1,13 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { registerBuiltinTools, type KnowledgeBaseReader } from '@agentq/builtin-tools';
-import { createCatalogReader, ToolRegistry } from '@agentq/registry';
+import {
+  createCatalogReader,
+  createEmbedder,
+  createQueryEmbedder,
+  createToolVectorStore,
+  ToolRegistry,
+} from '@agentq/registry';
 import {
   AgentqError,
   createRedisConnection,
@@ -128,6 +134,14 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   // Always registered; each run's settings decide which of them it gets.
   registerBuiltinTools(registry, { config, env, knowledgeBaseReader: options.knowledgeBaseReader });
   const models = createModelResolver({ config });
+  // Hybrid search when an embedding model is configured; a missing key fails start-up here.
+  const embedder = createEmbedder(config);
+  const embedding = embedder
+    ? {
+        vectors: createToolVectorStore({ redis: connection, prefix, modelId: embedder.modelId }),
+        embedQuery: createQueryEmbedder(embedder),
+      }
+    : undefined;
 
   const runWorkers: Worker[] = [];
   const approvalWorkers: Worker[] = [];
@@ -147,6 +161,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       logger: shardLogger,
       env,
       workerId: id,
+      embedding,
     });
     const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {
       connection,

@@ -15,6 +15,7 @@ import {
   type RefreshReason,
   type SecretRegistry,
 } from '@agentq/shared';
+import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
 import { CatalogWriter } from './cache/catalog-writer.js';
 import { ServerCapabilities } from './cache/server-capabilities.js';
@@ -98,7 +99,21 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     await requestRefresh(queue, request);
   };
   const store = new ServerStore({ redis, prefix, logger });
-  const writer = new CatalogWriter({ redis, prefix, logger });
+  // Hybrid search: with an embedding model, each list's new tool texts are embedded before it is
+  // written. A missing key for the configured model fails start-up here.
+  const embedder = createEmbedder(config);
+  const writer = new CatalogWriter({
+    redis,
+    prefix,
+    logger,
+    embedTools: embedder
+      ? createCatalogToolEmbedding({
+          embedder,
+          store: createToolVectorStore({ redis, prefix, modelId: embedder.modelId }),
+          logger,
+        })
+      : undefined,
+  });
   const schedules = new RefreshSchedules({ queue });
   const capabilities = new ServerCapabilities({ redis, prefix });
   const delegation = new RefreshDelegation({ redis, prefix, warmerId: id });

@@ -46,18 +46,40 @@ export { buildDeferredToolsPrompt } from './exposition/build-deferred-tools-prom
 
 export { applyMetaToolEffects } from './meta/apply-meta-tool-effects.js';
 export type { MetaToolCallRecord } from './meta/apply-meta-tool-effects.js';
-export { createMetaTools } from './meta/create-meta-tools.js';
+export { createMetaTools, MAX_SEARCH_LIMIT } from './meta/create-meta-tools.js';
 export type { CreateMetaToolsOptions } from './meta/create-meta-tools.js';
 export { createToolExec } from './meta/create-tool-exec.js';
 export type { CreateToolExecOptions, ToolExecApi, ToolExecSandbox } from './meta/create-tool-exec.js';
 export { dispatchToolCall, isDispatchRefusal } from './meta/dispatch-tool-call.js';
 export type { DispatchRefusal, DispatchRefusalCode, DispatchToolCallOptions } from './meta/dispatch-tool-call.js';
 export { renderToolSignature, MAX_SIGNATURE_DEPTH } from './meta/render-tool-signature.js';
-export { createToolSearchIndex, DEFAULT_SEARCH_LIMIT, ToolSearchIndex, toolSetKey } from './meta/tool-search-index.js';
-export type { ToolSearchHit, ToolSearchOptions } from './meta/tool-search-index.js';
+export { DEFAULT_SEARCH_LIMIT, searchKeyOf, ToolSearchIndex } from './meta/tool-search-index.js';
+export type {
+  ToolSearchHit,
+  ToolSearchIndexOptions,
+  ToolSearchIndexStats,
+  ToolSearchOptions,
+} from './meta/tool-search-index.js';
+export { createWordnetSynonyms } from './meta/wordnet-synonyms.js';
+export type { WordnetSynonymsOptions } from './meta/wordnet-synonyms.js';
+export { analyzeText, SEARCH_LEXICON } from './meta/search-analyzer.js';
+export type { AnalyzerSide } from './meta/search-analyzer.js';
+export { suggestGroups } from './meta/suggest-groups.js';
+export type { GroupSuggestion } from './meta/suggest-groups.js';
+export { catalogFreshness } from './catalog/catalog-freshness.js';
 
 export { isApprovalGated, mayNeedApproval } from './approval/is-approval-gated.js';
 export type { ApprovalGateContext } from './approval/is-approval-gated.js';
 
 export { createToolCallRepair } from './repair/create-tool-call-repair.js';
 export type { CreateToolCallRepairOptions } from './repair/create-tool-call-repair.js';
+
+export { createEmbedder } from './embedding/create-embedder.js';
+export type { CreateEmbedderOptions, Embedder, EmbedderConfig } from './embedding/create-embedder.js';
+export { createQueryEmbedder } from './embedding/create-query-embedder.js';
+export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
+export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './embedding/tool-vector-store.js';
+export type { CreateToolVectorStoreOptions, ToolVectorStore } from './embedding/tool-vector-store.js';
+export { toolEmbeddingDigest, toolEmbeddingText } from './embedding/tool-embedding-text.js';
+export { createCatalogToolEmbedding, embedCatalogTools } from './embedding/embed-catalog-tools.js';
+export type { EmbedCatalogToolsOptions, EmbedCatalogToolsResult } from './embedding/embed-catalog-tools.js';

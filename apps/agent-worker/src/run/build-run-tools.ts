@@ -1,6 +1,7 @@
 import {
   applyDeferExposition,
   buildDeferredToolsPrompt,
+  catalogFreshness,
   resolveAssistantMcpToolIds,
   syncMcpToolsToRegistry,
   ToolRegistry,
@@ -12,6 +13,7 @@ import {
 import { digestOf, parseToolId, type Logger, type RunSpec, type RunWarning } from '@agentq/shared';
 import { asSchema, type ToolSet } from 'ai';
 import { applyRunApprovalPolicy } from './run-approval-policy.js';
+import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 
 /** Options of {@link buildRunTools}. */
 export interface BuildRunToolsOptions {
@@ -31,6 +33,8 @@ export interface BuildRunToolsOptions {
   /** Wraps the run's tools (before deferral, so nested `tool_invoke` calls are wrapped too). */
   wrap: (tools: ToolSet) => ToolSet;
   logger: Logger;
+  /** Stored tool vectors and the query embedder, for hybrid search. @default none (lexical search) */
+  embedding?: RunProcessorDependencies['embedding'];
 }
 
 /** The tools of one run, built from the catalog cache only. */
@@ -69,6 +73,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     selectedToolIds: selected,
     caller: options.caller,
     logger: options.logger,
+    vectors: options.embedding?.vectors,
   });
   const warnings = await unavailableServers(spec, reader);
   const scope = { mcpToolIds: selected, settings: spec.assistant.settings };
@@ -93,6 +98,11 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
   const exposition = await applyDeferExposition(allTools, registry, options.contextWindow, {
     state: options.state,
     logger: options.logger,
+    // The process registry's index, even when the run reads a renamed view of it: documents are
+    // keyed by tool id, so the run's own names find them.
+    searchIndex: options.registry.searchIndex,
+    freshness: catalogFreshness(sync.reads),
+    embedQuery: options.embedding?.embedQuery,
   });
   return {
     tools: exposition.tools === allTools ? allTools : options.wrap(exposition.tools),
@@ -140,7 +150,7 @@ function keepShownNames(
     taken.add(name);
   }
   if (renames.size === 0) return { entries, registry };
-  const view = new ToolRegistry();
+  const view = new ToolRegistry({ indexed: false });
   const renamed = entries.map((entry) => {
     const kept = renames.get(entry.name);
     const out = kept === undefined ? entry : { ...entry, name: kept };

@@ -155,6 +155,7 @@ async function processRun(options: {
     state,
     shownNames: checkpoint.wireNames,
     logger,
+    embedding: dependencies.embedding,
     wrap: (tools) =>
       recordToolExecutions(tools, {
         runId,

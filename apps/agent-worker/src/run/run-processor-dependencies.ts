@@ -1,4 +1,4 @@
-import type { CatalogReader, McpToolCaller, ToolRegistry } from '@agentq/registry';
+import type { CatalogReader, McpToolCaller, ToolRegistry, ToolVectorStore } from '@agentq/registry';
 import type { Config, Logger, RedisConnection } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
@@ -31,4 +31,12 @@ export interface RunProcessorDependencies {
   logger: Logger;
   /** Environment of the test crash hooks. */
   env: Record<string, string | undefined>;
+  /**
+   * Hybrid tool search, when `AGENTQ_EMBEDDING_MODEL` is set: the warmers' stored tool vectors and
+   * the query embedder. Absent: `tool_search` is lexical.
+   */
+  embedding?: {
+    vectors: ToolVectorStore;
+    embedQuery: (query: string, signal: AbortSignal | undefined) => Promise<number[] | undefined>;
+  };
 }

@@ -92,6 +92,20 @@ interface Snapshot {
 
 const MAX_ATTEMPTS = 8;
 
+/** Options of {@link CatalogWriter}. */
+export interface CatalogWriterOptions {
+  redis: RedisConnection;
+  prefix: string;
+  logger: Logger;
+  /**
+   * Stores the vectors of a list's tools before the list is written, so that a worker that sees
+   * the new version finds them (`AGENTQ_EMBEDDING_MODEL`). Must not throw: a failing model leaves
+   * search lexical and never holds back the list.
+   * @default none
+   */
+  embedTools?: (serverId: string, tools: readonly CatalogTool[]) => Promise<void>;
+}
+
 /**
  * The only writer of `P:mcp.tools.<id>` and `P:mcp.status.<id>`. Every write is one Lua script:
  * entry, status and the `catalog.updated` event change together or not at all, so a reader never
@@ -101,11 +115,13 @@ export class CatalogWriter {
   private readonly redis: RedisConnection;
   private readonly keys: KeyNames;
   private readonly logger: Logger;
+  private readonly embedTools: CatalogWriterOptions['embedTools'];
 
-  constructor(options: { redis: RedisConnection; prefix: string; logger: Logger }) {
+  constructor(options: CatalogWriterOptions) {
     this.redis = options.redis;
     this.keys = keyNames(options.prefix);
     this.logger = options.logger;
+    this.embedTools = options.embedTools;
   }
 
   /**
@@ -128,6 +144,8 @@ export class CatalogWriter {
   ): Promise<WriteResult> {
     const version = digestOf(input.tools);
     const hints = { readBy: input.readBy, ttlMs: input.ttlMs, cacheScope: input.cacheScope };
+    // Unchanged tools cost one existence check: vectors are keyed by the digest of their text.
+    if (this.embedTools && input.tools.length > 0) await this.embedTools(input.serverId, input.tools);
     return await this.commit(input, (snapshot, hash, now) => {
       const entry = catalogEntrySchema.parse({
         tools: input.tools,

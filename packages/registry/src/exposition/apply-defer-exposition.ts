@@ -2,7 +2,7 @@ import { createRunToolState } from './run-tool-state.js';
 import type { Logger } from '@agentq/shared';
 import type { ToolSet } from 'ai';
 import { mayNeedApproval } from '../approval/is-approval-gated.js';
-import { createMetaTools } from '../meta/create-meta-tools.js';
+import { createMetaTools, type CreateMetaToolsOptions } from '../meta/create-meta-tools.js';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { estimateToolDefinitionTokens } from './estimate-tool-tokens.js';
@@ -14,6 +14,12 @@ export interface ApplyDeferExpositionOptions {
   /** The run's tool state; `allowedNames` is rewritten, `inspectedNames` kept. */
   state: RunToolState;
   logger?: Logger;
+  /** The search index `tool_search` filters to this run's tools. @default registry.searchIndex */
+  searchIndex?: CreateMetaToolsOptions['searchIndex'];
+  /** Per-namespace freshness notes for search results. @default none */
+  freshness?: CreateMetaToolsOptions['freshness'];
+  /** Embeds search queries for hybrid ranking. @default none (lexical) */
+  embedQuery?: CreateMetaToolsOptions['embedQuery'];
 }
 
 /** What {@link applyDeferExposition} produced. */
@@ -71,8 +77,16 @@ export async function applyDeferExposition(
       inlineTokens += cost(name);
     }
   }
-  // The search index is built (or taken from its cache) on the first tool_search, not here.
-  const meta = createMetaTools({ registry, tools, deferred, state: options.state });
+  // Search filters the registry's own index to this run's tools: nothing is built here.
+  const meta = createMetaTools({
+    registry,
+    tools,
+    deferred,
+    state: options.state,
+    searchIndex: options.searchIndex,
+    freshness: options.freshness,
+    embedQuery: options.embedQuery,
+  });
   for (const [name, metaTool] of Object.entries(meta)) {
     exposed[name] = metaTool;
     inlineTokens += estimateToolDefinitionTokens(name, metaTool);

@@ -12,6 +12,8 @@ import { memoizedDefinitionHash } from '../catalog/memoized-definition-hash.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { assignMcpWireNames } from '../wire-names/mcp-wire-name.js';
 import { toCamelSegment } from '../wire-names/to-camel-segment.js';
+import { toolEmbeddingDigest } from '../embedding/tool-embedding-text.js';
+import type { ToolVectorStore } from '../embedding/tool-vector-store.js';
 import { createMcpToolEntry } from './create-mcp-tool-entry.js';
 import type { McpToolCaller } from './mcp-tool-caller.js';
 
@@ -27,6 +29,12 @@ export interface SyncMcpToolsOptions {
   caller?: McpToolCaller;
   /** @default a silent logger */
   logger?: Logger;
+  /**
+   * Where the warmers stored tool vectors. When given, the vectors of every (re)registered server's
+   * tools are read in one round trip and set on the registry's search index, for hybrid search.
+   * @default none (lexical search)
+   */
+  vectors?: ToolVectorStore;
 }
 
 const refusingCaller: McpToolCaller = {
@@ -139,6 +147,7 @@ export async function syncMcpToolsToRegistry(
   const reads = await reader.readMany([...serverIds].sort());
   const state = stateOf(registry);
   const caller = options.caller ?? refusingCaller;
+  const changed: ServerState[] = [];
 
   for (const serverId of serverIds) {
     const read = reads.get(serverId);
@@ -174,7 +183,10 @@ export async function syncMcpToolsToRegistry(
     };
     state.servers.set(serverId, server);
     registerServer({ registry, serverId, server, caller, reader });
+    changed.push(server);
   }
+
+  if (options.vectors && changed.length > 0) await loadVectors(registry, options.vectors, changed, logger);
 
   for (const [serverId, ids] of selectedByServer) {
     const names = state.servers.get(serverId)?.names;
@@ -185,6 +197,34 @@ export async function syncMcpToolsToRegistry(
     }
   }
   return { catalogVersion, wireNames, reads };
+}
+
+/**
+ * Sets the stored vectors of the tools of `servers` on the registry's index (by tool id). A tool
+ * without a vector keeps none and is ranked lexically only; a Redis failure leaves search lexical
+ * rather than failing the run.
+ */
+async function loadVectors(
+  registry: ToolRegistry,
+  store: ToolVectorStore,
+  servers: ServerState[],
+  logger: Logger,
+): Promise<void> {
+  const index = registry.searchIndex;
+  if (!index) return;
+  const wanted: Array<{ key: string; digest: string }> = [];
+  for (const server of servers) {
+    for (const tool of offeredTools(server)) {
+      const key = makeToolId(server.definition.id, tool.name);
+      if (server.names.has(key)) wanted.push({ key, digest: toolEmbeddingDigest(tool) });
+    }
+  }
+  try {
+    const vectors = await store.read([...new Set(wanted.map((one) => one.digest))]);
+    for (const { key, digest } of wanted) index.setVector(key, vectors.get(digest));
+  } catch (error) {
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read tool vectors');
+  }
 }
 
 /**

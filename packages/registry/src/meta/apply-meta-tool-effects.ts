@@ -35,9 +35,13 @@ export function applyMetaToolEffects(state: RunToolState, call: MetaToolCallReco
       return;
     case META_TOOL_NAMES.search: {
       if (!isObject(input) || input.verbose !== true || !Array.isArray(output.results)) return;
-      for (const group of output.results) {
-        if (!isObject(group) || !Array.isArray(group.tools)) continue;
-        for (const found of group.tools) if (isObject(found) && found.schema !== undefined) mark(found.name);
+      for (const item of output.results) {
+        if (!isObject(item)) continue;
+        if (item.schema !== undefined) mark(item.name);
+        // Results journalled before search kept rank order came grouped: { namespace, tools }.
+        if (Array.isArray(item.tools)) {
+          for (const found of item.tools) if (isObject(found) && found.schema !== undefined) mark(found.name);
+        }
       }
       return;
     }

@@ -6,6 +6,7 @@ import type { ToolEntry } from '../registry/tool-entry.js';
 import { makeEntry, makeTool } from '../test-support/fixtures.js';
 import { applyMetaToolEffects } from './apply-meta-tool-effects.js';
 import { createMetaTools } from './create-meta-tools.js';
+import { ToolSearchIndex } from './tool-search-index.js';
 
 interface Fixture {
   tools: ToolSet;
@@ -91,18 +92,13 @@ async function run(
 }
 
 describe('tool_search', () => {
-  it('lists deferred tools only, grouped by label, as { name, description }', async () => {
+  it('lists deferred tools only, each labelled with its group, as { name, group, description }', async () => {
     const { meta } = fixture();
     const result = await run(meta.tool_search, {});
     expect(result.results).toEqual([
-      {
-        namespace: 'mcp:Files',
-        tools: [
-          { name: 'mcp__fs__readFile', description: 'Read a text file' },
-          { name: 'mcp__fs__writeFile', description: 'Write a text file' },
-        ],
-      },
-      { namespace: 'mcp:GitHub', tools: [{ name: 'mcp__gh__createIssue', description: 'Open an issue' }] },
+      { name: 'mcp__fs__readFile', group: 'mcp:Files', description: 'Read a text file' },
+      { name: 'mcp__fs__writeFile', group: 'mcp:Files', description: 'Write a text file' },
+      { name: 'mcp__gh__createIssue', group: 'mcp:GitHub', description: 'Open an issue' },
     ]);
     expect(JSON.stringify(result)).not.toContain('inline_plain');
   });
@@ -112,18 +108,95 @@ describe('tool_search', () => {
     const byLabel = await run(meta.tool_search, { namespace: 'mcp:GitHub' });
     const byNamespace = await run(meta.tool_search, { namespace: 'mcp:gh' });
     expect(byLabel).toEqual(byNamespace);
-    const ranked = (await run(meta.tool_search, { query: 'write a file' })) as {
-      results: Array<{ tools: Array<{ name: string }> }>;
+    const ranked = (await run(meta.tool_search, { query: 'write a file' })) as { results: Array<{ name: string }> };
+    expect(ranked.results[0]?.name).toBe('mcp__fs__writeFile');
+  });
+
+  it('keeps rank order across groups: labels never regroup results', async () => {
+    const tools: ToolSet = {};
+    const deferred: ToolEntry[] = [];
+    const add = (name: string, namespace: string, description: string) => {
+      tools[name] = makeTool({ description });
+      deferred.push(makeEntry(name, { namespace, label: namespace, description, tool: tools[name] }));
     };
-    expect(ranked.results[0]?.tools[0]?.name).toBe('mcp__fs__writeFile');
+    // Server a has the best and the fourth-best match, server b the second and third.
+    add('a_exportInvoicesCsv', 'mcp:a', 'Export invoices as CSV.');
+    add('b_exportInvoices', 'mcp:b', 'Export invoices.');
+    add('b_invoicesCsv', 'mcp:b', 'Invoices as CSV.');
+    add('a_invoices', 'mcp:a', 'Invoices.');
+    const state = createRunToolState();
+    state.allowedNames = Object.keys(tools).sort();
+    const meta = createMetaTools({ registry: new ToolRegistry(), tools, deferred, state });
+    const result = (await run(meta.tool_search, { query: 'export invoices as csv' })) as {
+      results: Array<{ name: string; group: string }>;
+    };
+    const expected = new ToolSearchIndex(deferred).search('export invoices as csv').map((hit) => hit.entry.name);
+    expect(result.results.map((item) => item.name)).toEqual(expected);
+    expect(result.results.map((item) => item.group)).toEqual(['mcp:a', 'mcp:b', 'mcp:b', 'mcp:a']);
+  });
+
+  it('takes an optional limit, 8 by default and at most 25, and refuses others', async () => {
+    const tools: ToolSet = {};
+    const deferred: ToolEntry[] = [];
+    for (let index = 0; index < 30; index += 1) {
+      const name = `records_${index}`;
+      tools[name] = makeTool({ description: `Fetch record number ${index}.` });
+      deferred.push(makeEntry(name, { namespace: 'mcp:r', description: `Fetch record ${index}`, tool: tools[name] }));
+    }
+    const state = createRunToolState();
+    state.allowedNames = Object.keys(tools).sort();
+    const meta = createMetaTools({ registry: new ToolRegistry(), tools, deferred, state });
+    const count = async (input: Record<string, unknown>) =>
+      ((await run(meta.tool_search, { query: 'fetch record', ...input })).results as unknown[]).length;
+    expect(await count({})).toBe(8);
+    expect(await count({ limit: 3 })).toBe(3);
+    expect(await count({ limit: 25 })).toBe(25);
+    const schema = meta.tool_search.inputSchema as unknown as { safeParse(value: unknown): { success: boolean } };
+    expect(schema.safeParse({ query: 'x', limit: 26 }).success).toBe(false);
+    expect(schema.safeParse({ query: 'x', limit: 0 }).success).toBe(false);
+    expect(schema.safeParse({ query: 'x', limit: 2.5 }).success).toBe(false);
+    expect(schema.safeParse({ query: 'x', limit: 25 }).success).toBe(true);
+  });
+
+  it("labels each result of a stale server with the server's freshness", async () => {
+    const base = fixture();
+    const note = 'server unreachable since 2026-01-01T00:00:00.000Z; tools may be out of date';
+    const meta = createMetaTools({
+      registry: new ToolRegistry(),
+      tools: base.tools,
+      deferred: base.deferred,
+      state: base.state,
+      freshness: new Map([['mcp:fs', note]]),
+    });
+    const result = (await run(meta.tool_search, { query: 'file' })) as {
+      results: Array<{ name: string; freshness?: string }>;
+    };
+    expect(result.results.length).toBeGreaterThan(0);
+    for (const item of result.results) {
+      expect(item.freshness).toBe(item.name.startsWith('mcp__fs__') ? note : undefined);
+    }
+  });
+
+  it('searches the registry index filtered to the run, without building another', async () => {
+    const { tools, deferred, state } = fixture();
+    const registry = new ToolRegistry();
+    for (const entry of deferred) registry.register(entry);
+    registry.register(makeEntry('other_run_tool', { namespace: 'mcp:fs', description: 'Read a text file too' }));
+    const index = registry.searchIndex as ToolSearchIndex;
+    const before = index.stats;
+    const meta = createMetaTools({ registry, tools, deferred, state });
+    const result = (await run(meta.tool_search, { query: 'read a text file' })) as { results: Array<{ name: string }> };
+    expect(result.results[0]?.name).toBe('mcp__fs__readFile');
+    expect(JSON.stringify(result)).not.toContain('other_run_tool');
+    expect(index.stats).toEqual(before);
   });
 
   it('verbose adds the JSON schema and records the names as inspected', async () => {
     const { meta, state } = fixture();
     const result = (await run(meta.tool_search, { query: 'issue', verbose: true })) as {
-      results: Array<{ tools: Array<{ name: string; schema?: unknown }> }>;
+      results: Array<{ name: string; schema?: unknown }>;
     };
-    const hit = result.results[0]?.tools[0];
+    const hit = result.results[0];
     expect(hit?.name).toBe('mcp__gh__createIssue');
     expect(hit?.schema).toMatchObject({ properties: { path: { type: 'string' } } });
     expect(state.inspectedNames).toContain('mcp__gh__createIssue');
@@ -134,6 +207,22 @@ describe('tool_search', () => {
     const result = await run(meta.tool_search, { query: 'zzqx' });
     expect(result.results).toEqual([]);
     expect(String(result.message)).toMatch(/broaden/i);
+  });
+
+  it('an empty result suggests the nearest groups', async () => {
+    const { meta } = fixture();
+    // A misspelt product name matches no word, but is nearest to the GitHub group.
+    const result = (await run(meta.tool_search, { query: 'githbu' })) as {
+      results: unknown[];
+      suggestions: Array<{ group: string; tools: number }>;
+    };
+    expect(result.results).toEqual([]);
+    expect(result.suggestions[0]).toEqual({ group: 'mcp:GitHub', tools: 1 });
+    expect(result.suggestions.map((suggestion) => suggestion.group).sort()).toEqual(['mcp:Files', 'mcp:GitHub']);
+    const filtered = (await run(meta.tool_search, { query: 'zzqx', namespace: 'mcp:GitHub' })) as {
+      suggestions: Array<{ group: string }>;
+    };
+    expect(filtered.suggestions.map((suggestion) => suggestion.group)).toEqual(['mcp:Files']);
   });
 });
 

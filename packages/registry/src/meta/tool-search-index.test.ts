@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import { makeEntry, makeTool } from '../test-support/fixtures.js';
-import { createToolSearchIndex, ToolSearchIndex } from './tool-search-index.js';
-import { splitWords, stem } from './search-terms.js';
+import { analyzeText } from './search-analyzer.js';
+import { searchKeyOf, ToolSearchIndex } from './tool-search-index.js';
+import { createWordnetSynonyms } from './wordnet-synonyms.js';
 
 function entry(
   name: string,
@@ -41,25 +42,38 @@ function names(hits: ReturnType<ToolSearchIndex['search']>) {
   return hits.map((hit) => hit.entry.name);
 }
 
-describe('search terms', () => {
-  it('splits camelCase, snake_case and kebab-case into words', () => {
-    expect(splitWords('readTextFile get_file-info HTTPServer2x')).toEqual([
+describe('analyzeText', () => {
+  it('splits identifiers on the index side, keeping the whole word too', () => {
+    expect(analyzeText('readTextFile get_file-info', 'index')).toEqual([
+      'readtextfil',
       'read',
       'text',
       'file',
       'get',
       'file',
-      'info',
-      'http',
-      'server',
-      '2',
-      'x',
+      'inform',
     ]);
   });
 
-  it('stems inflections to one form', () => {
-    expect(new Set(['create', 'creates', 'created', 'creating'].map(stem)).size).toBe(1);
-    expect(stem('directories')).toBe(stem('directory'));
+  it('keeps whole words on the query side: GitHub is not git + hub', () => {
+    expect(analyzeText('GitHub PRs', 'query')).toEqual(['github', 'pr']);
+    expect(analyzeText('GitHub', 'index')).toEqual(['github', 'git', 'hub']);
+  });
+
+  it('stems once, so a query word meets the same word in a tool name', () => {
+    expect(analyzeText('close the browser', 'query')).toEqual(['close', 'browser']);
+    expect(analyzeText('browser_close', 'index')).toEqual(['browser', 'close']);
+    expect(analyzeText('database release', 'query')).toEqual(analyzeText('database release', 'index'));
+    expect(
+      new Set(['create', 'creates', 'created', 'creating'].map((word) => analyzeText(word, 'query')[0])).size,
+    ).toBe(1);
+  });
+
+  it('maps lexicon spellings to one term on both sides', () => {
+    expect(analyzeText('list pull requests', 'index')).toContain('pr');
+    expect(analyzeText('my PRs', 'query')).toContain('pr');
+    expect(analyzeText('repo', 'query')).toEqual(analyzeText('repository', 'index'));
+    expect(analyzeText('k8s pods', 'query')).toContain('kubernet');
   });
 });
 
@@ -120,16 +134,75 @@ describe('ToolSearchIndex', () => {
     expect(new ToolSearchIndex(pool).search('zzqx')).toEqual([]);
   });
 
-  it('is built once per tool set and reused', () => {
-    const first = createToolSearchIndex(pool);
-    expect(createToolSearchIndex([...pool].reverse())).toBe(first);
-    const changed = [
-      ...pool.slice(1),
-      entry('mcp__gitlab__createIssue', 'Create a new issue in a project.', {
-        namespace: 'mcp:gl',
-        label: 'mcp:GitLab Renamed',
-      }),
+  it('finds "close the browser page" for browser_close', () => {
+    const index = new ToolSearchIndex([
+      ...pool,
+      entry('mcp__pw__browser_close', 'Close the page', { namespace: 'mcp:pw' }),
+      entry('mcp__pw__browser_navigate', 'Navigate to a URL', { namespace: 'mcp:pw' }),
+    ]);
+    expect(names(index.search('close the browser page'))[0]).toBe('mcp__pw__browser_close');
+  });
+
+  it("filters to a run's keys at query time, without another index", () => {
+    const index = new ToolSearchIndex(pool);
+    const keys = new Set(['mcp__gitlab__createIssue', 'mcp__fs__readTextFile']);
+    expect(names(index.search('create a new issue', { keys }))).toEqual(['mcp__gitlab__createIssue']);
+    expect(names(index.search('mcp__github__createIssue', { keys })).every((name) => keys.has(name))).toBe(true);
+    expect(index.list({ keys }).map((found) => found.name)).toEqual([...keys].sort());
+  });
+
+  it('updates incrementally: replaced and removed documents leave no trace', () => {
+    const index = new ToolSearchIndex(pool);
+    const before = index.stats;
+    index.upsert(entry('mcp__weather__forecast', 'Tide tables for a harbour.', { namespace: 'mcp:wx' }));
+    expect(names(index.search('hourly'))).not.toContain('mcp__weather__forecast');
+    expect(names(index.search('tide tables'))).toEqual(['mcp__weather__forecast']);
+    expect(index.remove('mcp__weather__forecast')).toBe(true);
+    expect(index.search('tide tables')).toEqual([]);
+    expect(index.size).toBe(pool.length - 1);
+    expect(index.stats).toMatchObject({
+      documentWrites: before.documentWrites + 1,
+      documentRemovals: before.documentRemovals + 1,
+    });
+    // Scores after the round trip equal those of an index built from scratch over the same tools.
+    const fresh = new ToolSearchIndex(pool.filter((one) => one.name !== 'mcp__weather__forecast'));
+    expect(index.search('file contents').map((hit) => hit.score)).toEqual(
+      fresh.search('file contents').map((hit) => hit.score),
+    );
+  });
+
+  it('keys MCP documents by tool id', () => {
+    const mcpEntry = {
+      ...pool[0]!,
+      mcp: { serverId: 'gl', toolName: 'createIssue', toolId: 'gl:createIssue', schemaDigest: 'd' },
+    };
+    expect(searchKeyOf(mcpEntry)).toBe('gl:createIssue');
+    expect(searchKeyOf(pool[1]!)).toBe('mcp__github__createIssue');
+  });
+
+  it('fuses a vector ranking with the lexical one when a query vector is given', () => {
+    const index = new ToolSearchIndex(pool);
+    index.setVector('mcp__weather__forecast', Float32Array.from([1, 0]));
+    index.setVector('mcp__mail__sendEmail', Float32Array.from([0, 1]));
+    // No word of the query is in the forecast tool; its vector is the closest.
+    const hits = index.search('will it rain tomorrow', { queryVector: [1, 0.1] });
+    expect(names(hits)[0]).toBe('mcp__weather__forecast');
+    expect(index.search('will it rain tomorrow')).toEqual([]);
+  });
+
+  it('searches synonyms of a query word as weaker alternatives when given a synonym source', () => {
+    const tools = [
+      entry('mcp__kb__archiveFacts', 'Archive facts about a topic.', { namespace: 'mcp:kb' }),
+      entry('mcp__kb__recallFacts', 'Recall facts about a topic.', { namespace: 'mcp:kb' }),
     ];
-    expect(createToolSearchIndex(changed)).not.toBe(first);
+    const plain = new ToolSearchIndex(tools);
+    const expanded = new ToolSearchIndex(tools, { synonyms: createWordnetSynonyms() });
+    // "remember" is in neither tool: plainly it is a tie on "facts", broken by name.
+    expect(names(plain.search('remember facts'))).toEqual(['mcp__kb__archiveFacts', 'mcp__kb__recallFacts']);
+    // WordNet's first sense of "remember" lists "recall".
+    expect(names(expanded.search('remember facts'))[0]).toBe('mcp__kb__recallFacts');
+    const [direct] = expanded.search('recall facts');
+    const [viaSynonym] = expanded.search('remember facts');
+    expect(direct?.score).toBeGreaterThan(viaSynonym?.score ?? Number.POSITIVE_INFINITY);
   });
 });

@@ -1,9 +1,7 @@
-import { digestOf } from '@agentq/shared';
-import MiniSearch, { type SearchResult } from 'minisearch';
 import { toolJsonSchema } from '../exposition/estimate-tool-tokens.js';
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
 import { parseMcpWireName } from '../wire-names/mcp-wire-name.js';
-import { normalizeName, processTerm, queryTerms, splitWords } from './search-terms.js';
+import { analyzeText, normalizeName } from './search-analyzer.js';
 
 /** Results of a search returned when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 8;
@@ -12,30 +10,111 @@ export const DEFAULT_SEARCH_LIMIT = 8;
 export interface ToolSearchOptions {
   /** Keeps only entries whose namespace or label equals this. */
   namespace?: string;
+  /**
+   * Keeps only these documents (keys from {@link searchKeyOf}): a run's allowed tools. Applied
+   * while scoring, so a run never builds or copies an index of its own.
+   * @default every document
+   */
+  keys?: ReadonlySet<string>;
   /** @default 8 */
   limit?: number;
+  /**
+   * The query's embedding. When given, documents with a vector of the same length are also ranked
+   * by cosine similarity, and the two rankings are fused with reciprocal rank fusion.
+   */
+  queryVector?: readonly number[];
 }
 
 /** One ranked hit. */
 export interface ToolSearchHit {
+  /** The document key ({@link searchKeyOf} of the entry). */
+  key: string;
   entry: ToolEntry;
   score: number;
-  /** How the hit was found: an exact or near-exact name match ranks before every text match. */
+  /** How the hit was found: an exact or near-exact name match ranks before every other hit. */
   match: 'exact-name' | 'near-name' | 'text';
 }
 
-interface IndexedDocument {
-  id: number;
-  name: string;
-  title: string;
-  description: string;
-  params: string;
-  server: string;
+/** Options of {@link ToolSearchIndex}. */
+export interface ToolSearchIndexOptions {
+  /**
+   * Synonyms of a query word (for example {@link createWordnetSynonyms}); each is searched as an
+   * alternative of the word at `synonymWeight`.
+   * @default none
+   */
+  synonyms?: (word: string) => readonly string[];
+  /** Weight of a synonym against the word itself. @default 0.3 */
+  synonymWeight?: number;
 }
 
-const FIELD_BOOST = { name: 3, title: 2, server: 1.5, description: 1, params: 0.6 };
-/** Weight of a synonym relative to the word the query used. */
-const SYNONYM_WEIGHT = 0.35;
+/** Weight of a synonym match against a match of the query's own word. */
+const DEFAULT_SYNONYM_WEIGHT = 0.3;
+
+/** Counters of index work, for benchmarks and tests. */
+export interface ToolSearchIndexStats {
+  documents: number;
+  /** Documents added or replaced since the index was created. */
+  documentWrites: number;
+  /** Documents removed since the index was created. */
+  documentRemovals: number;
+}
+
+/**
+ * The key of an entry's search document: its MCP tool id when it has one (stable across wire
+ * name changes, so a run that kept an older name still finds the tool), else its wire name.
+ */
+export function searchKeyOf(entry: Pick<ToolEntry, 'name' | 'mcp'>): string {
+  return entry.mcp?.toolId ?? entry.name;
+}
+
+const FIELDS = ['name', 'title', 'description', 'params', 'server'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** BM25F parameters of one field. */
+interface FieldParameters {
+  /** Weight of a term occurrence in this field. */
+  weight: number;
+  /** Length normalisation, 0 (none) to 1 (full). */
+  b: number;
+  /** Terms of the field indexed at most; the rest of a very long text is ignored. */
+  maxTerms: number;
+}
+
+/**
+ * Field weights and length normalisation. Names and titles are short and decisive; descriptions
+ * carry most of the words but some run to 5 000 characters, so they are length-normalised fully
+ * and cut at 200 terms: a long text then adds a few weak matches instead of matching everything.
+ * The server's name weighs as much as a tool name, since a need that names a product ("on GitLab")
+ * means that product's tools. Description b, server weight and coordination were set on the dev
+ * split of the evaluation set (bench/data/README.md).
+ */
+const FIELD_PARAMETERS: Record<Field, FieldParameters> = {
+  name: { weight: 3, b: 0.5, maxTerms: 64 },
+  title: { weight: 2, b: 0.5, maxTerms: 64 },
+  description: { weight: 1, b: 0.9, maxTerms: 200 },
+  params: { weight: 0.5, b: 0.75, maxTerms: 200 },
+  server: { weight: 3, b: 0.3, maxTerms: 32 },
+};
+/** BM25 term-frequency saturation. */
+const K1 = 1.2;
+/** Reciprocal rank fusion constant (Cormack et al. 2009). */
+const RRF_K = 60;
+/** Exponent of the coordination factor (share of the query's idf matched); 0.5 chosen on the dev split. */
+const COORDINATION = 0.5;
+/** Queries with at least this many letters may match a tool name with a typo. */
+const NEAR_NAME_MIN_LENGTH = 5;
+
+interface Document {
+  id: number;
+  key: string;
+  entry: ToolEntry;
+  lengths: number[];
+  /** Distinct terms of the document, for removal. */
+  terms: string[];
+  /** Name forms a query may spell exactly (normalised). */
+  forms: string[];
+  vector?: Float32Array;
+}
 
 function parameterText(schema: Record<string, unknown>, depth = 0): string[] {
   if (depth > 2) return [];
@@ -62,6 +141,20 @@ function nameForms(entry: ToolEntry): string[] {
   return [...new Set(forms.map(normalizeName).filter((form) => form !== ''))];
 }
 
+/** The text of each field of an entry, as one document sees it. */
+export function searchFieldsOf(entry: ToolEntry): Record<Field, string> {
+  const tool = entry.tool as { title?: string; description?: string };
+  const description = tool.description ?? '';
+  return {
+    name: [entry.mcp?.toolName ?? entry.name].join(' '),
+    title: tool.title ?? '',
+    // The blurb is the first sentence of the description; only add it when it is something else.
+    description: description.includes(entry.description) ? description : `${entry.description} ${description}`,
+    params: parameterText(toolJsonSchema(entry.tool)).join(' '),
+    server: [entry.namespace.replace(/^mcp:/, ''), labelOf(entry).replace(/^mcp:/, '')].join(' '),
+  };
+}
+
 function editDistanceAtMost(a: string, b: string, limit: number): boolean {
   if (Math.abs(a.length - b.length) > limit) return false;
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
@@ -80,154 +173,363 @@ function editDistanceAtMost(a: string, b: string, limit: number): boolean {
   return (previous[b.length] ?? limit + 1) <= limit;
 }
 
+function byName(a: ToolSearchHit, b: ToolSearchHit): number {
+  return b.score - a.score || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0);
+}
+
+function cosine(a: Float32Array, b: readonly number[], bNorm: number): number {
+  let dot = 0;
+  let aNorm = 0;
+  for (let index = 0; index < a.length; index += 1) {
+    const value = a[index] as number;
+    dot += value * (b[index] as number);
+    aNorm += value * value;
+  }
+  return aNorm === 0 || bNorm === 0 ? 0 : dot / Math.sqrt(aNorm * bNorm);
+}
+
 /**
- * BM25 ranking (minisearch) over deferred tools: name words, title, description, parameter names
- * and descriptions, and the server's label and display name, since agents name the product ("on
- * GitLab") and several servers offer look-alike tools. An exact or near-exact name match always
- * comes first. Build it once per tool set; {@link createToolSearchIndex} caches it.
+ * BM25F ranking over tools: name, title, description, parameter names and descriptions, and the
+ * server's id and label (agents name the product, "on GitLab", and several servers offer
+ * look-alike tools). An exact or near-exact name match always comes first.
+ *
+ * One index serves a whole process: documents are added, replaced and removed one tool at a time
+ * (the registry does it as it syncs a server whose catalog version moved), and a run's search
+ * filters the shared index to the run's tools through `keys`. Term statistics (document frequency,
+ * average field lengths) are over every indexed tool, which also keeps a run's ranking independent
+ * of what else that run happens to offer.
  */
 export class ToolSearchIndex {
-  private readonly search_: MiniSearch<IndexedDocument>;
-  private readonly entries: ToolEntry[];
-  private readonly forms: string[][];
+  /** Indexes constructed in this process, so a benchmark can show that no run builds one. */
+  static created = 0;
+  private readonly documents = new Map<number, Document>();
+  /** Documents by id, for the scoring loop (a sparse array is faster than a map there). */
+  private readonly byId: Array<Document | undefined> = [];
+  /** Bumped on every change, so per-run masks of allowed ids know when to refresh. */
+  private generation = 0;
+  private readonly masks = new WeakMap<ReadonlySet<string>, { generation: number; mask: Uint8Array }>();
+  private readonly idsByKey = new Map<string, number>();
+  private readonly postings = new Map<string, Map<number, number[]>>();
+  private readonly idsByForm = new Map<string, Set<number>>();
+  private readonly totalLengths = FIELDS.map(() => 0);
+  private readonly vectors = new Map<string, Float32Array>();
+  private nextId = 0;
+  private writes = 0;
+  private removals = 0;
 
-  constructor(entries: readonly ToolEntry[]) {
-    this.entries = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.forms = this.entries.map(nameForms);
-    this.search_ = new MiniSearch<IndexedDocument>({
-      fields: ['name', 'title', 'description', 'params', 'server'],
-      idField: 'id',
-      tokenize: splitWords,
-      processTerm,
-    });
-    this.search_.addAll(
-      this.entries.map((entry, id) => {
-        const names = [entry.name, entry.mcp?.toolName ?? ''];
-        return {
-          id,
-          name: names.join(' '),
-          title: entry.tool.title ?? '',
-          description: [entry.tool.description ?? '', entry.description].join(' '),
-          params: parameterText(toolJsonSchema(entry.tool)).join(' '),
-          server: [entry.namespace, labelOf(entry)].join(' '),
-        };
-      }),
-    );
+  private readonly options: ToolSearchIndexOptions;
+
+  constructor(entries: readonly ToolEntry[] = [], options: ToolSearchIndexOptions = {}) {
+    ToolSearchIndex.created += 1;
+    this.options = options;
+    for (const entry of entries) this.upsert(entry);
   }
 
   /** Number of indexed entries. */
   get size(): number {
-    return this.entries.length;
+    return this.documents.size;
   }
 
-  /** Entries matching `namespace` (or all), sorted by name. */
-  list(namespace?: string): ToolEntry[] {
-    return namespace === undefined ? [...this.entries] : this.entries.filter((entry) => inNamespace(entry, namespace));
+  /** Work done so far. */
+  get stats(): ToolSearchIndexStats {
+    return { documents: this.documents.size, documentWrites: this.writes, documentRemovals: this.removals };
+  }
+
+  /** Whether an entry with this key is indexed. */
+  has(key: string): boolean {
+    return this.idsByKey.has(key);
+  }
+
+  /** The indexed entry of a key. */
+  get(key: string): ToolEntry | undefined {
+    const id = this.idsByKey.get(key);
+    return id === undefined ? undefined : this.documents.get(id)?.entry;
+  }
+
+  /** Adds an entry, or replaces the document with the same key. */
+  upsert(entry: ToolEntry): void {
+    const key = searchKeyOf(entry);
+    this.remove(key, { counted: false });
+    const id = this.nextId;
+    this.nextId += 1;
+    const fields = searchFieldsOf(entry);
+    const lengths: number[] = [];
+    const distinct = new Set<string>();
+    FIELDS.forEach((field, fieldIndex) => {
+      const { maxTerms } = FIELD_PARAMETERS[field];
+      // Text past what can be kept is not analyzed at all (words average well under 16 characters).
+      const terms = analyzeText(fields[field].slice(0, maxTerms * 16), 'index').slice(0, maxTerms);
+      lengths.push(terms.length);
+      this.totalLengths[fieldIndex] = (this.totalLengths[fieldIndex] ?? 0) + terms.length;
+      for (const term of terms) {
+        let posting = this.postings.get(term);
+        if (!posting) {
+          posting = new Map();
+          this.postings.set(term, posting);
+        }
+        let frequencies = posting.get(id);
+        if (!frequencies) {
+          frequencies = FIELDS.map(() => 0);
+          posting.set(id, frequencies);
+          distinct.add(term);
+        }
+        frequencies[fieldIndex] = (frequencies[fieldIndex] ?? 0) + 1;
+      }
+    });
+    const forms = nameForms(entry);
+    for (const form of forms) {
+      const ids = this.idsByForm.get(form) ?? new Set<number>();
+      ids.add(id);
+      this.idsByForm.set(form, ids);
+    }
+    const document: Document = { id, key, entry, lengths, terms: [...distinct], forms };
+    const vector = this.vectors.get(key);
+    if (vector) document.vector = vector;
+    this.documents.set(id, document);
+    this.byId[id] = document;
+    this.idsByKey.set(key, id);
+    this.writes += 1;
+    this.generation += 1;
+  }
+
+  /** Removes the document of `key`. Returns whether it existed. */
+  remove(key: string, options: { counted?: boolean } = {}): boolean {
+    const id = this.idsByKey.get(key);
+    if (id === undefined) return false;
+    const document = this.documents.get(id) as Document;
+    for (const term of document.terms) {
+      const posting = this.postings.get(term);
+      posting?.delete(id);
+      if (posting?.size === 0) this.postings.delete(term);
+    }
+    document.lengths.forEach((length, fieldIndex) => {
+      this.totalLengths[fieldIndex] = (this.totalLengths[fieldIndex] ?? 0) - length;
+    });
+    for (const form of document.forms) {
+      const ids = this.idsByForm.get(form);
+      ids?.delete(id);
+      if (ids?.size === 0) this.idsByForm.delete(form);
+    }
+    this.documents.delete(id);
+    this.byId[id] = undefined;
+    this.idsByKey.delete(key);
+    this.generation += 1;
+    if (options.counted !== false) this.removals += 1;
+    return true;
+  }
+
+  /**
+   * Sets (or, with `undefined`, clears) the embedding of a document key. Kept across a replace of
+   * the document, since the warmer keys vectors by the tool's text and the caller decides when
+   * that changed.
+   */
+  setVector(key: string, vector: Float32Array | undefined): void {
+    if (vector) this.vectors.set(key, vector);
+    else this.vectors.delete(key);
+    const id = this.idsByKey.get(key);
+    const document = id === undefined ? undefined : this.documents.get(id);
+    if (!document) return;
+    if (vector) document.vector = vector;
+    else delete document.vector;
+  }
+
+  /** Entries matching `namespace` and `keys` (or all), sorted by name. */
+  list(options: Pick<ToolSearchOptions, 'namespace' | 'keys'> = {}): ToolEntry[] {
+    const out: ToolEntry[] = [];
+    for (const document of this.candidates(options.keys)) {
+      if (this.allowed(document, options)) out.push(document.entry);
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** The top `limit` entries for `query`, best first. */
   search(query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
-    const allowed = (id: number) => {
-      const entry = this.entries[id];
-      return entry !== undefined && (options.namespace === undefined || inNamespace(entry, options.namespace));
-    };
     const hits: ToolSearchHit[] = [];
     const taken = new Set<number>();
+    this.nameMatches(query, options, hits, taken);
 
-    const wanted = normalizeName(query);
-    if (wanted !== '') {
-      const near: number[] = [];
-      this.forms.forEach((forms, id) => {
-        if (!allowed(id)) return;
-        if (forms.includes(wanted)) {
-          hits.push({ entry: this.entries[id] as ToolEntry, score: Number.POSITIVE_INFINITY, match: 'exact-name' });
-          taken.add(id);
-        } else if (
-          wanted.length >= 5 &&
-          forms.some((form) => editDistanceAtMost(form, wanted, wanted.length >= 10 ? 2 : 1))
-        ) {
-          near.push(id);
-        }
-      });
-      for (const id of near) {
-        hits.push({ entry: this.entries[id] as ToolEntry, score: Number.MAX_VALUE, match: 'near-name' });
-        taken.add(id);
-      }
-    }
-
-    const { terms, expansions, synonymsOf } = queryTerms(query);
-    if (terms.length > 0) {
-      const fuzzy = (term: string) => (term.length >= 6 ? 0.2 : false);
-      const prefix = (term: string) => term.length >= 4;
-      const queries: Array<string | { queries: string[]; boostTerm: () => number }> = [...terms];
-      if (expansions.length > 0) queries.push({ queries: expansions, boostTerm: () => SYNONYM_WEIGHT });
-      const results: SearchResult[] = this.search_.search(
-        { queries, combineWith: 'OR' },
-        { boost: FIELD_BOOST, fuzzy, prefix, filter: (result) => allowed(result.id as number) },
-      );
-      // Coordination: BM25 sums per-term scores, so one frequent word in a short name field can
-      // outrank a tool that matches the whole need. Scale by the share of query words matched
-      // (directly, by prefix or typo, or through a synonym).
-      const textHits: ToolSearchHit[] = [];
-      for (const result of results) {
-        const id = result.id as number;
-        if (taken.has(id)) continue;
-        const matched = new Set(result.queryTerms);
-        const covered = terms.filter(
-          (term) => matched.has(term) || (synonymsOf.get(term) ?? []).some((synonym) => matched.has(synonym)),
-        ).length;
-        textHits.push({
-          entry: this.entries[id] as ToolEntry,
-          score: result.score * (covered / terms.length),
-          match: 'text',
+    const lexical = this.lexicalRanking(query, options, taken);
+    const vector = options.queryVector ? this.vectorRanking(options.queryVector, options, taken) : [];
+    if (vector.length === 0) {
+      hits.push(...lexical);
+    } else {
+      const fused = new Map<string, ToolSearchHit>();
+      const add = (ranking: ToolSearchHit[]) =>
+        ranking.forEach((hit, rank) => {
+          const known = fused.get(hit.key);
+          const score = 1 / (RRF_K + rank + 1);
+          if (known) known.score += score;
+          else fused.set(hit.key, { ...hit, score, match: 'text' });
         });
-      }
-      textHits.sort((a, b) => b.score - a.score || (a.entry.name < b.entry.name ? -1 : 1));
-      hits.push(...textHits);
+      add(lexical);
+      add(vector);
+      hits.push(...[...fused.values()].sort(byName));
     }
     return hits.slice(0, limit);
   }
-}
 
-function inNamespace(entry: ToolEntry, namespace: string): boolean {
-  return entry.namespace === namespace || labelOf(entry) === namespace;
-}
-
-/** Identity of a tool set for the index cache: names, schemas and labels. */
-export function toolSetKey(entries: readonly ToolEntry[]): string {
-  const parts = entries
-    .map((entry) => [
-      entry.name,
-      entry.mcp?.schemaDigest ?? digestOf(toolJsonSchema(entry.tool), 16),
-      labelOf(entry),
-      entry.description,
-    ])
-    .sort((a, b) => ((a[0] ?? '') < (b[0] ?? '') ? -1 : 1));
-  return digestOf(parts);
-}
-
-const CACHE_SIZE = 16;
-const cache = new Map<string, ToolSearchIndex>();
-
-/**
- * The search index of `entries`, built once per distinct tool set (names, schema digests, labels)
- * and reused by every run and step that offers the same deferred pool.
- */
-export function createToolSearchIndex(entries: readonly ToolEntry[]): ToolSearchIndex {
-  const key = toolSetKey(entries);
-  const known = cache.get(key);
-  if (known) {
-    cache.delete(key);
-    cache.set(key, known);
-    return known;
+  private *candidates(keys: ReadonlySet<string> | undefined): Iterable<Document> {
+    if (keys === undefined) {
+      yield* this.documents.values();
+      return;
+    }
+    for (const key of keys) {
+      const id = this.idsByKey.get(key);
+      const document = id === undefined ? undefined : this.documents.get(id);
+      if (document) yield document;
+    }
   }
-  const index = new ToolSearchIndex(entries);
-  cache.set(key, index);
-  while (cache.size > CACHE_SIZE) {
-    const oldest = cache.keys().next().value;
-    if (oldest === undefined) break;
-    cache.delete(oldest);
+
+  /** One byte per document id: 1 when the id's key is in `keys`. Cached per key set and index generation. */
+  private maskOf(keys: ReadonlySet<string>): Uint8Array {
+    const cached = this.masks.get(keys);
+    if (cached && cached.generation === this.generation) return cached.mask;
+    const mask = new Uint8Array(this.nextId);
+    for (const key of keys) {
+      const id = this.idsByKey.get(key);
+      if (id !== undefined) mask[id] = 1;
+    }
+    this.masks.set(keys, { generation: this.generation, mask });
+    return mask;
   }
-  return index;
+
+  private allowed(document: Document, options: Pick<ToolSearchOptions, 'namespace' | 'keys'>): boolean {
+    if (options.keys !== undefined && !options.keys.has(document.key)) return false;
+    if (options.namespace === undefined) return true;
+    return document.entry.namespace === options.namespace || labelOf(document.entry) === options.namespace;
+  }
+
+  private nameMatches(query: string, options: ToolSearchOptions, hits: ToolSearchHit[], taken: Set<number>): void {
+    const wanted = normalizeName(query);
+    if (wanted === '') return;
+    for (const id of this.idsByForm.get(wanted) ?? []) {
+      const document = this.documents.get(id);
+      if (!document || !this.allowed(document, options)) continue;
+      hits.push({ key: document.key, entry: document.entry, score: Number.POSITIVE_INFINITY, match: 'exact-name' });
+      taken.add(id);
+    }
+    // A typo in a name: only for a query that is one identifier, never for a sentence.
+    if (wanted.length < NEAR_NAME_MIN_LENGTH || /\s/.test(query.trim())) return;
+    const limit = wanted.length >= 10 ? 2 : 1;
+    const near: ToolSearchHit[] = [];
+    for (const document of this.candidates(options.keys)) {
+      if (taken.has(document.id) || !this.allowed(document, options)) continue;
+      if (document.forms.some((form) => editDistanceAtMost(form, wanted, limit))) {
+        near.push({ key: document.key, entry: document.entry, score: Number.MAX_VALUE, match: 'near-name' });
+        taken.add(document.id);
+      }
+    }
+    hits.push(...near.sort(byName));
+  }
+
+  /**
+   * The query's terms, each with its alternatives: the term itself at weight 1, and, with a
+   * synonym source, the stems of its synonyms at {@link ToolSearchIndexOptions.synonymWeight}.
+   */
+  private queryGroups(query: string): Array<Array<{ term: string; weight: number }>> {
+    const terms = [...new Set(analyzeText(query, 'query'))];
+    const groups = terms.map((term) => [{ term, weight: 1 }]);
+    const synonymsOf = this.options.synonyms;
+    if (!synonymsOf) return groups;
+    const weight = this.options.synonymWeight ?? DEFAULT_SYNONYM_WEIGHT;
+    for (const word of query.split(/[^\p{L}\p{N}]+/u)) {
+      const [own] = analyzeText(word, 'query');
+      const group = groups.find((candidate) => candidate[0]?.term === own);
+      if (!group) continue;
+      for (const synonym of synonymsOf(word)) {
+        for (const term of analyzeText(synonym, 'query')) {
+          if (!group.some((alternative) => alternative.term === term)) group.push({ term, weight });
+        }
+      }
+    }
+    return groups;
+  }
+
+  private lexicalRanking(query: string, options: ToolSearchOptions, taken: Set<number>): ToolSearchHit[] {
+    const groups = this.queryGroups(query);
+    if (groups.length === 0) return [];
+    const count = this.documents.size;
+    const averages = this.totalLengths.map((total) => (count === 0 ? 1 : Math.max(total / count, 1)));
+    // Per document and query term: the best alternative's score and weight.
+    const best = new Map<number, { scores: Float64Array; weights: Float64Array }>();
+    const mask = options.keys === undefined ? undefined : this.maskOf(options.keys);
+    const parameters = FIELDS.map((field) => FIELD_PARAMETERS[field]);
+    const idfOf = (size: number) => Math.log(1 + (count - size + 0.5) / (size + 0.5));
+    const groupIdf = groups.map((group) => {
+      const own = this.postings.get(group[0]?.term ?? '');
+      if (own) return idfOf(own.size);
+      // A word the catalog never uses counts as much as the rarest synonym that it does use.
+      let idf = 0;
+      for (const { term } of group) idf = Math.max(idf, idfOf(this.postings.get(term)?.size ?? count));
+      return idf;
+    });
+    groups.forEach((group, groupIndex) => {
+      for (const { term, weight: alternativeWeight } of group) {
+        const posting = this.postings.get(term);
+        if (!posting) continue;
+        const idf = idfOf(posting.size);
+        for (const [id, frequencies] of posting) {
+          if (mask !== undefined && mask[id] !== 1) continue;
+          if (taken.has(id)) continue;
+          const document = this.byId[id] as Document;
+          if (options.namespace !== undefined && !this.allowed(document, options)) continue;
+          let weighted = 0;
+          for (let fieldIndex = 0; fieldIndex < frequencies.length; fieldIndex += 1) {
+            const frequency = frequencies[fieldIndex] as number;
+            if (frequency === 0) continue;
+            const { weight, b } = parameters[fieldIndex] as FieldParameters;
+            const norm = 1 - b + (b * (document.lengths[fieldIndex] as number)) / (averages[fieldIndex] as number);
+            weighted += (weight * frequency) / norm;
+          }
+          const score = (alternativeWeight * idf * weighted) / (K1 + weighted);
+          let known = best.get(id);
+          if (!known) {
+            known = { scores: new Float64Array(groups.length), weights: new Float64Array(groups.length) };
+            best.set(id, known);
+          }
+          if (score > (known.scores[groupIndex] as number)) {
+            known.scores[groupIndex] = score;
+            known.weights[groupIndex] = alternativeWeight;
+          }
+        }
+      }
+    });
+    // Coordination: BM25 sums per-term scores, so one rare word in a short name can outrank a
+    // tool that matches the whole need. Scale by the share of the query's weight (idf) matched:
+    // missing a rare word costs much, missing a common one ("make", "get") little; a term matched
+    // only through a synonym counts at the synonym's weight.
+    let queryWeight = 0;
+    for (const idf of groupIdf) queryWeight += idf;
+    const ranked: ToolSearchHit[] = [];
+    for (const [id, { scores, weights }] of best) {
+      let score = 0;
+      let covered = 0;
+      for (let groupIndex = 0; groupIndex < groups.length; groupIndex += 1) {
+        score += scores[groupIndex] as number;
+        covered += (groupIdf[groupIndex] as number) * (weights[groupIndex] as number);
+      }
+      const document = this.byId[id] as Document;
+      const coverage = queryWeight === 0 ? 0 : covered / queryWeight;
+      ranked.push({ key: document.key, entry: document.entry, score: score * coverage ** COORDINATION, match: 'text' });
+    }
+    return ranked.sort(byName);
+  }
+
+  private vectorRanking(
+    queryVector: readonly number[],
+    options: ToolSearchOptions,
+    taken: Set<number>,
+  ): ToolSearchHit[] {
+    let norm = 0;
+    for (const value of queryVector) norm += value * value;
+    const ranked: ToolSearchHit[] = [];
+    for (const document of this.candidates(options.keys)) {
+      if (taken.has(document.id) || !document.vector || document.vector.length !== queryVector.length) continue;
+      if (!this.allowed(document, options)) continue;
+      const score = cosine(document.vector, queryVector, norm);
+      if (score > 0) ranked.push({ key: document.key, entry: document.entry, score, match: 'text' });
+    }
+    return ranked.sort(byName).slice(0, 100);
+  }
 }

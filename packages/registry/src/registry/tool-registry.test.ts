@@ -93,3 +93,25 @@ describe('ToolRegistry', () => {
     expect(processRegistry).toBeInstanceOf(ToolRegistry);
   });
 });
+
+describe('ToolRegistry search index', () => {
+  it('follows register and deregister document by document', () => {
+    const registry = new ToolRegistry();
+    registry.register(makeEntry('alpha_tool', { description: 'Alpha widgets' }));
+    registry.register(makeEntry('beta_tool', { description: 'Beta gadgets' }));
+    const index = registry.searchIndex;
+    expect(index?.search('widgets').map((hit) => hit.entry.name)).toEqual(['alpha_tool']);
+    registry.register(makeEntry('alpha_tool', { description: 'Alpha sprockets' }));
+    expect(index?.search('widgets')).toEqual([]);
+    expect(index?.search('sprockets').map((hit) => hit.entry.name)).toEqual(['alpha_tool']);
+    expect(registry.deregister('beta_tool')).toBe(true);
+    expect(index?.search('gadgets')).toEqual([]);
+    expect(index?.stats).toEqual({ documents: 1, documentWrites: 3, documentRemovals: 1 });
+  });
+
+  it('keeps no index when told not to (a per-run view)', () => {
+    const view = new ToolRegistry({ indexed: false });
+    view.register(makeEntry('alpha_tool'));
+    expect(view.searchIndex).toBeUndefined();
+  });
+});

@@ -1,10 +1,19 @@
 import { silentLogger, type Logger } from '@agentq/shared';
+import { searchKeyOf, ToolSearchIndex, type ToolSearchIndexOptions } from '../meta/tool-search-index.js';
 import { labelOf, type ToolApplyScope, type ToolEntry } from './tool-entry.js';
 
 /** Options of {@link ToolRegistry}. */
 export interface ToolRegistryOptions {
   /** Receives the warning when an entry's `applies` throws. @default a silent logger */
   logger?: Logger;
+  /**
+   * Whether the registry keeps a search index over its entries, updated on every register and
+   * deregister. A short-lived view of another registry turns it off and searches its parent's.
+   * @default true
+   */
+  indexed?: boolean;
+  /** Options of the search index (synonym expansion). @default none */
+  search?: ToolSearchIndexOptions;
 }
 
 /** Filter of {@link ToolRegistry.getAll}. */
@@ -26,9 +35,16 @@ function byName(a: ToolEntry, b: ToolEntry): number {
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
   private readonly logger: Logger;
+  /**
+   * The one search index of this registry, kept in step with it entry by entry, so a sync that
+   * re-registers one server's tools updates only their documents and no run ever builds an index.
+   * Absent when the registry was created with `indexed: false`.
+   */
+  readonly searchIndex: ToolSearchIndex | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = (options.logger ?? silentLogger()).child({ component: 'tool-registry' });
+    this.searchIndex = options.indexed === false ? undefined : new ToolSearchIndex([], options.search);
   }
 
   /** Number of entries. */
@@ -38,12 +54,21 @@ export class ToolRegistry {
 
   /** Adds an entry, or replaces the one with the same name (last write wins). */
   register(entry: ToolEntry): void {
+    const previous = this.entries.get(entry.name);
+    if (previous && searchKeyOf(previous) !== searchKeyOf(entry)) this.searchIndex?.remove(searchKeyOf(previous));
     this.entries.set(entry.name, entry);
+    this.searchIndex?.upsert(entry);
   }
 
   /** Removes an entry by name. Returns whether it existed. */
   deregister(name: string): boolean {
-    return this.entries.delete(name);
+    const previous = this.entries.get(name);
+    if (!previous) return false;
+    this.entries.delete(name);
+    // Another name may hold the same tool id by now (a rename): keep that one's document.
+    const key = searchKeyOf(previous);
+    if (this.searchIndex?.get(key) === previous) this.searchIndex.remove(key);
+    return true;
   }
 
   getByName(name: string): ToolEntry | undefined {

@@ -283,6 +283,22 @@ export const configVariables = [
     secret: true,
   },
   {
+    env: 'AGENTQ_EMBEDDING_MODEL',
+    key: 'embeddingModel',
+    schema: z
+      .string()
+      .regex(/^(openai|openai-compatible):.+$/, 'must look like openai:<model> or openai-compatible:<model>'),
+    description:
+      'Embedding model for hybrid tool search, for example `openai:text-embedding-3-small` or `openai-compatible:nomic-embed-text` (Ollama, vLLM). Warmers embed each tool once per text; workers fuse vector and lexical ranks. Unset: search is lexical only.',
+  },
+  {
+    env: 'AGENTQ_EMBEDDING_BASE_URL',
+    key: 'embeddingBaseUrl',
+    schema: z.url('must be a URL'),
+    description:
+      'Base URL of the embedding server for `openai-compatible:*` embedding models (for Ollama `http://127.0.0.1:11434/v1`). Defaults to `OPENAI_COMPATIBLE_BASE_URL`.',
+  },
+  {
     env: 'ANTHROPIC_API_KEY',
     key: 'anthropicApiKey',
     schema: z.string().min(1),

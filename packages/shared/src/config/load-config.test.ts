@@ -44,6 +44,8 @@ describe('loadConfig', () => {
       openaiCompatibleApiKey: undefined,
       openaiApiKey: undefined,
       anthropicApiKey: undefined,
+      embeddingModel: undefined,
+      embeddingBaseUrl: undefined,
       allowPrivateFetch: false,
       fetchAllowHosts: undefined,
       allowStdioFromApi: false,
@@ -81,6 +83,15 @@ describe('loadConfig', () => {
       'AGENTQ_SEARXNG_URL',
     ]);
     expect(loadConfig({ AGENTQ_SEARXNG_URL: 'http://searxng:8080' }).searxngUrl).toBe('http://searxng:8080');
+  });
+
+  it('reads AGENTQ_EMBEDDING_MODEL and refuses a provider it cannot embed with', () => {
+    expect(loadConfig({ AGENTQ_EMBEDDING_MODEL: 'openai:text-embedding-3-small' }).embeddingModel).toBe(
+      'openai:text-embedding-3-small',
+    );
+    expect(configError({ AGENTQ_EMBEDDING_MODEL: 'anthropic:x' }).issues.map((issue) => issue.field)).toEqual([
+      'AGENTQ_EMBEDDING_MODEL',
+    ]);
   });
 
   it('reads AGENTQ_FETCH_ALLOW_HOSTS as normalized host patterns and names a bad entry', () => {

@@ -50,6 +50,10 @@ export interface Config {
   openaiCompatibleApiKey: string | undefined;
   openaiApiKey: string | undefined;
   anthropicApiKey: string | undefined;
+  /** `AGENTQ_EMBEDDING_MODEL`: `openai:<model>` or `openai-compatible:<model>`; unset means lexical search. */
+  embeddingModel: string | undefined;
+  /** `AGENTQ_EMBEDDING_BASE_URL`. */
+  embeddingBaseUrl: string | undefined;
   allowPrivateFetch: boolean;
   /** `AGENTQ_FETCH_ALLOW_HOSTS`, normalized: pass as `allowHosts` to `createGuardedFetch`. */
   fetchAllowHosts: string[] | undefined;

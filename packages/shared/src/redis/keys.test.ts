@@ -44,6 +44,7 @@ describe('keyNames', () => {
       keys.refreshDelegated('s'),
       keys.adminSession('s'),
       keys.loginRateLimit,
+      keys.toolEmbedding('s', 's'),
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -61,6 +62,7 @@ describe('keyNames', () => {
       keys.adminSession('a'),
       keys.loginRateLimit,
       keys.runShardCounts,
+      keys.toolEmbedding('m', 't'),
     ];
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
     const perServer = [keys.tools('a'), keys.status('a'), keys.watchLease('a'), keys.refreshLock('a')];

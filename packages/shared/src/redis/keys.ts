@@ -93,6 +93,11 @@ export interface KeyNames {
   kbChunkSets(kb: string): string;
   /** Pub/sub channel carrying `{ kb, version }` after a knowledge base switched versions. */
   readonly kbUpdated: string;
+  /**
+   * Embedding of one tool text by one model: `P:embedding.<modelDigest>.<textDigest>`. Keyed by
+   * content, so an unchanged tool is never embedded again, whichever server or warmer offers it.
+   */
+  toolEmbedding(modelDigest: string, textDigest: string): string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -125,6 +130,7 @@ export function keyNames(prefix: string): KeyNames {
     kbChunks: (kb, documentId, digest) => `${prefix}:kb.${kb}.chunks.${documentId}.${digest}`,
     kbChunkSets: (kb) => `${prefix}:kb.${kb}.chunk-sets`,
     kbUpdated: `${prefix}:kb.updated`,
+    toolEmbedding: (modelDigest, textDigest) => `${prefix}:embedding.${modelDigest}.${textDigest}`,
   };
 }
 
