@@ -32,4 +32,11 @@ describe('htmlToMarkdown', () => {
     expect(page.markdown).toContain('Just **one** line.');
     expect(page.title).toBe('T');
   });
+
+  it('converts a fragment or a bare text, which have no <html> or <body>', () => {
+    expect(htmlToMarkdown('<p>first <a href="https://example.org/">link</a></p>').markdown).toBe(
+      'first [link](https://example.org/)',
+    );
+    expect(htmlToMarkdown('only text').markdown).toBe('only text');
+  });
 });

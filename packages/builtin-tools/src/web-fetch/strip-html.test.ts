@@ -18,8 +18,8 @@ describe('stripHtml', () => {
         `<img src="data:image/png;base64,AAAA" alt="chart"><img src="/c.png"><p style="${'a'.repeat(3000)}">y</p></div>`,
     );
     expect(html).toBe(
-      '<!doctype html><div class="post" id="main"><a href="/x?a=1&amp;b=2" title="say &quot;hi&quot;">x</a>' +
-        '<img alt="chart"><img src="/c.png"><p>y</p></div>',
+      '<!doctype html><html><body><div class="post" id="main"><a href="/x?a=1&amp;b=2" title="say &quot;hi&quot;">x</a>' +
+        '<img alt="chart"><img src="/c.png"><p>y</p></div></body></html>',
     );
   });
 
@@ -28,12 +28,23 @@ describe('stripHtml', () => {
       maxTextChars: 6,
     });
     expect(truncated).toBe(true);
-    expect(html).toBe('<!doctype html><body><main><p>aaaa</p><ul><li>bbbb</li></ul></main></body>');
+    expect(html).toBe('<!doctype html><html><body><main><p>aaaa</p><ul><li>bbbb</li></ul></main></body></html>');
   });
 
   it('closes elements the page left open', () => {
     expect(stripHtml('<div><p>one<p>two<ul><li>a<li>b</div>').html).toBe(
-      '<!doctype html><div><p>one</p><p>two</p><ul><li>a</li><li>b</li></ul></div>',
+      '<!doctype html><html><body><div><p>one</p><p>two</p><ul><li>a</li><li>b</li></ul></div></body></html>',
+    );
+  });
+
+  it('gives a fragment or a bare text the <html> and <body> a DOM needs', () => {
+    expect(stripHtml('<p>first</p>').html).toBe('<!doctype html><html><body><p>first</p></body></html>');
+    expect(stripHtml('just text').html).toBe('<!doctype html><html><body>just text</body></html>');
+    expect(stripHtml('<title>T</title><div>x</div>').html).toBe(
+      '<!doctype html><html><title>T</title><body><div>x</div></body></html>',
+    );
+    expect(stripHtml('<html><head><title>T</title></head><div>x</div><body><p>y</p></body></html>').html).toBe(
+      '<!doctype html><html><head><title>T</title></head><body><div>x</div><p>y</p></body></html>',
     );
   });
 });

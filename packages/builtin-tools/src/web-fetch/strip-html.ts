@@ -49,6 +49,9 @@ const voidElements: ReadonlySet<string> = new Set([
   'wbr',
 ]);
 
+/** Elements that belong in `<head>`: they do not open the body of a page that has none. */
+const headElements: ReadonlySet<string> = new Set(['head', 'title']);
+
 /**
  * Attributes Readability and the Markdown conversion look at (scoring by class and id, visibility,
  * links, images, table spans); every other one (data payloads, event handlers, inline JSON) is dropped.
@@ -103,6 +106,30 @@ export function stripHtml(html: string, options: StripHtmlOptions = {}): Strippe
   let droppedDepth = 0;
   let textChars = 0;
   let truncated = false;
+  let inBody = false;
+
+  function openElement(name: string, attributes = ''): void {
+    parts.push(`<${name}${attributes}>`);
+    if (!voidElements.has(name)) open.push(name);
+  }
+
+  function closeDownTo(depth: number): void {
+    while (open.length > depth) parts.push(`</${open.pop() as string}>`);
+  }
+
+  /**
+   * A fragment or a page without `<html>` or `<body>` (a DOM would add them) gets them here, so
+   * that the DOM built from the result always has a document element and a body.
+   */
+  function enterBody(): void {
+    if (open.length === 0) openElement('html');
+    if (inBody) return;
+    const head = open.indexOf('head');
+    if (head >= 0) closeDownTo(head);
+    openElement('body');
+    inBody = true;
+  }
+
   const parser = new Parser(
     {
       onopentag(name, attributes) {
@@ -111,18 +138,32 @@ export function stripHtml(html: string, options: StripHtmlOptions = {}): Strippe
           droppedDepth += 1;
           return;
         }
-        parts.push(`<${name}${attributeText(attributes)}>`);
-        if (!voidElements.has(name)) open.push(name);
+        if (name === 'html') {
+          if (open.length === 0) openElement(name, attributeText(attributes));
+          return;
+        }
+        if (open.length === 0) openElement('html');
+        if (name === 'body') {
+          if (!inBody) {
+            const head = open.indexOf('head');
+            if (head >= 0) closeDownTo(head);
+            openElement(name, attributeText(attributes));
+            inBody = true;
+          }
+          return;
+        }
+        if (!inBody && !headElements.has(name)) enterBody();
+        openElement(name, attributeText(attributes));
       },
       ontext(text) {
         if (truncated || droppedDepth > 0) return;
+        if (!inBody && !open.includes('title') && text.trim() !== '') enterBody();
         parts.push(text);
         textChars += text.length;
         if (textChars > maxTextChars) {
-          truncated = true;
           // Everything still open is closed here; what follows is never copied.
-          for (let index = open.length - 1; index >= 0; index -= 1) parts.push(`</${open[index]}>`);
-          open.length = 0;
+          truncated = true;
+          closeDownTo(0);
         }
       },
       onclosetag(name) {
@@ -131,13 +172,14 @@ export function stripHtml(html: string, options: StripHtmlOptions = {}): Strippe
           droppedDepth -= 1;
           return;
         }
-        if (voidElements.has(name)) return;
-        if (open[open.length - 1] === name) open.pop();
-        parts.push(`</${name}>`);
+        // Closes only what this pass opened (a repeated <html> or <body> was not).
+        const depth = open.lastIndexOf(name);
+        if (depth >= 0) closeDownTo(depth);
       },
     },
     { decodeEntities: false, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.end(html);
+  closeDownTo(0);
   return { html: `<!doctype html>${parts.join('')}`, truncated };
 }
