@@ -116,7 +116,9 @@ describe('createWebFetcher', () => {
     const error = await agentqFailure(allowLoopback().fetchPage({ url: `${server.origin}/hop-1` }));
     expect(error.code).toBe('PRIVATE_ADDRESS');
     expect(error.message).toContain('169.254.169.254');
-    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/hop-1', '/hop-2']);
+    // Only this test's paths: on a busy machine the stalled request of the time-cap test may be logged late.
+    const hops = server.requests.slice(before).filter((request) => request.path.startsWith('/hop-'));
+    expect(hops.map((request) => request.path)).toEqual(['/hop-1', '/hop-2']);
   });
 
   it('checks every hop with the same resolver: a named host that resolves privately is refused', async () => {

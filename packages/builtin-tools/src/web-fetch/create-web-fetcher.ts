@@ -6,8 +6,8 @@ import {
   type GuardedFetch,
 } from '@agentq/shared';
 import { describeNetworkError } from '../errors/describe-network-error.js';
+import { type HtmlConverter, sharedHtmlConverter } from './create-html-converter.js';
 import { cutToTokenBudget } from './cut-to-token-budget.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
 import { WEB_FETCH_ERROR_CODES } from './web-fetch-error-codes.js';
 
 /** Options of {@link createWebFetcher}. */
@@ -24,7 +24,13 @@ export interface WebFetcherOptions {
   allowHosts?: readonly string[];
   /** Name resolution, replaceable in tests. @default DNS */
   lookup?: FetchTargetLookup;
+  /**
+   * Turns HTML into Markdown. @default one conversion thread shared by every fetcher of the
+   * process ({@link sharedHtmlConverter}), so a large page does not hold the event loop
+   */
+  htmlConverter?: HtmlConverter;
 }
+
 
 /** Text characters of an HTML page kept per token of budget before conversion. */
 const textCharsPerToken = 8;
@@ -79,7 +85,8 @@ function fetchError(code: string, message: string): AgentqError {
  *    is refused at the second answer, and no answer it did not check is ever connected to;
  * 3. refuses a content type it does not read, naming it, and a body over the byte cap, reading no
  *    more than the cap;
- * 4. turns HTML into Markdown (Readability, then Turndown); text and JSON pass through;
+ * 4. turns HTML into Markdown (Readability, then Turndown) on a conversion thread; text and JSON
+ *    pass through;
  * 5. cuts the content to the token budget.
  * The time cap covers all of it.
  */
@@ -89,6 +96,7 @@ export function createWebFetcher(options: WebFetcherOptions = {}): WebFetcher {
   const maxTokens = options.maxTokens ?? 8_000;
   const guard = { allowPrivate: options.allowPrivate, allowHosts: options.allowHosts, lookup: options.lookup };
   const guardedFetch: GuardedFetch = createGuardedFetch(guard);
+  const htmlConverter = options.htmlConverter ?? sharedHtmlConverter();
 
   async function fetchWithin(url: string, signal: AbortSignal): Promise<WebPage> {
     await checkFetchTarget(url, { ...guard, label: 'web_fetch' });
@@ -132,7 +140,7 @@ export function createWebFetcher(options: WebFetcherOptions = {}): WebFetcher {
     if (kind === 'html') {
       // Text far past the budget would be cut anyway: leave it out before converting, which is
       // the costly part. A token is rarely under two characters of text, so this keeps enough.
-      const page = htmlToMarkdown(body, { maxTextChars: maxTokens * textCharsPerToken });
+      const page = await htmlConverter.convert(body, { maxTextChars: maxTokens * textCharsPerToken, signal });
       title = page.title;
       content = page.markdown;
       pruned = page.pruned;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { buildNewsPage, NEWS_PAGE_FURNITURE, NEWS_PAGE_SECTION_MARKERS, NEWS_PAGE_TITLE } from '../test-support/news-page.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 
 const article = await readFile(new URL('../test-support/article.html', import.meta.url), 'utf8');
@@ -31,5 +32,26 @@ describe('htmlToMarkdown', () => {
     const page = htmlToMarkdown('<html><head><title>T</title></head><body><p>Just <b>one</b> line.</p></body></html>');
     expect(page.markdown).toContain('Just **one** line.');
     expect(page.title).toBe('T');
+  });
+
+  it('converts a fragment or a bare text, which have no <html> or <body>', () => {
+    expect(htmlToMarkdown('<p>first <a href="https://example.org/">link</a></p>').markdown).toBe(
+      'first [link](https://example.org/)',
+    );
+    expect(htmlToMarkdown('only text').markdown).toBe('only text');
+  });
+
+  it('keeps the article of a 200 KB news page and none of its menus, sidebar, forms or scripts', () => {
+    const page = htmlToMarkdown(buildNewsPage(), { maxTextChars: 64_000 });
+    expect(page.article).toBe(true);
+    expect(page.title).toContain(NEWS_PAGE_TITLE);
+    for (const marker of NEWS_PAGE_SECTION_MARKERS) expect(page.markdown).toContain(marker);
+    expect(page.markdown).toMatch(/^## survey of the old$/m);
+    expect(page.markdown).toMatch(/\[\w+ \w+ coverage\]\(https:\/\/news\.example\.com\/\w+\/\d+\)/);
+    expect(page.markdown).toMatch(/^-\s+\*\*\w+\*\*: /m);
+    expect(page.markdown).toContain('```\ngauge 3: high water 19:58  5.1 m\ngauge 3: low water 13:42  0.4 m\n```');
+    expect(page.markdown).toMatch(/^> \w/m);
+    for (const furniture of NEWS_PAGE_FURNITURE) expect(page.markdown).not.toContain(furniture);
+    expect(page.markdown).not.toMatch(/<\/?(p|div|article|script|svg|form)\b/);
   });
 });

@@ -1,6 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { stripHtml } from './strip-html.js';
 
 /** A page turned into Markdown. */
 export interface ReadablePage {
@@ -69,13 +70,29 @@ function pruneAfter(root: PrunableNode, maxChars: number): boolean {
 }
 
 /**
- * The readable part of an HTML page as Markdown: `linkedom` parses it (no scripts run, nothing is
- * fetched), Readability picks the article, and Turndown writes the Markdown. A page Readability
- * finds no article in is converted whole, body only. Readability hands over its article node
- * itself (its `serializer`), so the HTML is parsed once.
+ * Text Readability sees, per character of `maxTextChars`: the page's text before the article
+ * (header, navigation) counts too, so it gets a quarter more, and never less than
+ * {@link minScoredTextChars}, so that a small budget does not change which part is the article.
+ */
+const scoredTextFactor = 1.25;
+const minScoredTextChars = 32_000;
+
+/**
+ * The readable part of an HTML page as Markdown:
+ * 1. `stripHtml` rewrites the page without scripts, styles, SVG, forms, comments and unused
+ *    attributes, and without the text far past `maxTextChars` (one linear tokenizer pass);
+ * 2. `linkedom` builds the smaller page (no scripts run, nothing is fetched), Readability picks
+ *    the article, and Turndown writes the Markdown of its first `maxTextChars` of text.
+ * A page Readability finds no article in is converted whole, body only. Readability hands over
+ * its article node itself (its `serializer`), so the page is built once.
  */
 export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}): ReadablePage {
-  const { document } = parseHTML(html);
+  const stripped = stripHtml(html, {
+    ...(options.maxTextChars === undefined
+      ? {}
+      : { maxTextChars: Math.max(minScoredTextChars, options.maxTextChars * scoredTextFactor) }),
+  });
+  const { document } = parseHTML(stripped.html);
   const pageTitle = document.title?.trim() || undefined;
   let article: { title?: string | null; content?: unknown } | null = null;
   try {
@@ -88,7 +105,8 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
     article = null;
   }
   const root = (article?.content ?? document.body ?? null) as (TurndownService.Node & PrunableNode) | null;
-  const pruned = root !== null && options.maxTextChars !== undefined && pruneAfter(root, options.maxTextChars);
+  const prunedAfter = root !== null && options.maxTextChars !== undefined && pruneAfter(root, options.maxTextChars);
+  const pruned = prunedAfter || stripped.truncated;
   const markdown = root ? turndown.turndown(root).trim() : '';
   return { title: article?.title?.trim() || pageTitle, markdown, article: article?.content != null, pruned };
 }

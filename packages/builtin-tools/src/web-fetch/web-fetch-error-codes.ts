@@ -8,4 +8,6 @@ export const WEB_FETCH_ERROR_CODES = {
   tooLarge: 'WEB_FETCH_TOO_LARGE',
   /** The content type is not one `web_fetch` reads. */
   contentType: 'WEB_FETCH_CONTENT_TYPE',
+  /** The HTML could not be turned into Markdown (its conversion thread failed). */
+  conversion: 'WEB_FETCH_CONVERSION',
 } as const;
