@@ -101,8 +101,8 @@ export {
   decisionRecordSchema,
 } from './schemas/approval.js';
 export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionPath, DecisionRecord } from './schemas/approval.js';
-export { pendingApprovalSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
-export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js';
+export { pendingApprovalSchema, recordedToolResultSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
+export type { PendingApproval, RecordedToolResult, RunCheckpoint } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
 export { resolveSecrets } from './servers/resolve-secrets.js';
