@@ -4,6 +4,7 @@ import {
   QUEUE_NAMES,
   keyNames,
   runSpecLimitsOf,
+  secretValuesOf,
   serverPolicyOf,
   waitForRedis,
   type Config,
@@ -283,6 +284,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     sessions,
     auth: adminAuth,
     loginRateLimit: options.config.loginRateLimit,
+    secretValues: secretValuesOf(options.config),
   });
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {

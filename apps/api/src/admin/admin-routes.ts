@@ -12,6 +12,7 @@ import type { ApiTokenSet } from '../auth/api-token-set.js';
 import { errorResponse } from '../http/error-response.js';
 import { hasScope, isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
+import { catalogPage, readCatalogRows } from './catalog-page.js';
 import { runPage, runsListPage } from './run-pages.js';
 
 /** Options of {@link registerAdminRoutes}. */
@@ -22,6 +23,8 @@ export interface AdminRoutesOptions {
   auth: AdminAuthenticator;
   /** Login attempts one client address may make per minute. */
   loginRateLimit: number;
+  /** This process's secret values, masked out of server errors shown on the catalog page. */
+  secretValues?: readonly string[];
 }
 
 const loginBody = z.object({ token: z.string().max(4_096).default(''), next: z.string().optional() });
@@ -200,6 +203,36 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     } catch (error) {
       return errorPage(reply, { title: 'Run', csrf: session.csrf, error });
     }
+  });
+
+  app.get('/admin/catalog', async (request, reply) => {
+    const session = await requireSession(request, reply, ['servers']);
+    if (!session) return reply;
+    const query = request.query as { notice?: string; error?: string };
+    try {
+      const rows = await readCatalogRows({ client, secretValues: options.secretValues ?? [] });
+      return reply
+        .type('text/html')
+        .send(catalogPage({ rows, csrf: session.csrf, notice: query.notice, error: query.error }));
+    } catch (error) {
+      return errorPage(reply, { title: 'Catalog', csrf: session.csrf, error });
+    }
+  });
+
+  app.post('/admin/catalog/:serverId/refresh', async (request, reply) => {
+    // The CSRF rule already ran (preHandler of /admin).
+    const found = await auth.authenticate(request);
+    if (!found?.session) return reply.redirect('/admin/login?next=/admin/catalog', 303);
+    if (!hasScope(found.session.principal, 'servers')) return forbiddenPage(reply, found.session, ['servers']);
+    const serverId = (request.params as { serverId: string }).serverId;
+    try {
+      await client.refreshServer(serverId);
+    } catch (error) {
+      const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The refresh failed';
+      return reply.redirect(`/admin/catalog?error=${encodeURIComponent(message)}`, 303);
+    }
+    const notice = `Refresh of ${serverId} requested`;
+    return reply.redirect(`/admin/catalog?notice=${encodeURIComponent(notice)}`, 303);
   });
 }
 

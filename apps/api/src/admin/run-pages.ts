@@ -124,7 +124,7 @@ export function runPage(options: { timeline: RunTimeline; csrf: string }): strin
   <tr><th>State</th><td><span class="state state-${escapeHtml(run.state)}" id="run-state">${escapeHtml(run.state)}</span></td></tr>
   <tr><th>Model</th><td><code id="run-model">${escapeHtml(run.spec?.assistant.model ?? '—')}</code></td></tr>
   <tr><th>Prompt</th><td><pre id="run-prompt">${escapeHtml(promptOfRun(run.spec?.input) ?? '—')}</pre></td></tr>
-  <tr><th>Started</th><td>${escapeHtml(formatTime(run.startedAt))}</td></tr>
+  <tr><th>Started</th><td>${escapeHtml(formatTime(run.createdAt))}</td></tr>
   <tr><th>Duration</th><td>${escapeHtml(duration)}${finishedAt === undefined ? ' so far' : ''}</td></tr>
   <tr><th>Tokens</th><td id="run-tokens">${timeline.usage.totalTokens} (${timeline.usage.inputTokens} in, ${timeline.usage.outputTokens} out)</td></tr>
   <tr><th>Catalog</th><td>${
