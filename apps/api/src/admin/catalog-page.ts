@@ -107,7 +107,7 @@ export function catalogPage(options: { rows: CatalogServerRow[]; csrf: string; n
       const tools =
         row.tools.length === 0
           ? '<p class="muted">No tools cached.</p>'
-          : `<details class="tools"${row.tools.length <= 12 ? ' open' : ''}><summary>${row.tools.length} tools</summary>
+          : `<details class="tools"${row.tools.length <= 40 ? ' open' : ''}><summary>${row.tools.length} tools</summary>
 <table><thead><tr><th>Tool</th><th>Wire name</th><th>Description</th></tr></thead><tbody>${row.tools
               .map(
                 (tool) =>
