@@ -65,7 +65,8 @@ function main(argv: readonly string[]): number {
   }
   if (argv.includes('--check')) {
     const upToDate = readCliReference(readFileSync(readme, 'utf8')) === reference;
-    if (!upToDate) process.stderr.write('README.md CLI reference is out of date: run scripts/cli-reference.ts --write\n');
+    if (!upToDate)
+      process.stderr.write('README.md CLI reference is out of date: run scripts/cli-reference.ts --write\n');
     return upToDate ? 0 : 1;
   }
   process.stdout.write(`${reference}\n`);

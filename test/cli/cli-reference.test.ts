@@ -21,10 +21,22 @@ describe('README CLI reference', () => {
 
   it('covers every command and option the CLI takes', () => {
     const reference = renderCliReference();
-    for (const title of ['agentq run', 'agentq approvals approve', 'agentq servers add', 'agentq dev', 'agentq catalog']) {
+    for (const title of [
+      'agentq run',
+      'agentq approvals approve',
+      'agentq servers add',
+      'agentq dev',
+      'agentq catalog',
+    ]) {
       expect(reference).toContain(`#### \`${title}\``);
     }
-    for (const option of ['--timeout <ms>', '--max-steps <n>', '--run-id <id>', '--port <port>', '--always-ask <tool>']) {
+    for (const option of [
+      '--timeout <ms>',
+      '--max-steps <n>',
+      '--run-id <id>',
+      '--port <port>',
+      '--always-ask <tool>',
+    ]) {
       expect(reference).toContain(option);
     }
   });
