@@ -66,7 +66,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect(noPrompt.code).toBe(2);
     expect(noPrompt.stderr).toContain('USAGE');
     noStack(noPrompt.stderr);
-  });
+    // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
 
   it('reports invalid input, unknown ids and an unreachable Redis with codes, without stack traces', async () => {
     const badSpec = await runAgentq(['run', 'hi', '--model', 'scripted:custom'], env);
@@ -83,7 +84,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
     const badConfig = await runAgentq(['servers', 'list'], { ...env, AGENTQ_PREFIX: 'bad prefix' });
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toContain('AGENTQ_PREFIX');
-  });
+    // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
 
   it('manages servers and shows the catalog', async () => {
     const add = await runAgentq(
@@ -114,7 +116,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect(catalog.stdout).toContain('never-warmed');
     expect((await runAgentq(['servers', 'remove', 'memory'], env)).code).toBe(0);
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
-  });
+    // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
 
   it('`agentq dev` answers /healthz, runs the demo through an approval decided with `agentq approvals`, and stops on SIGTERM', async () => {
     const sandbox = await mkdtemp(join(tmpdir(), 'agentq-cli-'));
