@@ -28,9 +28,9 @@ describe('REST API (API process alone, real Redis)', () => {
     await ctx.close();
   });
 
-  it('answers /healthz without a token and nothing else', async () => {
+  it('answers /healthz and /readyz without a token and nothing else', async () => {
     expect((await http.call('GET', '/healthz', { token: null })).status).toBe(200);
-    const paths = ['/v1/runs/x', '/v1/servers', '/v1/openapi.json', '/metrics', '/readyz', '/v1/schedules', '/v1/nope'];
+    const paths = ['/v1/runs/x', '/v1/servers', '/v1/openapi.json', '/metrics', '/v1/schedules', '/v1/nope'];
     for (const path of paths) {
       const anonymous = await http.call('GET', path, { token: null });
       expect(anonymous.status, path).toBe(401);

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { eventually } from '../api/start-test-api.js';
-import { runAgentq, spawnAgentq } from './run-agentq.js';
+import { repositoryRoot, runAgentq, spawnAgentq } from './run-agentq.js';
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -49,11 +50,35 @@ describe('agentq CLI (child processes, real Redis)', () => {
     const unknown = await runAgentq(['frobnicate'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    // A group's unknown subcommand is called unknown, not an excess argument of its default.
+    for (const group of ['approvals', 'servers']) {
+      const wrong = await runAgentq([group, 'frobnicate'], env);
+      expect(wrong.code, group).toBe(2);
+      expect(wrong.stderr).toContain(`unknown command 'frobnicate' for 'agentq ${group}'`);
+      expect(wrong.stderr).not.toContain('too many arguments');
+    }
+    // Every numeric option refuses what is not a number, before anything runs.
+    for (const args of [
+      ['run', 'hi', '--timeout', 'abc', '--wait'],
+      ['run', 'hi', '--timeout', '-5'],
+      ['run', 'hi', '--max-steps', '2.5'],
+      ['run', 'hi', '--max-steps', '0'],
+      ['dev', '--port', 'abc'],
+      ['dev', '--port', '70000'],
+    ]) {
+      const refused = await runAgentq(args, env);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr, args.join(' ')).toMatch(
+        /option '--[a-z-]+ <[a-z]+>' argument '.*' is invalid\. expected a whole number/,
+      );
+      noStack(refused.stderr);
+    }
     const noPrompt = await runAgentq(['run'], env);
     expect(noPrompt.code).toBe(2);
     expect(noPrompt.stderr).toContain('USAGE');
     noStack(noPrompt.stderr);
-  });
+    // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
 
   it('reports invalid input, unknown ids and an unreachable Redis with codes, without stack traces', async () => {
     const badSpec = await runAgentq(['run', 'hi', '--model', 'scripted:custom'], env);
@@ -70,7 +95,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
     const badConfig = await runAgentq(['servers', 'list'], { ...env, AGENTQ_PREFIX: 'bad prefix' });
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toContain('AGENTQ_PREFIX');
-  });
+    // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
 
   it('manages servers and shows the catalog', async () => {
     const add = await runAgentq(
@@ -101,7 +127,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect(catalog.stdout).toContain('never-warmed');
     expect((await runAgentq(['servers', 'remove', 'memory'], env)).code).toBe(0);
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
-  });
+    // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
 
   it('`agentq dev` answers /healthz, ingests the sample knowledge base, runs the demo through an approval decided with `agentq approvals`, and stops on SIGTERM', async () => {
     const sandbox = await mkdtemp(join(tmpdir(), 'agentq-cli-'));
@@ -121,10 +148,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
       expect(dev.output()).toContain('run --demo');
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
-      expect((await fetch(`${url}/readyz`)).status).toBe(401);
-      expect(
-        (await fetch(`${url}/readyz`, { headers: { authorization: 'Bearer cli-test-token-0123456789' } })).status,
-      ).toBe(200);
+      // Probes need no token.
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
       // Polling goes through the client library: a CLI process per poll would only slow this down.
       const client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
@@ -137,7 +162,11 @@ describe('agentq CLI (child processes, real Redis)', () => {
           60_000,
           'server-everything to be warmed',
         );
-        run = spawnAgentq(['run', '--demo', '--wait', '--timeout', '120000'], env);
+        // As `npm run agentq -- …` starts it: the hints must say that, not a bare `agentq`.
+        run = spawnAgentq(['run', '--demo', '--wait', '--timeout', '120000'], {
+          ...env,
+          npm_lifecycle_event: 'agentq',
+        });
         started = run;
         approvalId = await eventually(
           async () => (await client.listPendingApprovals())[0]?.approvalId,
@@ -156,7 +185,7 @@ describe('agentq CLI (child processes, real Redis)', () => {
         10_000,
         'progress output',
       );
-      expect(run.output()).toContain(`agentq approvals approve ${approvalId}`);
+      expect(run.output()).toContain(`approve: npm run agentq -- approvals approve ${approvalId}`);
       const approve = await runAgentq(['approvals', 'approve', approvalId, '--reason', 'test'], env);
       expect(approve.code).toBe(0);
       const twice = await runAgentq(['approvals', 'deny', approvalId], env);
@@ -165,6 +194,12 @@ describe('agentq CLI (child processes, real Redis)', () => {
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('Demo finished');
       expect(run.output()).toContain('Echo: Hello from the agentq demo');
+      // Each step once; the call tool_invoke made is nested under it.
+      for (const step of [1, 2, 3, 4, 5]) {
+        expect(run.output().match(new RegExp(`^  step ${step}\\b`, 'gm')), `step ${step}`).toHaveLength(1);
+      }
+      expect(run.output()).toMatch(/^ {4}tool_invoke.*\n {6}mcp__everything__getSum/m);
+      expect(run.output()).not.toMatch(/^ {4}mcp__everything__getSum/m);
       const kbClient = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
       try {
         // npm start's sample knowledge base: the docs folder, ingested by the dev process's indexer.
@@ -189,4 +224,57 @@ describe('agentq CLI (child processes, real Redis)', () => {
       expect(code).toBe(0);
     }
   }, 240_000);
+
+  it('`npx agentq` runs the CLI from the checkout', async () => {
+    const npx = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      execFile(
+        'npx',
+        ['--no-install', 'agentq', '--version'],
+        { cwd: repositoryRoot, timeout: 60_000 },
+        (error, stdout) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout }),
+      );
+    });
+    expect(npx.code).toBe(0);
+    expect(npx.stdout.trim()).toBe('0.1.0');
+  }, 90_000);
+
+  it('Ctrl-C on `agentq dev` stops it quietly and in order, its MCP servers stopped by the same signal', async () => {
+    const sandbox = await mkdtemp(join(tmpdir(), 'agentq-ctrl-c-'));
+    const dev = spawnAgentq(
+      ['dev', '--port', '0', '--sandbox', sandbox],
+      { ...env, AGENTQ_API_TOKEN: 'ctrl-c-test-token-0123456789', AGENTQ_SERVERS_FILE: 'config/servers.yaml' },
+      { detached: true },
+    );
+    try {
+      await eventually(
+        async () => (/Inbox\s+http:\/\//.test(dev.output()) ? true : undefined),
+        60_000,
+        `agentq dev to start; output so far:\n${dev.output()}`,
+      );
+      // Wait until the watchers hold live MCP child processes, which Ctrl-C reaches too.
+      const client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+      try {
+        await eventually(
+          async () => ((await client.getCatalog('everything')).state === 'connected' ? true : undefined),
+          60_000,
+          'server-everything to be warmed',
+        );
+      } finally {
+        await client.close();
+      }
+      // A terminal's Ctrl-C signals the whole foreground process group.
+      process.kill(-(dev.child.pid as number), 'SIGINT');
+      expect(await dev.exited).toBe(0);
+      expect(dev.output()).toContain('Stopping');
+      const loud = dev
+        .output()
+        .split('\n')
+        .filter((line) => /^warning:|^error:/i.test(line) || /"level":(4|5|6)\d/.test(line));
+      expect(loud, dev.output()).toEqual([]);
+      expect(dev.stderr().trim()).toBe('');
+    } finally {
+      if (dev.child.exitCode === null) process.kill(-(dev.child.pid as number), 'SIGKILL');
+      await rm(sandbox, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

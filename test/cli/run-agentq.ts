@@ -27,19 +27,28 @@ export function runAgentq(args: string[], env: Record<string, string>, timeoutMs
   });
 }
 
-/** Starts a long-running `agentq` command and collects its output. */
+/**
+ * Starts a long-running `agentq` command and collects its output. `detached` gives it a process
+ * group of its own, so that a test can signal the group the way a terminal's Ctrl-C does.
+ */
 export function spawnAgentq(
   args: string[],
   env: Record<string, string>,
-): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  options: { detached?: boolean } = {},
+): { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: repositoryRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let output = '';
+  let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return { child, output: () => output, stderr: () => stderr, exited };
 }

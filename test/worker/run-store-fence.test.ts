@@ -47,7 +47,7 @@ describe('RunStore fencing by the run lock', () => {
     });
     expect(await store.claimToolCall({ runId: 'fenced', toolCallId: 'c1', owner: 'b2', fence })).toEqual({
       status: 'exists',
-      recorded: { claimedBy: 'b' },
+      recorded: { claimedBy: 'b', startedAt: expect.any(Number) },
     });
     expect(
       await store.claimToolCall({

@@ -70,7 +70,8 @@ export interface AgentWorker {
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const { config } = options;
   const id = options.id ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const logger = options.logger.child({ component: 'agent-worker', workerId: id });
+  // `role` names the process role; `component` is left to the parts below, so no line carries it twice.
+  const logger = options.logger.child({ role: 'agent-worker', workerId: id });
   const env = options.env ?? process.env;
   const tuning = resolveWorkerTuning(options.tuning ?? {}, { config, logger });
   const prefix = keyPrefix({ prefix: config.prefix, cluster: config.cluster });

@@ -1,4 +1,4 @@
-import { createAgentqClient, type AgentqClient } from '@agentq/client';
+import { RUN_ID_MAX_LENGTH, SCHEDULED_RUN_ID_MAX_LENGTH, createAgentqClient, type AgentqClient } from '@agentq/client';
 import {
   AgentqError,
   contextFromTrace,
@@ -8,6 +8,7 @@ import {
   QUEUE_NAMES,
   keyNames,
   runSpecLimitsOf,
+  secretValuesOf,
   serverPolicyOf,
   waitForRedis,
   type Config,
@@ -34,7 +35,9 @@ import { setPrincipal } from './auth/principal.js';
 import { scopeOfPath } from './auth/route-scopes.js';
 import { bearerToken } from './auth/token-check.js';
 import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.js';
-import { errorResponse } from './http/error-response.js';
+import { errorResponse, unsupportedMediaType } from './http/error-response.js';
+import { buildFavicon } from './http/favicon.js';
+import { stripExternalLinks } from './http/strip-external-links.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
 import { buildOpenApiDocument } from './openapi/build-openapi-document.js';
 import { approvalsRoutes } from './routes/approvals-routes.js';
@@ -63,6 +66,19 @@ const BODY_ENVELOPE_BYTES = 512 * 1024;
 /** The API's request body limit: the run spec input limit plus {@link BODY_ENVELOPE_BYTES}. */
 export function apiBodyLimit(config: Pick<Config, 'maxInputBytes'>): number {
   return (config.maxInputBytes ?? 256 * 1024) + BODY_ENVELOPE_BYTES;
+}
+
+/**
+ * The router's limit on one path parameter: the longest id any route takes (a run id, a scheduled
+ * run's id, an approval id of up to 200 characters). Below it, an over-long id reaches the route's
+ * schema and gets a 400 naming the field; above it the router answers 414, in the same error shape.
+ */
+export const ROUTE_PARAM_MAX_LENGTH = Math.max(RUN_ID_MAX_LENGTH, SCHEDULED_RUN_ID_MAX_LENGTH, 200);
+
+/** Whether a content type is JSON (`application/json`, `application/*+json`, any parameters). */
+function isJsonContentType(contentType: string | undefined): boolean {
+  const mime = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
 }
 
 /** The REST routes, in the order they are documented. */
@@ -128,6 +144,12 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     // spec (patterns, ids and metadata have their own caps): an input at its limit still arrives
     // and gets the schema's named refusal, while a body far over it is refused (413) unparsed.
     bodyLimit: apiBodyLimit(options.config),
+    routerOptions: { maxParamLength: ROUTE_PARAM_MAX_LENGTH },
+    // Errors the router raises before any route or hook runs get the one error shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = errorResponse(error);
+      void (reply as FastifyReply).status(status).send(body);
+    },
   });
   app.addHook('onClose', async () => {
     for (const { queue } of queues) {
@@ -205,8 +227,12 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
   // Every response under /admin, Bull Board's included, carries the security headers; set last so
   // that a plugin's own caching headers cannot loosen them.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (isAdminPath(request.url)) void reply.headers(ADMIN_SECURITY_HEADERS);
-    return payload;
+    if (!isAdminPath(request.url)) return payload;
+    void reply.headers(ADMIN_SECURITY_HEADERS);
+    // Bull Board's page links web fonts on the internet: the policy blocks them and an offline
+    // deployment cannot reach them, so the link goes and the page falls back to system fonts.
+    const type = String(reply.getHeader('content-type') ?? '');
+    return typeof payload === 'string' && type.startsWith('text/html') ? stripExternalLinks(payload) : payload;
   });
   // The CSRF rule of /admin, after the body is parsed (a form's `_csrf`) and before any handler,
   // Bull Board's API included.
@@ -218,24 +244,29 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     return form ? csrfFailure(reply) : csrfRefusal(reply);
   });
 
+  // Probes are open (orchestrators send no token) and answer status words only, nothing else.
   app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      const answer = await Promise.race([
+        client.redis.ping(),
+        new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('timeout')), 2_000).unref()),
+      ]);
+      if (answer === 'PONG') return { status: 'ready' };
+    } catch {
+      // answered below, without saying why
+    }
+    return reply.status(503).send({ status: 'unavailable' });
+  });
+  const favicon = buildFavicon();
+  app.get('/favicon.ico', async (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(favicon),
+  );
 
   const routes = apiRoutes(client);
   const openApiDocument = buildOpenApiDocument(routes, { version: API_VERSION });
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireBearer);
-    scope.get('/readyz', async (_request, reply) => {
-      try {
-        const answer = await Promise.race([
-          client.redis.ping(),
-          new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('timeout')), 2_000).unref()),
-        ]);
-        if (answer === 'PONG') return { status: 'ready' };
-      } catch {
-        // reported below
-      }
-      return reply.status(503).send({ error: { code: 'UNAVAILABLE', message: 'Redis does not answer' } });
-    });
     scope.get('/metrics', async (_request, reply) => {
       const text = await metrics.render();
       return reply.type(metrics.registry.contentType).send(text);
@@ -245,10 +276,15 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       scope.route({
         method: route.method,
         url: fastifyPath(route.path),
-        handler: async (request: FastifyRequest, reply: FastifyReply) =>
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          // A form or text body would otherwise reach the schema as strings and fail confusingly.
+          if (route.body && request.body !== undefined && !isJsonContentType(request.headers['content-type'])) {
+            const { status, body } = unsupportedMediaType();
+            return reply.status(status).send(body);
+          }
           // A server span per API call, continuing the caller's `traceparent`: an enqueue or a
           // decision made over REST joins the caller's trace.
-          await withSpan(
+          return await withSpan(
             `${route.method} ${route.path}`,
             {
               kind: SpanKind.SERVER,
@@ -264,7 +300,8 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
               void reply.status(result.status ?? 200);
               return result.body === undefined ? reply.send() : reply.send(result.body);
             },
-          ),
+          );
+        },
       });
     }
   });
@@ -275,6 +312,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     sessions,
     auth: adminAuth,
     loginRateLimit: options.config.loginRateLimit,
+    secretValues: secretValuesOf(options.config),
   });
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {

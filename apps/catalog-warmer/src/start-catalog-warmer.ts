@@ -65,7 +65,8 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   const timings = resolveWarmerTimings({ watchLeaseMs: config.watchLeaseMs });
   const prefix = keyPrefix(config);
   const keys = keyNames(prefix);
-  const logger = options.logger.child({ component: 'catalog-warmer', warmerId: id });
+  // `role` names the process role; `component` is left to the parts below, so no line carries it twice.
+  const logger = options.logger.child({ role: 'catalog-warmer', warmerId: id });
   const secrets = (options.logger as Partial<{ secrets: SecretRegistry }>).secrets;
   const registerSecrets = (values: readonly string[]) => secrets?.add(values);
   const startedAt = Date.now();
@@ -159,6 +160,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     delegateToOwner: (request) => delegation.toOwner(request),
     scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),
     capabilities,
+    stopping: () => state !== 'running',
   });
   refreshAsOwner = (request) => {
     processor.refreshAsOwner(request).catch((error: unknown) => {
@@ -256,6 +258,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     };
     state = 'stopping';
     clearInterval(ticker);
+    watchers.beginClose();
     // Unsubscribing first makes other warmers read for themselves (nobody receives a delegation).
     await step('unsubscribe', () => subscriber.unsubscribe());
     await step('heartbeat', beat);

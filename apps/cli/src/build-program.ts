@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
+import { parseIntegerOption } from './options/parse-integer-option.js';
 
 /** The version `agentq --version` prints. */
 export const CLI_VERSION = '0.1.0';
@@ -17,6 +18,32 @@ See the README for the full table.
 
 Exit codes: 0 ok, 1 failed, 2 usage or invalid input, 3 not found,
 4 conflict (e.g. already decided), 5 Redis unreachable, 6 timed out.`;
+
+/**
+ * Gives a command group (`approvals`, `servers`) an action of its own, so that an unknown
+ * subcommand is reported as unknown (a default subcommand would take it as an excess argument),
+ * and no subcommand at all runs `whenBare`.
+ */
+function refuseUnknownSubcommands(options: {
+  group: Command;
+  io: CliIo;
+  done: (code: number) => void;
+  whenBare: (options: Record<string, unknown>) => Promise<void>;
+}): void {
+  const { group, io, done } = options;
+  group
+    // Options after a subcommand belong to it (`servers list --json`), not to the group.
+    .enablePositionalOptions()
+    .usage('[options] [command]')
+    .argument('[command]')
+    .action(async (command: string | undefined, flags: Record<string, unknown>) => {
+      if (command === undefined) return options.whenBare(flags);
+      const known = group.commands.map((sub) => sub.name()).join(', ');
+      io.err(`error: unknown command '${command}' for 'agentq ${group.name()}' (known: ${known})`);
+      io.err(`(run agentq ${group.name()} --help for usage)`);
+      done(EXIT_CODES.usage);
+    });
+}
 
 /**
  * The `agentq` command tree. Commands load their modules when they run, so `--help` and the small
@@ -36,6 +63,8 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       writeErr: (text) => io.err(text.replace(/\n$/, '')),
     })
     .showHelpAfterError('(run with --help for usage)')
+    // Options after a subcommand belong to it: `servers list --json` is list's `--json`, not the group's.
+    .enablePositionalOptions()
     .addHelpText('after', environmentHelp)
     .usage('[options] <command>')
     .argument('[command]')
@@ -51,7 +80,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   program
     .command('dev')
     .description('Run warmer, worker, indexer and API in one process on a local Redis (what `npm start` runs)')
-    .option('--port <port>', 'API port (default AGENTQ_API_PORT or 3000; 0 picks a free one)')
+    .option(
+      '--port <port>',
+      'API port (default AGENTQ_API_PORT or 3000; 0 picks a free one)',
+      parseIntegerOption({ min: 0, max: 65_535 }),
+    )
     .option('--no-import', 'do not import the servers file (AGENTQ_SERVERS_FILE) at start')
     .option(
       '--demo [name]',
@@ -61,7 +94,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--sandbox <dir>', 'folder the filesystem MCP server may use, created at start', 'sandbox')
     .action(
       async (options: {
-        port?: string;
+        port?: number;
         import: boolean;
         demo?: boolean | string;
         sampleKb: boolean;
@@ -71,7 +104,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
           await (
             await import('./commands/dev-command.js')
           ).devCommand(io, {
-            port: options.port,
+            port: options.port === undefined ? undefined : String(options.port),
             import: options.import,
             demo: options.demo ?? false,
             sampleKb: options.sampleKb,
@@ -100,10 +133,15 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('-s, --server <id>', 'MCP server the run may use (repeatable)', collect)
     .option('--demo', 'enqueue the demo run (server-everything, pauses for one approval)')
     .option('-w, --wait', 'follow the run until it finishes and print the result')
-    .option('--timeout <ms>', 'with --wait: give up waiting after this long', '600000')
+    .option(
+      '--timeout <ms>',
+      'with --wait: give up waiting after this many milliseconds',
+      parseIntegerOption({ min: 1, unit: 'milliseconds' }),
+      600_000,
+    )
     .option('--run-id <id>', 'run id (idempotency key); default a fresh one')
     .option('--system <text>', 'system prompt')
-    .option('--max-steps <n>', 'maximum model steps')
+    .option('--max-steps <n>', 'maximum model steps (1-200)', parseIntegerOption({ min: 1, max: 200, unit: 'steps' }))
     .option('--json', 'print machine-readable JSON')
     .action(async (prompt: string | undefined, options) =>
       done(await (await import('./commands/run-command.js')).runCommand(io, prompt, options)),
@@ -118,9 +156,20 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       done(await (await import('./commands/run-command.js')).statusCommand(io, runId, options)),
     );
 
-  const approvals = program.command('approvals').description('List and decide pending tool approvals');
+  const approvals = program
+    .command('approvals')
+    .description('List and decide pending tool approvals (no subcommand: list)')
+    .option('--run <runId>', 'list: only this run')
+    .option('--json', 'list: print machine-readable JSON');
+  refuseUnknownSubcommands({
+    group: approvals,
+    io,
+    done,
+    whenBare: async (options) =>
+      done(await (await import('./commands/approvals-command.js')).listApprovalsCommand(io, options)),
+  });
   approvals
-    .command('list', { isDefault: true })
+    .command('list')
     .description('List pending approvals (the default)')
     .option('--run <runId>', 'only this run')
     .option('--json', 'print machine-readable JSON')
@@ -153,9 +202,19 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       done(await (await import('./commands/approvals-command.js')).showApprovalCommand(io, approvalId, options)),
     );
 
-  const servers = program.command('servers').description('Manage MCP server definitions');
+  const servers = program
+    .command('servers')
+    .description('Manage MCP server definitions (no subcommand: list)')
+    .option('--json', 'list: print machine-readable JSON');
+  refuseUnknownSubcommands({
+    group: servers,
+    io,
+    done,
+    whenBare: async (options) =>
+      done(await (await import('./commands/servers-command.js')).listServersCommand(io, options)),
+  });
   servers
-    .command('list', { isDefault: true })
+    .command('list')
     .description('List servers with their catalog state (the default)')
     .option('--json', 'print machine-readable JSON')
     .action(async (options: { json?: boolean }) =>

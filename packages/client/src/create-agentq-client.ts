@@ -47,6 +47,8 @@ import {
   type KbIngestInfo,
 } from './kbs/manage-kbs.js';
 import { getRun, type RunInfo } from './runs/get-run.js';
+import { getRunTimeline, type RunTimeline } from './runs/get-run-timeline.js';
+import { listRuns, type ListRunsInput, type RunList } from './runs/list-runs.js';
 import { waitForRun, type WaitForRunOptions } from './runs/wait-for-run.js';
 import { listSchedules } from './schedules/list-schedules.js';
 import { removeSchedule } from './schedules/remove-schedule.js';
@@ -134,6 +136,13 @@ export interface AgentqClient {
   readonly runSpecSchema: RunSpecSchema;
   enqueueRun(spec: unknown, options?: EnqueueRunOptions): Promise<EnqueuedRun>;
   getRun(runId: string): Promise<RunInfo>;
+  /**
+   * A run step by step, as its page shows it: each step's text and tool calls with their input,
+   * result, status and duration, calls a meta tool made, and approvals with who decided.
+   */
+  getRunTimeline(runId: string): Promise<RunTimeline>;
+  /** Recent runs, newest first, optionally in one state, a page at a time. */
+  listRuns(input?: ListRunsInput): Promise<RunList>;
   waitForRun(runId: string, options?: WaitForRunOptions): Promise<RunResult>;
   cancelRun(runId: string): Promise<CancelledRun>;
   scheduleRun(scheduleId: string, schedule: ScheduleRunInput): Promise<Schedule>;
@@ -272,6 +281,8 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     runSpecSchema: context.runSpecSchema,
     enqueueRun: guard((spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions })),
     getRun: guard((runId) => getRun(context, runId)),
+    getRunTimeline: guard((runId) => getRunTimeline(context, runId)),
+    listRuns: guard((input) => listRuns(context, input)),
     waitForRun: guard((runId, waitOptions) => waitForRun(context, { runId, options: waitOptions })),
     cancelRun: guard((runId) => cancelRun(context, runId)),
     scheduleRun: guard((scheduleId, schedule) => scheduleRun(context, { scheduleId, schedule })),

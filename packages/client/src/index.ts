@@ -3,9 +3,18 @@ export type { AgentqClient, AgentqClientOptions, ServerWriteOptions } from './cr
 
 export { RUN_JOB_NAME } from './runs/enqueue-run.js';
 export type { EnqueueRunOptions, EnqueuedRun } from './runs/enqueue-run.js';
-export { customRunIdSchema, newRunId, runIdSchema } from './runs/run-id.js';
+export {
+  RUN_ID_MAX_LENGTH,
+  SCHEDULED_RUN_ID_MAX_LENGTH,
+  customRunIdSchema,
+  newRunId,
+  runIdSchema,
+} from './runs/run-id.js';
 export type { RunInfo, RunPendingApproval, RunProgress, RunState } from './runs/get-run.js';
 export type { WaitForRunOptions } from './runs/wait-for-run.js';
+export type { RunCallStatus, RunTimeline, RunTimelineCall, RunTimelineStep } from './runs/get-run-timeline.js';
+export { LISTED_RUN_STATES, promptOfRun } from './runs/list-runs.js';
+export type { ListRunsInput, RunList, RunSummary } from './runs/list-runs.js';
 export type { CancelledRun } from './runs/cancel-run.js';
 
 export { scheduleIdSchema, scheduleTimingSchema } from './schedules/schedule-input.js';

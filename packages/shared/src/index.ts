@@ -13,7 +13,12 @@ export type { Config } from './config/load-config.js';
 export { API_SCOPES, DEFAULT_TOKEN_NAME, apiTokensSchema, parseApiTokens } from './config/parse-api-tokens.js';
 export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
 
-export { createRedisConnection, isClusterConnection, parseRedisUrl, waitForRedis } from './redis/create-redis-connection.js';
+export {
+  createRedisConnection,
+  isClusterConnection,
+  parseRedisUrl,
+  waitForRedis,
+} from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
 export { entityScope, keyNames, keyPrefix, runStateKeys, untaggedPrefix } from './redis/keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
@@ -146,8 +151,8 @@ export type {
   KbSourceOrigin,
   KbUpdatedEvent,
 } from './schemas/kb.js';
-export { pendingApprovalSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
-export type { PendingApproval, RunCheckpoint } from './schemas/run-checkpoint.js';
+export { pendingApprovalSchema, recordedToolResultSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
+export type { PendingApproval, RecordedToolResult, RunCheckpoint } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
 export { resolveSecretPlaceholders, resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';

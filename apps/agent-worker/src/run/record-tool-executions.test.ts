@@ -116,7 +116,12 @@ describe('recordToolExecutions', () => {
       onLockLost: () => undefined,
     });
     expect(await call(tools, 'c1')).toBe(1);
-    expect(hash.get('c1')).toEqual({ ok: true, output: 1 });
+    expect(hash.get('c1')).toEqual({
+      ok: true,
+      output: 1,
+      startedAt: expect.any(Number),
+      finishedAt: expect.any(Number),
+    });
   });
 
   it('records failures, so a replay fails the same way', async () => {

@@ -71,12 +71,15 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
       };
       const known = options.recorded.get(toolCallId);
       if (known) return replayed(known);
+      const startedAt = Date.now();
       const claim = async () => {
         const outcome = await options.store.claimToolCall({
           runId: options.runId,
           toolCallId,
           owner: options.owner,
           fence: options.fence,
+          startedAt,
+          toolName: name,
         });
         if (outcome.status === 'lock-lost') {
           options.onLockLost();
@@ -100,7 +103,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
           await options.store.recordToolResult({
             runId: options.runId,
             toolCallId,
-            result: { ok: false, error: message },
+            result: { ok: false, error: message, startedAt, finishedAt: Date.now() },
           });
         }
         throw error;
@@ -108,7 +111,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
       await options.store.recordToolResult({
         runId: options.runId,
         toolCallId,
-        result: { ok: true, output: toJson(output) },
+        result: { ok: true, output: toJson(output), startedAt, finishedAt: Date.now() },
       });
       span?.setAttribute('agentq.tool.outcome', 'executed');
       options.onRecorded?.(name, toolCallId);

@@ -2,28 +2,18 @@ import {
   AgentqError,
   FINISHED_RUN_TTL_SECONDS,
   keyNames,
+  recordedToolResultSchema,
   runStateKeys,
   runCheckpointSchema,
   safeParseJson,
   type KeyNames,
   type Logger,
   type RedisConnection,
+  type RecordedToolResult,
   type RunCheckpoint,
 } from '@agentq/shared';
-import { z } from 'zod';
 
-/** A tool execution remembered by tool call id, so a re-run replays it instead of executing again. */
-export type RecordedToolResult =
-  | { ok: true; output: unknown }
-  | { ok: false; error: string }
-  /** Claimed by an attempt that has not recorded a result (yet): it may have run or not. */
-  | { claimedBy: string };
-
-const recordedToolResultSchema = z.union([
-  z.strictObject({ ok: z.literal(true), output: z.unknown() }),
-  z.strictObject({ ok: z.literal(false), error: z.string() }),
-  z.strictObject({ claimedBy: z.string() }),
-]);
+export type { RecordedToolResult };
 
 /** The run's BullMQ lock and the token of the attempt that must hold it. */
 export interface RunFence {
@@ -171,6 +161,10 @@ export class RunStore {
     toolCallId: string;
     owner: string;
     fence?: RunFence;
+    /** When the call starts, shown on the run page. @default now */
+    startedAt?: number;
+    /** The tool's wire name, so a call still running can be shown by name. */
+    toolName?: string;
   }): Promise<ToolCallClaim> {
     const [status, text] = (await this.redis.eval(
       claimScript,
@@ -178,7 +172,11 @@ export class RunStore {
       this.toolResultsKey(options.runId),
       options.fence?.lockKey ?? this.toolResultsKey(options.runId),
       options.toolCallId,
-      JSON.stringify({ claimedBy: options.owner }),
+      JSON.stringify({
+        claimedBy: options.owner,
+        toolName: options.toolName,
+        startedAt: options.startedAt ?? Date.now(),
+      }),
       options.fence?.token ?? '',
     )) as [string, string | undefined];
     if (status === 'LOST') return { status: 'lock-lost' };

@@ -1,4 +1,4 @@
-import type { AgentqClient, RunInfo } from '@agentq/client';
+import { LISTED_RUN_STATES, type AgentqClient } from '@agentq/client';
 import { AgentqError } from '@agentq/shared';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -12,6 +12,8 @@ import type { ApiTokenSet } from '../auth/api-token-set.js';
 import { errorResponse } from '../http/error-response.js';
 import { hasScope, isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
+import { catalogPage, readCatalogRows } from './catalog-page.js';
+import { runPage, runsListPage } from './run-pages.js';
 
 /** Options of {@link registerAdminRoutes}. */
 export interface AdminRoutesOptions {
@@ -21,13 +23,22 @@ export interface AdminRoutesOptions {
   auth: AdminAuthenticator;
   /** Login attempts one client address may make per minute. */
   loginRateLimit: number;
+  /** This process's secret values, masked out of server errors shown on the catalog page. */
+  secretValues?: readonly string[];
 }
 
 const loginBody = z.object({ token: z.string().max(4_096).default(''), next: z.string().optional() });
 const decisionForm = z.object({
   decision: z.enum(['approve', 'deny']),
+  /** Where to go after deciding: the run page the form was on. @default the inbox */
+  next: z.string().max(400).optional(),
   reason: z.string().max(2_000).optional(),
   _csrf: z.string().optional(),
+});
+
+const runsQuery = z.object({
+  state: z.enum(LISTED_RUN_STATES).optional(),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
 });
 
 function safeNext(next: string | undefined): string {
@@ -136,6 +147,9 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     const form = decisionForm.safeParse(request.body ?? {});
     if (!form.success) return reply.redirect(`/admin/approvals?error=${encodeURIComponent('Invalid form')}`, 303);
     const approved = form.data.decision === 'approve';
+    // From a run page, back to it (a local run page only, never an arbitrary URL).
+    const back =
+      form.data.next && /^\/admin\/runs\/[A-Za-z0-9%_.-]+$/.test(form.data.next) ? form.data.next : undefined;
     const reason = form.data.reason?.trim() || undefined;
     let runId: string | undefined;
     let decidedBy: string;
@@ -153,34 +167,87 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
       decidedBy = decision.decidedBy;
     } catch (error) {
       const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The decision failed';
-      return reply.redirect(`/admin/approvals?error=${encodeURIComponent(message)}`, 303);
+      return reply.redirect(`${back ?? '/admin/approvals'}?error=${encodeURIComponent(message)}`, 303);
     }
     const notice = `${approved ? 'Approved' : 'Denied'} ${approvalId}${runId ? ` (run ${runId})` : ''} as ${decidedBy}`;
+    if (back) return reply.redirect(`${back}?notice=${encodeURIComponent(notice)}`, 303);
     const runPart = runId ? `&run=${encodeURIComponent(runId)}` : '';
     return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}${runPart}`, 303);
+  });
+
+  app.get('/admin/runs', async (request, reply) => {
+    const session = await requireSession(request, reply, ['runs', 'approvals']);
+    if (!session) return reply;
+    const query = runsQuery.safeParse(request.query ?? {});
+    const filter = query.success ? query.data : { offset: 0 };
+    try {
+      const list = await client.listRuns({ state: filter.state, offset: filter.offset, limit: 25 });
+      return reply.type('text/html').send(runsListPage({ list, state: filter.state, csrf: session.csrf }));
+    } catch (error) {
+      return errorPage(reply, { title: 'Runs', csrf: session.csrf, error });
+    }
   });
 
   app.get('/admin/runs/:runId', async (request, reply) => {
     const session = await requireSession(request, reply, ['runs', 'approvals']);
     if (!session) return reply;
     const runId = (request.params as { runId: string }).runId;
+    const query = request.query as { notice?: string; error?: string };
     try {
-      const run = await client.getRun(runId);
-      return reply.type('text/html').send(runPage({ run, csrf: session.csrf }));
+      const timeline = await client.getRunTimeline(runId);
+      const html = runPage({ timeline, csrf: session.csrf });
+      const banner = `${query.notice ? `<div class="notice" role="status">${escapeHtml(query.notice)}</div>` : ''}${
+        query.error ? `<div class="error" role="alert">${escapeHtml(query.error)}</div>` : ''
+      }`;
+      return reply.type('text/html').send(banner ? html.replace('<main>', `<main>${banner}`) : html);
     } catch (error) {
-      const { status, body } = errorResponse(error);
-      return reply
-        .status(status)
-        .type('text/html')
-        .send(
-          page({
-            title: 'Run',
-            csrf: session.csrf,
-            body: `<div class="error">${escapeHtml(body.error.message)}</div>`,
-          }),
-        );
+      return errorPage(reply, { title: 'Run', csrf: session.csrf, error });
     }
   });
+
+  app.get('/admin/catalog', async (request, reply) => {
+    const session = await requireSession(request, reply, ['servers']);
+    if (!session) return reply;
+    const query = request.query as { notice?: string; error?: string };
+    try {
+      const rows = await readCatalogRows({ client, secretValues: options.secretValues ?? [] });
+      return reply
+        .type('text/html')
+        .send(catalogPage({ rows, csrf: session.csrf, notice: query.notice, error: query.error }));
+    } catch (error) {
+      return errorPage(reply, { title: 'Catalog', csrf: session.csrf, error });
+    }
+  });
+
+  app.post('/admin/catalog/:serverId/refresh', async (request, reply) => {
+    // The CSRF rule already ran (preHandler of /admin).
+    const found = await auth.authenticate(request);
+    if (!found?.session) return reply.redirect('/admin/login?next=/admin/catalog', 303);
+    if (!hasScope(found.session.principal, 'servers')) return forbiddenPage(reply, found.session, ['servers']);
+    const serverId = (request.params as { serverId: string }).serverId;
+    try {
+      await client.refreshServer(serverId);
+    } catch (error) {
+      const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The refresh failed';
+      return reply.redirect(`/admin/catalog?error=${encodeURIComponent(message)}`, 303);
+    }
+    const notice = `Refresh of ${serverId} requested`;
+    return reply.redirect(`/admin/catalog?notice=${encodeURIComponent(notice)}`, 303);
+  });
+}
+
+function errorPage(reply: FastifyReply, options: { title: string; csrf: string; error: unknown }) {
+  const { status, body } = errorResponse(options.error);
+  return reply
+    .status(status)
+    .type('text/html')
+    .send(
+      page({
+        title: options.title,
+        csrf: options.csrf,
+        body: `<div class="error">${escapeHtml(body.error.message)}</div>`,
+      }),
+    );
 }
 
 function forbiddenPage(reply: FastifyReply, session: AdminSession, scopes: string[]) {
@@ -274,39 +341,4 @@ ${
 }
 <p><a href="/admin/approvals">Refresh</a></p>`,
   });
-}
-
-function runPage(options: { run: RunInfo; csrf: string }): string {
-  const { run } = options;
-  const done = run.state === 'completed' || run.state === 'failed';
-  return page({
-    title: `Run ${run.runId}`,
-    csrf: options.csrf,
-    refreshSeconds: done ? undefined : 2,
-    body: `<h1>Run <code>${escapeHtml(run.runId)}</code></h1>
-<p>State: <span class="state" id="run-state">${escapeHtml(run.state)}</span></p>
-<p>Step: ${escapeHtml(run.progress.step ?? '—')} · Last tool: <code>${escapeHtml(run.progress.lastTool ?? '—')}</code></p>
-${run.pendingApprovals.length > 0 ? `<p>Waiting for ${run.pendingApprovals.length} approval(s) in the <a href="/admin/approvals">inbox</a>.</p>` : ''}
-${decisionList(run)}
-${run.result ? `<h2>Result</h2><pre id="run-result">${escapeHtml(run.result.text)}</pre>` : ''}
-${run.error ? `<h2>Error</h2><pre id="run-error">${escapeHtml(run.error.message)}</pre>` : ''}`,
-  });
-}
-
-/** The recorded decisions of a parked run's approvals: who, when and through which path. */
-function decisionList(run: RunInfo): string {
-  const items: string[] = [];
-  for (const approval of run.pendingApprovals) {
-    const decision = approval.decision;
-    if (!decision) continue;
-    items.push(
-      `<li data-approval-id="${escapeHtml(approval.approvalId)}"><code>${escapeHtml(approval.toolName)}</code>: ${
-        decision.approved ? 'approved' : 'denied'
-      } by <strong>${escapeHtml(decision.decidedBy)}</strong>${decision.via ? ` via ${escapeHtml(decision.via)}` : ''} at ${escapeHtml(
-        formatTime(decision.decidedAt),
-      )}${decision.reason ? `: ${escapeHtml(decision.reason)}` : ''}</li>`,
-    );
-  }
-  if (items.length === 0) return '';
-  return `<h2>Decisions</h2><ul id="decisions">${items.join('\n')}</ul>`;
 }

@@ -18,6 +18,14 @@ export function formatTime(epochMs: number | undefined): string {
         .replace(/\.\d+Z$/, ' UTC');
 }
 
+/** A duration as `850 ms`, `2.4 s` or `3 min 05 s`. */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1_000) return `${Math.round(milliseconds)} ms`;
+  if (milliseconds < 60_000) return `${(milliseconds / 1_000).toFixed(1)} s`;
+  const seconds = Math.round(milliseconds / 1_000);
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
 const styles = `
   body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d232a; background: #f6f7f9; }
   header { background: #1d232a; color: #fff; padding: 12px 24px; display: flex; gap: 24px; align-items: center; }
@@ -34,6 +42,31 @@ const styles = `
   button.deny { background: #a32020; color: #fff; border-color: #a32020; }
   input[type=text], input[type=password] { padding: 6px; width: 100%; box-sizing: border-box; }
   .state { font-weight: 600; }
+  .muted { color: #6b7480; font-weight: normal; }
+  table.header th { width: 120px; color: #4b5560; }
+  .step { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 12px 16px; margin: 12px 0; }
+  .step h3 { margin: 0 0 8px; font-size: 16px; }
+  .model-text { white-space: pre-wrap; margin-bottom: 8px; }
+  ol.calls { list-style: none; padding-left: 0; margin: 0; }
+  ol.calls.inner { margin: 8px 0 0 24px; border-left: 3px solid #cfd6df; padding-left: 12px; }
+  li.call { border-top: 1px solid #eef0f3; padding: 8px 0; }
+  .call-head { display: flex; gap: 10px; align-items: baseline; }
+  .badge { font-size: 12px; padding: 1px 8px; border-radius: 10px; background: #e8f4ea; color: #1f5a2e; }
+  .badge-error, .badge-denied, .badge-interrupted { background: #fbeaea; color: #8a1c1c; }
+  .badge-refused { background: #fff3d6; color: #7a5300; }
+  .badge-awaiting-approval, .badge-running { background: #e6efff; color: #1b4a9c; }
+  .duration { color: #6b7480; font-size: 13px; }
+  details { margin: 4px 0; }
+  summary { cursor: pointer; color: #4b5560; font-size: 13px; }
+  .approval { margin-top: 6px; padding: 8px 10px; background: #f3f6fa; border-radius: 4px; }
+  .approval.pending { background: #fff8e6; border: 1px solid #f0d9a0; }
+  .approval form { display: flex; gap: 8px; margin-top: 6px; }
+  .approval form input[type=text] { flex: 1; }
+  .filters a, .pages a { margin-right: 8px; }
+  .filters a.current { font-weight: 700; }
+  .server-state { font-weight: 600; }
+  .server-state-fresh { color: #1f7a3a; } .server-state-stale { color: #a66b00; }
+  .server-state-failed { color: #a32020; } .server-state-cold { color: #4b5560; }
 `;
 
 /** The page shell of the admin pages. */
@@ -41,7 +74,7 @@ export function page(options: { title: string; body: string; csrf?: string; refr
   const nav =
     options.csrf === undefined
       ? ''
-      : `<a href="/admin/approvals">Approvals</a><a href="/admin/queues">Queues</a>
+      : `<a href="/admin/runs">Runs</a><a href="/admin/approvals">Approvals</a><a href="/admin/catalog">Catalog</a><a href="/admin/queues">Queues</a>
          <form method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${escapeHtml(options.csrf)}"><button type="submit">Log out</button></form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(options.title)} · agentq</title>

@@ -16,6 +16,7 @@ const statusByCode: Record<string, number> = {
   CONFLICT: 409,
   ALREADY_DECIDED: 409,
   EXPIRED: 410,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
@@ -31,8 +32,12 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
     return { status: statusByCode[error.code] ?? 400, body };
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
-  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return reply(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send a JSON body with content-type application/json');
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return unsupportedMediaType();
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply(414, 'URI_TOO_LONG', 'A path parameter is longer than any id the API knows');
+  }
+  if (fastifyError.code === 'FST_ERR_BAD_URL' || fastifyError.code === 'FST_ERR_INVALID_URL') {
+    return reply(400, 'VALIDATION', 'The URL is not valid');
   }
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return reply(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
@@ -47,6 +52,11 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
   if (fastifyError.statusCode === 404) return reply(404, 'NOT_FOUND', 'No such route');
   if (isRedisUnavailable(error)) return reply(503, 'UNAVAILABLE', 'Redis is not reachable');
   return reply(500, 'INTERNAL', 'Internal error');
+}
+
+/** The 415 of a body that is not JSON. */
+export function unsupportedMediaType(): { status: number; body: ErrorBody } {
+  return reply(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: send application/json');
 }
 
 function reply(status: number, code: string, message: string) {

@@ -3,21 +3,65 @@ import type { ApiRoute } from '../http/api-route.js';
 
 type JsonSchema = Record<string, unknown>;
 
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+/** Named schemas shared by the operations, as `components/schemas` holds them. */
+type Components = Map<string, JsonSchema>;
+
+const componentRef = '#/components/schemas/';
+
+/**
+ * A zod schema as an OpenAPI schema. zod puts a schema with a `meta({ id })` (and any recursive
+ * one) under the generated schema's own `$defs`, referenced as `#/$defs/<id>`; inside an OpenAPI
+ * document such a reference has no base to resolve against, so every definition is hoisted into
+ * `components/schemas` and the references are rewritten to point there.
+ */
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   delete json.$schema;
-  return json;
+  const definitions = (json.$defs ?? {}) as Record<string, JsonSchema>;
+  delete json.$defs;
+  const names = new Map<string, string>();
+  for (const [name, definition] of Object.entries(definitions)) {
+    // Generated names (`__schema0`) repeat across schemas: only an identical definition may share one.
+    let unique = name.startsWith('__') ? `${io === 'input' ? 'Input' : 'Output'}${name.replace(/^_+/, '')}` : name;
+    for (let suffix = 2; ; suffix += 1) {
+      const existing = components.get(unique);
+      if (existing === undefined || JSON.stringify(existing) === JSON.stringify(definition)) break;
+      unique = `${name.replace(/^_+/, '')}${suffix}`;
+    }
+    names.set(name, unique);
+  }
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value === null || typeof value !== 'object') return value;
+    const out: JsonSchema = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')) {
+        const name = inner.slice('#/$defs/'.length);
+        out[key] = `${componentRef}${names.get(name) ?? name}`;
+      } else if (key === 'id' && typeof inner === 'string' && names.has(inner)) {
+        // zod copies `meta({ id })` into the definition; the component's name already says it.
+        continue;
+      } else {
+        out[key] = rewrite(inner);
+      }
+    }
+    return out;
+  };
+  for (const [name, definition] of Object.entries(definitions)) {
+    components.set(names.get(name) ?? name, rewrite(definition) as JsonSchema);
+  }
+  return rewrite(json) as JsonSchema;
 }
 
 /** Path and query parameters of a route, from its object schemas. */
-function parametersOf(route: ApiRoute): JsonSchema[] {
+function parametersOf(route: ApiRoute, components: Components): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [location, schema] of [
     ['path', route.params],
     ['query', route.query],
   ] as const) {
     if (!schema) continue;
-    const json = toJsonSchema(schema, 'input');
+    const json = toJsonSchema(schema, 'input', components);
     const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((json.required ?? []) as string[]);
     for (const [name, property] of Object.entries(properties)) {
@@ -40,13 +84,14 @@ function parametersOf(route: ApiRoute): JsonSchema[] {
  */
 export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { version: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const components: Components = new Map();
   for (const route of routes) {
     const responses: Record<string, JsonSchema> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = {
         description: response.description,
         ...(response.schema
-          ? { content: { 'application/json': { schema: toJsonSchema(response.schema, 'output') } } }
+          ? { content: { 'application/json': { schema: toJsonSchema(response.schema, 'output', components) } } }
           : {}),
       };
     }
@@ -54,13 +99,13 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { ver
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      parameters: parametersOf(route),
+      parameters: parametersOf(route, components),
       responses,
     };
     if (route.body) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } },
+        content: { 'application/json': { schema: toJsonSchema(route.body, 'input', components) } },
       };
     }
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
@@ -75,7 +120,10 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { ver
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      schemas: Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+    },
     paths,
   };
 }

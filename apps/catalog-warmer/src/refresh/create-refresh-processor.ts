@@ -89,6 +89,12 @@ export interface RefreshProcessorOptions {
   capabilities?: ServerCapabilities;
   /** Base wait before a job whose server is locked tries again. @default 250 */
   lockRetryMs?: number;
+  /**
+   * Whether this warmer is shutting down. A refresh that fails then was most likely cut off by the
+   * shutdown itself (a terminal's Ctrl-C stops stdio servers too): it is dropped quietly, and the
+   * server's status is left as it was rather than marked failed.
+   */
+  stopping?: () => boolean;
 }
 
 /** A refresh processor plus a way to wait for the connections it is still closing. */
@@ -364,6 +370,10 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         // itself cannot be written (Redis trouble) does the original error propagate.
         const code = AgentqError.isInstance(error) ? error.code : 'MCP_REFRESH_FAILED';
         const message = maskServerError(messageOf(error), secretValues);
+        if (options.stopping?.()) {
+          logger.debug({ code, error: message }, 'refresh cut off by shutdown; status left as it was');
+          throw new NonRetryableError({ code: 'WARMER_STOPPING', message: `refresh cut off by shutdown: ${message}` });
+        }
         const result = await options.writer.recordFailure({ ...base, error: message }).catch(() => {
           throw error;
         });

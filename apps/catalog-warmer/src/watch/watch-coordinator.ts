@@ -152,6 +152,15 @@ export class WatchCoordinator {
   }
 
   /** Stops every watcher and releases every lease. Each step runs even if another fails. */
+  /**
+   * Marks the watchers as shutting down, at once and without waiting: a watched stdio server that
+   * a terminal's Ctrl-C stopped together with this process then ends quietly instead of being
+   * reported as down and reconnected while the warmer waits for its running refreshes.
+   */
+  beginClose(): void {
+    this.closed = true;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     try {

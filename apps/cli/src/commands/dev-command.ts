@@ -26,6 +26,7 @@ import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { waitForShutdown } from '../dev/wait-for-shutdown.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { cliInvocation } from '../output/cli-invocation.js';
 
 /** Options of `agentq dev`. */
 export interface DevCommandOptions {
@@ -77,15 +78,22 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     // Three roles log into one terminal: keep it to problems unless asked, so the banner stays readable.
     LOG_LEVEL: io.env.LOG_LEVEL || 'warn',
   };
-  const started: Array<{ name: string; close: () => Promise<void> }> = [{ name: 'redis', close: () => redis.stop() }];
-  const stopAll = async () => {
-    for (const part of started.reverse()) {
-      try {
-        await part.close();
-      } catch (error) {
-        io.err(`warning: closing ${part.name} failed: ${(error as Error).message}`);
-      }
+  const started: Array<{ name: string; close: () => Promise<void>; role?: boolean }> = [
+    { name: 'redis', close: () => redis.stop() },
+  ];
+  const close = async (part: { name: string; close: () => Promise<void> }) => {
+    try {
+      await part.close();
+    } catch (error) {
+      io.err(`warning: closing ${part.name} failed: ${(error as Error).message}`);
     }
+  };
+  // The three roles stop together: each marks itself stopping at once, so MCP servers that the
+  // terminal's Ctrl-C stopped alongside this process are not reported as failures by a role still
+  // waiting its turn. Then the shared client, then Redis.
+  const stopAll = async () => {
+    await Promise.all(started.filter((part) => part.role).map(close));
+    for (const part of started.filter((part) => !part.role).reverse()) await close(part);
   };
   try {
     const sandbox = resolve(options.sandbox);
@@ -115,7 +123,7 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     const imported = options.import ? await importServers({ io, client, config }) : [];
 
     const warmer: CatalogWarmer = await startCatalogWarmer({ config, logger, env });
-    started.push({ name: 'warmer', close: () => warmer.close() });
+    started.push({ name: 'warmer', close: () => warmer.close(), role: true });
     const knowledgeBases = openKnowledgeBaseReader({ config, logger });
     started.push({ name: 'kb reader', close: () => knowledgeBases.close() });
     const worker: AgentWorker = await startAgentWorker({
@@ -124,12 +132,12 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
       env,
       knowledgeBaseReader: knowledgeBases.reader,
     });
-    started.push({ name: 'worker', close: () => worker.close() });
+    started.push({ name: 'worker', close: () => worker.close(), role: true });
     const indexer: Indexer = await startIndexer({ config, logger });
-    started.push({ name: 'indexer', close: () => indexer.close() });
+    started.push({ name: 'indexer', close: () => indexer.close(), role: true });
     if (options.sampleKb ?? true) await queueSampleKb({ io, client });
     const api: RunningApi = await startApi({ config, logger, client });
-    started.push({ name: 'api', close: () => api.close() });
+    started.push({ name: 'api', close: () => api.close(), role: true });
 
     io.out(banner({ api, config, redis, imported, generatedToken, env: io.env }));
     if (options.demo === 'kb') {
@@ -215,7 +223,8 @@ function banner(options: {
   const shellEnv: string[] = [];
   if (redis.url !== 'redis://127.0.0.1:6379') shellEnv.push(`REDIS_URL=${redis.url}`);
   if (config.prefix !== 'agentq') shellEnv.push(`AGENTQ_PREFIX=${config.prefix}`);
-  const next = `${shellEnv.length > 0 ? `${shellEnv.join(' ')} ` : ''}npm run agentq -- run --demo --wait`;
+  const agentq = cliInvocation(options.env);
+  const next = `${shellEnv.length > 0 ? `${shellEnv.join(' ')} ` : ''}${agentq} run --demo --wait`;
   const redisNote = redis.source === 'private' ? 'private redis-server, stopped on exit' : redis.source;
   return [
     '',
@@ -236,7 +245,7 @@ function banner(options: {
     `  ${next}`,
     '',
     'It pauses for approval of an `echo` call: approve it in the inbox (or with',
-    '`npm run agentq -- approvals approve <id>`) and watch it finish. Stop with Ctrl-C.',
+    `\`${agentq} approvals approve <id>\`) and watch it finish. Stop with Ctrl-C.`,
     '',
   ].join('\n');
 }

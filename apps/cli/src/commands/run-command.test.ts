@@ -2,13 +2,13 @@ import { AgentqError, runSpecSchema } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { runSpecFromOptions } from './run-command.js';
 
-const base = { timeout: '1000' };
+const base = { timeout: 1000 };
 
 describe('runSpecFromOptions', () => {
   it('builds a valid spec from a prompt, model and servers', () => {
     const spec = runSpecFromOptions(
       'hello',
-      { ...base, model: 'openai:gpt-4o-mini', server: ['a', 'b'], maxSteps: '3' },
+      { ...base, model: 'openai:gpt-4o-mini', server: ['a', 'b'], maxSteps: 3 },
       {},
     );
     expect(runSpecSchema.parse(spec).assistant).toMatchObject({

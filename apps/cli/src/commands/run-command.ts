@@ -1,9 +1,11 @@
-import type { AgentqClient, RunInfo } from '@agentq/client';
+import type { AgentqClient } from '@agentq/client';
 import { AgentqError, type RunResult, type RunSpecInput } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { cliInvocation } from '../output/cli-invocation.js';
+import { createProgressPrinter } from '../output/progress-printer.js';
 import { withClient } from '../with-client.js';
 
 /** Options of `agentq run`. */
@@ -12,10 +14,12 @@ export interface RunCommandOptions {
   server?: string[];
   demo?: boolean;
   wait?: boolean;
-  timeout: string;
+  /** Milliseconds; parsed and bounded by the option's parser. */
+  timeout: number;
   runId?: string;
   system?: string;
-  maxSteps?: string;
+  /** Parsed and bounded by the option's parser. */
+  maxSteps?: number;
   json?: boolean;
 }
 
@@ -40,7 +44,7 @@ export function runSpecFromOptions(
       model,
       mcpServers: servers,
       ...(options.system ? { system: options.system } : {}),
-      ...(options.maxSteps ? { maxSteps: Number(options.maxSteps) } : {}),
+      ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
       ...(model === 'scripted:demo' ? { contextWindow: 8_000 } : {}),
     },
     input: { prompt },
@@ -56,14 +60,14 @@ export async function runCommand(io: CliIo, prompt: string | undefined, options:
       io.out(`${created ? 'Enqueued' : 'Already enqueued'} run ${runId} (model ${spec.assistant.model})`);
     if (!options.wait) {
       if (options.json) io.out(JSON.stringify({ runId, created }));
-      else io.out(`Follow it with: agentq status ${runId}`);
+      else io.out(`Follow it with: ${cliInvocation(io.env)} status ${runId}`);
       return EXIT_CODES.ok;
     }
     const result = await followRun({
       io,
       client,
       runId,
-      timeoutMs: Number(options.timeout),
+      timeoutMs: options.timeout,
       json: options.json ?? false,
     });
     if (options.json) io.out(JSON.stringify(result, null, 2));
@@ -75,7 +79,10 @@ export async function runCommand(io: CliIo, prompt: string | undefined, options:
   });
 }
 
-/** Prints progress lines as a run moves, until it finishes. */
+/**
+ * Prints progress as a run moves, until it finishes: each step once, its tool calls under it, and
+ * the calls a meta tool made nested under that call (read from the run's timeline).
+ */
 async function followRun(options: {
   io: CliIo;
   client: AgentqClient;
@@ -83,39 +90,30 @@ async function followRun(options: {
   timeoutMs: number;
   json: boolean;
 }): Promise<RunResult> {
-  const announced = new Set<string>();
-  let lastLine = '';
-  const say = (line: string) => {
-    if (options.json || line === lastLine) return;
-    lastLine = line;
-    options.io.out(line);
+  const printer = createProgressPrinter({ out: (line) => options.io.out(line), agentq: cliInvocation(options.io.env) });
+  // Updates render one after another, each from a fresh timeline read.
+  let rendering: Promise<void> = Promise.resolve();
+  const render = () => {
+    if (options.json) return;
+    rendering = rendering.then(async () => {
+      try {
+        printer.show(await options.client.getRunTimeline(options.runId));
+      } catch {
+        // the display is best effort; waiting goes on
+      }
+    });
   };
-  return await options.client.waitForRun(options.runId, {
-    timeoutMs: options.timeoutMs,
-    pollIntervalMs: 200,
-    onUpdate: (run: RunInfo) => {
-      if (run.state === 'waiting') say('  queued');
-      if (run.state === 'delayed') say(`  retrying after a failure (attempt ${run.attemptsMade + 1})`);
-      if (run.state === 'active') {
-        const step = run.progress.step === undefined ? '' : `step ${run.progress.step}`;
-        const tool = run.progress.lastTool ? ` · tool ${run.progress.lastTool}` : '';
-        say(`  running${step ? ` · ${step}` : ''}${tool}`);
-      }
-      if (run.state === 'waiting-approval') {
-        say('  waiting for approval');
-        for (const approval of run.pendingApprovals) {
-          if (announced.has(approval.approvalId) || options.json) continue;
-          announced.add(approval.approvalId);
-          const input = approval.input === undefined ? '' : ` ${truncate(JSON.stringify(approval.input), 120)}`;
-          options.io.out(`    ${approval.toolName}${input}`);
-          options.io.out(`    approve: agentq approvals approve ${approval.approvalId}`);
-          options.io.out(`    deny:    agentq approvals deny ${approval.approvalId} --reason "..."`);
-        }
-      }
-      if (run.state === 'completed') say('  completed');
-      if (run.state === 'failed') say('  failed');
-    },
-  });
+  try {
+    return await options.client.waitForRun(options.runId, {
+      timeoutMs: options.timeoutMs,
+      pollIntervalMs: 200,
+      onUpdate: render,
+    });
+  } finally {
+    // The last steps land as the run finishes: show them before the result.
+    render();
+    await rendering;
+  }
 }
 
 /** `agentq status <runId>`: one look at a run. */
@@ -135,8 +133,4 @@ export async function statusCommand(io: CliIo, runId: string, options: { json?: 
     if (run.error) io.out(`  error: ${run.error.message}`);
     return run.state === 'failed' ? EXIT_CODES.failed : EXIT_CODES.ok;
   });
-}
-
-function truncate(text: string, length: number): string {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customRunIdSchema, newRunId, runIdSchema } from './run-id.js';
+import { RUN_ID_MAX_LENGTH, SCHEDULED_RUN_ID_MAX_LENGTH, customRunIdSchema, newRunId, runIdSchema } from './run-id.js';
 
 describe('runIdSchema', () => {
   it('accepts ids BullMQ accepts as custom job ids', () => {
@@ -17,5 +17,16 @@ describe('runIdSchema', () => {
   it('accepts the ids of scheduled runs for lookups but not for new runs', () => {
     expect(runIdSchema.safeParse('repeat:nightly:1796020271018').success).toBe(true);
     expect(customRunIdSchema.safeParse('repeat:nightly:1796020271018').success).toBe(false);
+  });
+});
+
+describe('run id lengths', () => {
+  it('stop exactly at the documented maxima', () => {
+    expect(customRunIdSchema.safeParse('r'.repeat(RUN_ID_MAX_LENGTH)).success).toBe(true);
+    expect(customRunIdSchema.safeParse('r'.repeat(RUN_ID_MAX_LENGTH + 1)).success).toBe(false);
+    const longest = `repeat:${'s'.repeat(100)}:${'9'.repeat(20)}`;
+    expect(longest).toHaveLength(SCHEDULED_RUN_ID_MAX_LENGTH);
+    expect(runIdSchema.safeParse(longest).success).toBe(true);
+    expect(runIdSchema.safeParse(`${longest.slice(0, -1)}99`).success).toBe(false);
   });
 });

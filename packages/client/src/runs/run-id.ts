@@ -6,6 +6,12 @@ import { z } from 'zod';
  * follows BullMQ's rules for custom ids (no `:`, not a bare integer) and stays short enough for
  * Redis keys and URLs.
  */
+/** The longest run id a producer may choose. */
+export const RUN_ID_MAX_LENGTH = 128;
+
+/** The longest run id of a scheduled run: `repeat:`, a schedule id of 100, `:` and 20 digits. */
+export const SCHEDULED_RUN_ID_MAX_LENGTH = 'repeat:'.length + 100 + 1 + 20;
+
 export const customRunIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'must be 1-128 letters, digits, "-", "_" or "." (no ":")')
@@ -17,7 +23,7 @@ export const customRunIdSchema = z
  */
 export const runIdSchema = z.union([
   customRunIdSchema,
-  z.string().regex(/^repeat:[A-Za-z0-9][A-Za-z0-9_.-]{0,99}:\d+$/, 'must be a run id'),
+  z.string().regex(/^repeat:[A-Za-z0-9][A-Za-z0-9_.-]{0,99}:\d{1,20}$/, 'must be a run id'),
 ]);
 
 /** A fresh run id. */

@@ -1,4 +1,4 @@
-import type { ZodError } from 'zod';
+import type { ZodError, core } from 'zod';
 import { NonRetryableError } from './non-retryable-error.js';
 
 /** One problem found in an input, with the dotted path of its field. */
@@ -25,12 +25,41 @@ export class ValidationError extends NonRetryableError {
     this.issues = options.issues;
   }
 
-  /** Turns a zod error into a `ValidationError` whose message names every bad field. */
+  /**
+   * Turns a zod error into a `ValidationError` whose message names every bad field, down to the
+   * deepest one: a union that no branch matched is reported through its closest branch.
+   */
   static fromZod(what: string, error: ZodError, code?: string): ValidationError {
-    const issues = error.issues.map((issue) => ({
+    const issues = deepestIssues(error.issues, []).map((issue) => ({
       field: issue.path.map(String).join('.'),
       message: issue.message,
     }));
     return new ValidationError({ what, issues, code });
   }
+}
+
+/**
+ * Replaces each `invalid_union` issue by the issues of the branch that came closest: the one with
+ * the fewest issues, then the deepest. A wrong type inside `input` then names `input.prompt`
+ * rather than a bare `input: Invalid input`.
+ */
+function deepestIssues(
+  issues: readonly core.$ZodIssue[],
+  prefix: readonly PropertyKey[],
+): Array<{ path: PropertyKey[]; message: string }> {
+  const out: Array<{ path: PropertyKey[]; message: string }> = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    const branches = issue.code === 'invalid_union' ? issue.errors.filter((branch) => branch.length > 0) : [];
+    if (branches.length === 0) {
+      out.push({ path, message: issue.message });
+      continue;
+    }
+    const depth = (branch: readonly core.$ZodIssue[]) => Math.max(...branch.map((inner) => inner.path.length));
+    const closest = branches.reduce((best, branch) =>
+      branch.length < best.length || (branch.length === best.length && depth(branch) > depth(best)) ? branch : best,
+    );
+    out.push(...deepestIssues(closest, path));
+  }
+  return out;
 }

@@ -44,3 +44,22 @@ export const runCheckpointSchema = z.strictObject({
 
 export type PendingApproval = z.output<typeof pendingApprovalSchema>;
 export type RunCheckpoint = z.output<typeof runCheckpointSchema>;
+
+/** When a journalled tool call ran, in epoch ms; absent on entries written before timings were kept. */
+const toolTimingShape = {
+  startedAt: z.number().int().nonnegative().optional(),
+  finishedAt: z.number().int().nonnegative().optional(),
+};
+
+/**
+ * `P:run.<runId>:tool-results`, one field per tool call id: a tool execution remembered so that a
+ * re-run replays it instead of executing again, with when it ran. A bare claim is a call an
+ * attempt started and has not recorded a result for (yet): it may have run or not.
+ */
+export const recordedToolResultSchema = z.union([
+  z.strictObject({ ok: z.literal(true), output: z.unknown(), ...toolTimingShape }),
+  z.strictObject({ ok: z.literal(false), error: z.string(), ...toolTimingShape }),
+  z.strictObject({ claimedBy: z.string(), toolName: z.string().optional(), startedAt: toolTimingShape.startedAt }),
+]);
+
+export type RecordedToolResult = z.output<typeof recordedToolResultSchema>;

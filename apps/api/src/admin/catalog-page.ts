@@ -1,0 +1,149 @@
+import type { AgentqClient, CatalogView } from '@agentq/client';
+import { assignMcpWireNames, assignServerSegments } from '@agentq/registry';
+import { definitionHash, keyNames, maskServerError, safeParseJson } from '@agentq/shared';
+import { z } from 'zod';
+import { escapeHtml, formatDuration, formatTime, page } from './html.js';
+
+/** How the catalog page names a server's cache state. */
+export type ServerCacheState = 'fresh' | 'stale' | 'cold' | 'failed' | 'disabled';
+
+/** One server as the catalog page shows it. */
+export interface CatalogServerRow {
+  serverId: string;
+  name?: string;
+  enabled: boolean;
+  state: ServerCacheState;
+  ageMs?: number;
+  toolCount: number;
+  /** The last error, masked again with this process's secret values. */
+  error?: string;
+  /** When the next refresh is due: the `ttlMs` refresh, or the end of a failure backoff. */
+  nextRefreshAt?: number;
+  /** The warmer that holds the server's watcher lease. */
+  watchedBy?: string;
+  /** Whether the server declared `tools.listChanged`; undefined until a warmer has seen it. */
+  listChanged?: boolean;
+  /** Tools with the wire names runs give them. */
+  tools: Array<{ name: string; wireName: string; description?: string }>;
+}
+
+const capabilitySchema = z.looseObject({ definitionHash: z.string(), listChanged: z.boolean() });
+
+/** The state word of a catalog view. */
+export function cacheStateOf(view: CatalogView): ServerCacheState {
+  if (view.definition && !view.definition.enabled) return 'disabled';
+  if (view.state === 'never-warmed') return view.status?.state === 'error' ? 'failed' : 'cold';
+  if (view.status?.state === 'error') return 'failed';
+  return view.state === 'connected' ? 'fresh' : view.state === 'disabled' ? 'disabled' : 'stale';
+}
+
+/**
+ * Reads what the catalog page shows, from the cache only (no server is contacted): each server's
+ * cached list and status, the holder of its watcher lease and its recorded `list_changed` support.
+ * Wire names come from the registry's own assignment over the enabled servers, so they match what
+ * workers give the model.
+ */
+export async function readCatalogRows(options: {
+  client: AgentqClient;
+  secretValues: readonly string[];
+}): Promise<CatalogServerRow[]> {
+  const { client } = options;
+  const keys = keyNames(client.prefix);
+  const servers = await client.listServers();
+  const segments = assignServerSegments(
+    servers.filter((server) => server.definition.enabled).map((server) => server.definition.id),
+  );
+  return await Promise.all(
+    servers.map(async ({ definition }): Promise<CatalogServerRow> => {
+      const [view, watchedBy, capabilityText] = await Promise.all([
+        client.getCatalog(definition.id),
+        client.redis.get(keys.watchLease(definition.id)),
+        client.redis.hget(keys.warmerCapabilities, definition.id),
+      ]);
+      const capability = safeParseJson(capabilityText, capabilitySchema);
+      const wireNames = assignMcpWireNames(
+        view.tools.map((tool) => ({
+          serverId: definition.id,
+          toolName: tool.name,
+          segment: segments.get(definition.id),
+        })),
+      );
+      const status = view.status;
+      const row: CatalogServerRow = {
+        serverId: definition.id,
+        name: definition.name,
+        enabled: definition.enabled,
+        state: cacheStateOf(view),
+        ageMs: view.ageMs,
+        toolCount: view.tools.length,
+        tools: view.tools.map((tool) => ({
+          name: tool.name,
+          wireName: wireNames.get(`${definition.id}:${tool.name}`) ?? '—',
+          description: tool.description,
+        })),
+      };
+      if (status?.error) row.error = maskServerError(status.error, options.secretValues);
+      const nextRefreshAt = status?.nextRefreshAt ?? status?.nextAttemptAt;
+      if (nextRefreshAt !== undefined) row.nextRefreshAt = nextRefreshAt;
+      if (watchedBy) row.watchedBy = watchedBy;
+      if (capability.success && capability.data.definitionHash === definitionHash(definition)) {
+        row.listChanged = capability.data.listChanged;
+      }
+      return row;
+    }),
+  );
+}
+
+function yesNo(value: boolean | undefined): string {
+  return value === undefined ? 'unknown' : value ? 'yes' : 'no';
+}
+
+/** The catalog page: every server's cache state and its tools, with a refresh button each. */
+export function catalogPage(options: { rows: CatalogServerRow[]; csrf: string; notice?: string; error?: string }) {
+  const { rows, csrf } = options;
+  const sections = rows
+    .map((row) => {
+      const id = escapeHtml(row.serverId);
+      const tools =
+        row.tools.length === 0
+          ? '<p class="muted">No tools cached.</p>'
+          : `<details class="tools"${row.tools.length <= 40 ? ' open' : ''}><summary>${row.tools.length} tools</summary>
+<table><thead><tr><th>Tool</th><th>Wire name</th><th>Description</th></tr></thead><tbody>${row.tools
+              .map(
+                (tool) =>
+                  `<tr><td><code>${escapeHtml(tool.name)}</code></td><td><code class="wire-name">${escapeHtml(
+                    tool.wireName,
+                  )}</code></td><td>${escapeHtml(tool.description ?? '')}</td></tr>`,
+              )
+              .join('')}</tbody></table></details>`;
+      return `<section class="step server" data-server-id="${id}">
+  <h3><code>${id}</code>${row.name ? ` <span class="muted">${escapeHtml(row.name)}</span>` : ''}
+    <span class="server-state server-state-${row.state}">${row.state}</span></h3>
+  <table class="header">
+    <tr><th>Age</th><td class="age" data-age-ms="${row.ageMs ?? ''}">${
+      row.ageMs === undefined ? '—' : escapeHtml(formatDuration(row.ageMs))
+    }</td></tr>
+    <tr><th>Tools</th><td class="tool-count">${row.toolCount}</td></tr>
+    <tr><th>Last error</th><td>${row.error ? `<pre class="last-error">${escapeHtml(row.error)}</pre>` : '—'}</td></tr>
+    <tr><th>Next refresh</th><td>${escapeHtml(formatTime(row.nextRefreshAt))}</td></tr>
+    <tr><th>Watched by</th><td class="watched-by">${row.watchedBy ? `<code>${escapeHtml(row.watchedBy)}</code>` : '—'}</td></tr>
+    <tr><th>list_changed</th><td class="list-changed">${yesNo(row.listChanged)}</td></tr>
+  </table>
+  <form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/refresh">
+    <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
+    <button type="submit" class="refresh"${row.enabled ? '' : ' disabled'}>Refresh now</button>
+  </form>
+  ${tools}
+</section>`;
+    })
+    .join('\n');
+  return page({
+    title: 'Catalog',
+    csrf,
+    refreshSeconds: 15,
+    body: `<h1>Tool catalog</h1>
+${options.notice ? `<div class="notice" role="status">${escapeHtml(options.notice)}</div>` : ''}
+${options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : ''}
+${rows.length === 0 ? '<p id="empty">No MCP servers are defined.</p>' : sections}`,
+  });
+}

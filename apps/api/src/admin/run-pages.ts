@@ -1,0 +1,202 @@
+import { LISTED_RUN_STATES, promptOfRun, type RunList, type RunTimeline, type RunTimelineCall } from '@agentq/client';
+import { QUEUE_NAMES } from '@agentq/shared';
+import { BULL_BOARD_PATH } from './register-bull-board.js';
+import { escapeHtml, formatDuration, formatTime, page } from './html.js';
+
+/** Text longer than this starts collapsed. */
+const COLLAPSE_AFTER = 400;
+
+/** Seconds between refreshes of a page whose run is still moving. */
+function refreshSecondsOf(state: string): number | undefined {
+  if (state === 'completed' || state === 'failed' || state === 'unknown') return undefined;
+  // A pending decision gets a slow refresh, so a reason being typed is not wiped every moment.
+  return state === 'waiting-approval' ? 10 : 2;
+}
+
+/** A value as readable text: strings as they are, anything else as indented JSON. */
+function pretty(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? 'undefined';
+  } catch {
+    return String(value);
+  }
+}
+
+/** A labelled block of text, collapsed when long. */
+function block(label: string, value: unknown, className: string): string {
+  const text = pretty(value);
+  const open = text.length <= COLLAPSE_AFTER ? ' open' : '';
+  return `<details class="${className}"${open}><summary>${escapeHtml(label)}${
+    open ? '' : ` <span class="muted">(${text.length} characters)</span>`
+  }</summary><pre>${escapeHtml(text)}</pre></details>`;
+}
+
+const statusLabels: Record<RunTimelineCall['status'], string> = {
+  ok: 'ok',
+  error: 'tool error',
+  refused: 'refused',
+  denied: 'denied',
+  'awaiting-approval': 'awaiting approval',
+  running: 'running',
+  interrupted: 'interrupted',
+};
+
+function approvalBlock(call: RunTimelineCall, options: { csrf: string; runId: string }): string {
+  const record = call.approval;
+  if (!record) return '';
+  const { request, decision, outcome } = record;
+  const id = escapeHtml(request.approvalId);
+  if (decision) {
+    return `<div class="approval decided" data-approval-id="${id}">Approval <code>${id}</code>: <strong>${
+      decision.approved ? 'approved' : 'denied'
+    }</strong> by <strong class="decided-by">${escapeHtml(decision.decidedBy)}</strong>${
+      decision.via ? ` via <span class="via">${escapeHtml(decision.via)}</span>` : ''
+    } at ${escapeHtml(formatTime(decision.decidedAt))}${decision.reason ? `: ${escapeHtml(decision.reason)}` : ''}</div>`;
+  }
+  if (outcome) {
+    return `<div class="approval decided" data-approval-id="${id}">Approval <code>${id}</code>: <strong>${escapeHtml(
+      typeof outcome === 'string' ? outcome : pretty(outcome),
+    )}</strong></div>`;
+  }
+  return `<div class="approval pending" data-approval-id="${id}">Waiting for a decision since ${escapeHtml(
+    formatTime(request.requestedAt),
+  )} (expires ${escapeHtml(formatTime(request.expiresAt))}).
+  <form method="post" action="/admin/approvals/${encodeURIComponent(request.approvalId)}/decision">
+    <input type="hidden" name="_csrf" value="${escapeHtml(options.csrf)}">
+    <input type="hidden" name="next" value="/admin/runs/${escapeHtml(encodeURIComponent(options.runId))}">
+    <input type="text" name="reason" placeholder="Reason (optional)" aria-label="Reason">
+    <button type="submit" name="decision" value="approve" class="approve">Approve</button>
+    <button type="submit" name="decision" value="deny" class="deny">Deny</button>
+  </form></div>`;
+}
+
+function callItem(call: RunTimelineCall, options: { csrf: string; runId: string }): string {
+  const duration =
+    call.durationMs === undefined ? '' : ` <span class="duration">${formatDuration(call.durationMs)}</span>`;
+  const inner =
+    call.inner.length === 0
+      ? ''
+      : `<ol class="calls inner">${call.inner.map((nested) => callItem(nested, options)).join('\n')}</ol>`;
+  return `<li class="call status-${call.status}" data-tool-call-id="${escapeHtml(call.toolCallId)}" data-tool="${escapeHtml(
+    call.toolName,
+  )}">
+  <div class="call-head"><code class="tool">${escapeHtml(call.toolName)}</code> <span class="badge badge-${
+    call.status
+  }">${escapeHtml(statusLabels[call.status])}</span>${duration}</div>
+  ${call.input === undefined ? '' : block('Arguments', call.input, 'arguments')}
+  ${call.output === undefined ? '' : block(call.status === 'ok' ? 'Result' : 'Answer', call.output, 'result')}
+  ${approvalBlock(call, options)}
+  ${inner}
+</li>`;
+}
+
+/** The page of one run: header, then a timeline of steps with their tool calls and approvals. */
+export function runPage(options: { timeline: RunTimeline; csrf: string }): string {
+  const { timeline, csrf } = options;
+  const { run } = timeline;
+  const runId = run.runId;
+  const finishedAt = run.finishedAt;
+  const duration = run.startedAt === undefined ? '—' : formatDuration((finishedAt ?? Date.now()) - run.startedAt);
+  const versions = Object.entries(timeline.catalogVersion);
+  const steps = timeline.steps
+    .map(
+      (step) => `<section class="step" data-step="${step.step}">
+  <h3>Step ${step.step + 1} <span class="muted">· ${escapeHtml(step.finishReason)} · ${step.usage.totalTokens} tokens</span></h3>
+  ${step.text ? `<div class="model-text">${escapeHtml(step.text)}</div>` : ''}
+  ${step.calls.length === 0 ? '' : `<ol class="calls">${step.calls.map((call) => callItem(call, { csrf, runId })).join('\n')}</ol>`}
+</section>`,
+    )
+    .join('\n');
+  const inProgress =
+    timeline.inProgress.length === 0
+      ? ''
+      : `<section class="step in-progress"><h3>Step in progress</h3><ol class="calls">${timeline.inProgress
+          .map((call) => callItem(call, { csrf, runId }))
+          .join('\n')}</ol></section>`;
+  // Bull Board names a shard's run queue `<shard>.agent-runs`.
+  const queueName = timeline.shard ? `${timeline.shard}.${QUEUE_NAMES.agentRuns}` : QUEUE_NAMES.agentRuns;
+  const jobLink = `${BULL_BOARD_PATH}/queue/${encodeURIComponent(queueName)}/${encodeURIComponent(runId)}`;
+  return page({
+    title: `Run ${runId}`,
+    csrf,
+    refreshSeconds: refreshSecondsOf(run.state),
+    body: `<h1>Run <code>${escapeHtml(runId)}</code></h1>
+<table class="header">
+  <tr><th>State</th><td><span class="state state-${escapeHtml(run.state)}" id="run-state">${escapeHtml(run.state)}</span></td></tr>
+  <tr><th>Model</th><td><code id="run-model">${escapeHtml(run.spec?.assistant.model ?? '—')}</code></td></tr>
+  <tr><th>Prompt</th><td><pre id="run-prompt">${escapeHtml(promptOfRun(run.spec?.input) ?? '—')}</pre></td></tr>
+  <tr><th>Started</th><td>${escapeHtml(formatTime(run.createdAt))}</td></tr>
+  <tr><th>Duration</th><td>${escapeHtml(duration)}${finishedAt === undefined ? ' so far' : ''}</td></tr>
+  <tr><th>Tokens</th><td id="run-tokens">${timeline.usage.totalTokens} (${timeline.usage.inputTokens} in, ${timeline.usage.outputTokens} out)</td></tr>
+  <tr><th>Catalog</th><td>${
+    versions.length === 0
+      ? '—'
+      : versions
+          .map(([server, version]) => `<code>${escapeHtml(server)}</code> ${escapeHtml(version.slice(0, 12))}`)
+          .join(', ')
+  }</td></tr>
+  <tr><th>Job</th><td><a id="bull-board-link" href="${escapeHtml(jobLink)}">${escapeHtml(QUEUE_NAMES.agentRuns)} job in Bull Board</a> · attempts ${run.attemptsMade}</td></tr>
+</table>
+${timeline.warnings.map((warning) => `<div class="error">${escapeHtml(warning.message)}</div>`).join('\n')}
+<h2>Timeline</h2>
+${steps || (inProgress ? '' : '<p id="no-steps" class="muted">No step has finished yet.</p>')}
+${inProgress}
+${run.result ? `<h2>Result</h2><pre id="run-result">${escapeHtml(run.result.text)}</pre>` : ''}
+${run.error ? `<h2>Error</h2><pre id="run-error">${escapeHtml(run.error.message)}</pre>` : ''}`,
+  });
+}
+
+/** The list of recent runs, with a filter by state and pages. */
+export function runsListPage(options: { list: RunList; state?: string; csrf: string }): string {
+  const { list, state, csrf } = options;
+  const link = (filter: string | undefined, offset: number) => {
+    const query = new URLSearchParams();
+    if (filter) query.set('state', filter);
+    if (offset > 0) query.set('offset', String(offset));
+    const text = query.toString();
+    return `/admin/runs${text ? `?${text}` : ''}`;
+  };
+  const filters = [undefined, ...LISTED_RUN_STATES]
+    .map(
+      (filter) =>
+        `<a class="filter${filter === state ? ' current' : ''}" href="${escapeHtml(link(filter, 0))}">${escapeHtml(
+          filter ?? 'all',
+        )}</a>`,
+    )
+    .join(' ');
+  const rows = list.runs
+    .map(
+      (run) => `<tr data-run-id="${escapeHtml(run.runId)}">
+  <td><a href="/admin/runs/${escapeHtml(encodeURIComponent(run.runId))}"><code>${escapeHtml(run.runId)}</code></a></td>
+  <td><span class="state state-${escapeHtml(run.state)}">${escapeHtml(run.state)}</span></td>
+  <td><code>${escapeHtml(run.model ?? '—')}</code></td>
+  <td>${escapeHtml(run.prompt ?? '—')}</td>
+  <td>${escapeHtml(formatTime(run.createdAt))}</td>
+  <td>${escapeHtml(formatTime(run.finishedAt))}</td>
+</tr>`,
+    )
+    .join('\n');
+  const last = Math.min(list.offset + list.runs.length, list.total);
+  const previous =
+    list.offset > 0
+      ? `<a id="previous-page" href="${escapeHtml(link(state, Math.max(0, list.offset - list.limit)))}">← newer</a>`
+      : '';
+  const next =
+    list.offset + list.limit < list.total
+      ? `<a id="next-page" href="${escapeHtml(link(state, list.offset + list.limit))}">older →</a>`
+      : '';
+  return page({
+    title: 'Runs',
+    csrf,
+    refreshSeconds: 10,
+    body: `<h1>Runs</h1>
+<p class="filters">State: ${filters}</p>
+${
+  list.runs.length === 0
+    ? '<p id="empty">No runs here.</p>'
+    : `<table id="runs"><thead><tr><th>Run</th><th>State</th><th>Model</th><th>Prompt</th><th>Created</th><th>Finished</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+<p class="pages">${list.total === 0 ? '' : `${list.offset + 1}–${last} of ${list.total}`} ${previous} ${next}</p>`,
+  });
+}

@@ -1,0 +1,81 @@
+import type { RunInfo, RunTimeline, RunTimelineCall } from '@agentq/client';
+import { describe, expect, it } from 'vitest';
+import { createProgressPrinter } from './progress-printer.js';
+
+const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+
+function call(toolCallId: string, toolName: string, extra: Partial<RunTimelineCall> = {}): RunTimelineCall {
+  return { toolCallId, toolName, input: {}, status: 'ok', inner: [], ...extra };
+}
+
+function timeline(state: RunInfo['state'], steps: RunTimeline['steps'], inProgress: RunTimelineCall[] = []) {
+  const run = {
+    runId: 'r1',
+    state,
+    progress: {},
+    attemptsMade: 0,
+    createdAt: 0,
+    pendingApprovals: [],
+  } as unknown as RunInfo;
+  return { run, steps, inProgress, usage, catalogVersion: {}, warnings: [] } satisfies RunTimeline;
+}
+
+describe('createProgressPrinter', () => {
+  it('prints each step once and nests the calls tool_invoke made', () => {
+    const lines: string[] = [];
+    const printer = createProgressPrinter({ out: (line) => lines.push(line), agentq: 'npx agentq' });
+    const search = call('c1', 'tool_search');
+    const invoke = call('c2', 'tool_invoke', {
+      durationMs: 12,
+      inner: [call('c2::mcp__everything__getSum', 'mcp__everything__getSum', { durationMs: 9 })],
+    });
+    printer.show(timeline('active', [], [call('c1', 'tool_search', { status: 'running' })]));
+    printer.show(timeline('active', [{ step: 0, text: '', finishReason: 'tool-calls', usage, calls: [search] }]));
+    printer.show(
+      timeline('active', [{ step: 0, text: '', finishReason: 'tool-calls', usage, calls: [search] }], [invoke]),
+    );
+    printer.show(
+      timeline('completed', [
+        { step: 0, text: '', finishReason: 'tool-calls', usage, calls: [search] },
+        { step: 1, text: '', finishReason: 'tool-calls', usage, calls: [invoke] },
+        { step: 2, text: 'All done.', finishReason: 'stop', usage, calls: [] },
+      ]),
+    );
+    expect(lines).toEqual([
+      '  step 1',
+      '    tool_search',
+      '  step 2',
+      '    tool_invoke (12 ms)',
+      '      mcp__everything__getSum (9 ms)',
+      '  step 3: All done.',
+      '  completed',
+    ]);
+  });
+
+  it('announces a pending approval once, with the command that works here', () => {
+    const lines: string[] = [];
+    const printer = createProgressPrinter({ out: (line) => lines.push(line), agentq: 'npm run agentq --' });
+    const parked = timeline('waiting-approval', [
+      {
+        step: 0,
+        text: '',
+        finishReason: 'tool-calls',
+        usage,
+        calls: [call('c1', 'mcp__x__echo', { status: 'awaiting-approval' })],
+      },
+    ]);
+    parked.run.pendingApprovals = [
+      { approvalId: 'appr-1', toolCallId: 'c1', toolName: 'mcp__x__echo', input: { a: 1 } },
+    ];
+    printer.show(parked);
+    printer.show(parked);
+    expect(lines).toEqual([
+      '  step 1',
+      '    mcp__x__echo · awaiting approval',
+      '  waiting for approval',
+      '    mcp__x__echo {"a":1}',
+      '    approve: npm run agentq -- approvals approve appr-1',
+      '    deny:    npm run agentq -- approvals deny appr-1 --reason "..."',
+    ]);
+  });
+});

@@ -1,0 +1,111 @@
+import { AgentqError } from '@agentq/shared';
+import type { JobType } from 'bullmq';
+import { z } from 'zod';
+import type { ClientContext } from '../client-context.js';
+import { runStateOf, type RunState } from './get-run.js';
+
+/** States `listRuns` filters by. */
+export const LISTED_RUN_STATES = ['waiting', 'active', 'delayed', 'waiting-approval', 'completed', 'failed'] as const;
+
+/** The BullMQ job states behind each run state. */
+const jobTypesOf: Record<(typeof LISTED_RUN_STATES)[number], JobType[]> = {
+  waiting: ['waiting', 'prioritized'],
+  active: ['active'],
+  delayed: ['delayed'],
+  'waiting-approval': ['waiting-children'],
+  completed: ['completed'],
+  failed: ['failed'],
+};
+
+/** Filter and page of {@link listRuns}. */
+export const listRunsInputSchema = z.strictObject({
+  /** Only runs in this state. @default every state */
+  state: z.enum(LISTED_RUN_STATES).optional(),
+  /** Runs to skip, newest first. @default 0 */
+  offset: z.number().int().min(0).max(100_000).default(0),
+  /** Runs per page. @default 25 */
+  limit: z.number().int().min(1).max(200).default(25),
+});
+
+export type ListRunsInput = z.input<typeof listRunsInputSchema>;
+
+/** One run in a list. */
+export interface RunSummary {
+  runId: string;
+  state: RunState;
+  model?: string;
+  /** The prompt, or the last user message's text, cut to 200 characters. */
+  prompt?: string;
+  createdAt: number;
+  finishedAt?: number;
+}
+
+/** A page of runs, newest first, and how many match. */
+export interface RunList {
+  runs: RunSummary[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * Lists recent runs, newest first, optionally in one state, a page at a time. A run parked for
+ * approval is listed as `waiting-approval`.
+ */
+export async function listRuns(context: ClientContext, input: ListRunsInput = {}): Promise<RunList> {
+  const parsed = listRunsInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AgentqError({
+      code: 'VALIDATION',
+      field: issue?.path.join('.'),
+      message: `Invalid run list filter: ${issue?.message ?? 'invalid'}`,
+    });
+  }
+  const { state, offset, limit } = parsed.data;
+  // Runs live in their shards' queues: count and page over all of them, merged by time.
+  const queues = context.shards.all().map((shard) => context.runsQueueOf(shard));
+  const types = state ? jobTypesOf[state] : Object.values(jobTypesOf).flat();
+  const counts = await Promise.all(queues.map((queue) => queue.getJobCounts(...types)));
+  const total = counts.flatMap((perQueue) => Object.values(perQueue)).reduce((sum, count) => sum + count, 0);
+  // Each state's list is ordered by itself only: take enough of every one, then merge by time.
+  const pages = await Promise.all(
+    queues.flatMap((queue) => types.map((type) => queue.getJobs([type], 0, offset + limit - 1, false))),
+  );
+  const jobs = pages
+    .flat()
+    .filter((job) => job?.id !== undefined)
+    .sort((a, b) => b.timestamp - a.timestamp)
+    .slice(offset, offset + limit);
+  const runs = await Promise.all(
+    jobs.map(async (job): Promise<RunSummary> => {
+      const data = job.data as { assistant?: { model?: unknown }; input?: { prompt?: unknown; messages?: unknown } };
+      const summary: RunSummary = {
+        runId: String(job.id),
+        state: state ?? runStateOf(await job.getState()),
+        createdAt: job.timestamp,
+      };
+      if (typeof data?.assistant?.model === 'string') summary.model = data.assistant.model;
+      const prompt = promptOfRun(data?.input);
+      if (prompt !== undefined) summary.prompt = prompt.length > 200 ? `${prompt.slice(0, 199)}…` : prompt;
+      if (job.finishedOn) summary.finishedAt = job.finishedOn;
+      return summary;
+    }),
+  );
+  return { runs, total, offset, limit };
+}
+
+/** The prompt of a run input, or the text of its last user message. */
+export function promptOfRun(input: { prompt?: unknown; messages?: unknown } | undefined): string | undefined {
+  if (typeof input?.prompt === 'string') return input.prompt;
+  if (!Array.isArray(input?.messages)) return undefined;
+  for (const message of [...(input.messages as Array<{ role?: unknown; content?: unknown }>)].reverse()) {
+    if (message?.role !== 'user') continue;
+    if (typeof message.content === 'string') return message.content;
+    if (Array.isArray(message.content)) {
+      const text = (message.content as Array<{ type?: unknown; text?: unknown }>).find((part) => part?.type === 'text');
+      if (typeof text?.text === 'string') return text.text;
+    }
+  }
+  return undefined;
+}
