@@ -119,6 +119,7 @@ describe('recordToolExecutions', () => {
     expect(hash.get('c1')).toEqual({
       ok: true,
       output: 1,
+      toolName: 'count',
       startedAt: expect.any(Number),
       finishedAt: expect.any(Number),
     });

@@ -103,7 +103,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
           await options.store.recordToolResult({
             runId: options.runId,
             toolCallId,
-            result: { ok: false, error: message, startedAt, finishedAt: Date.now() },
+            result: { ok: false, error: message, toolName: name, startedAt, finishedAt: Date.now() },
           });
         }
         throw error;
@@ -111,7 +111,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
       await options.store.recordToolResult({
         runId: options.runId,
         toolCallId,
-        result: { ok: true, output: toJson(output), startedAt, finishedAt: Date.now() },
+        result: { ok: true, output: toJson(output), toolName: name, startedAt, finishedAt: Date.now() },
       });
       span?.setAttribute('agentq.tool.outcome', 'executed');
       options.onRecorded?.(name, toolCallId);

@@ -185,8 +185,8 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
   const inProgress: RunTimelineCall[] = [];
   for (const [toolCallId, recorded] of journal) {
     if (toolCallId.includes(NESTED) || onTimeline.has(toolCallId)) continue;
-    const name = 'claimedBy' in recorded ? recorded.toolName : undefined;
-    const call = timelineCall({ toolCallId, toolName: name ?? 'unknown', input: undefined });
+    // Entries written before tool names were recorded have none.
+    const call = timelineCall({ toolCallId, toolName: recorded.toolName ?? 'unknown', input: undefined });
     call.status = statusOfJournal(recorded, running);
     if ('ok' in recorded) call.output = recorded.ok ? recorded.output : recorded.error;
     inProgress.push(call);

@@ -57,8 +57,8 @@ const toolTimingShape = {
  * attempt started and has not recorded a result for (yet): it may have run or not.
  */
 export const recordedToolResultSchema = z.union([
-  z.strictObject({ ok: z.literal(true), output: z.unknown(), ...toolTimingShape }),
-  z.strictObject({ ok: z.literal(false), error: z.string(), ...toolTimingShape }),
+  z.strictObject({ ok: z.literal(true), output: z.unknown(), toolName: z.string().optional(), ...toolTimingShape }),
+  z.strictObject({ ok: z.literal(false), error: z.string(), toolName: z.string().optional(), ...toolTimingShape }),
   z.strictObject({ claimedBy: z.string(), toolName: z.string().optional(), startedAt: toolTimingShape.startedAt }),
 ]);
 
