@@ -218,7 +218,21 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
 
   // Segments of the last enabled-id set, reused while the set is unchanged (the common case).
   let lastSegments: { key: string; segments: Map<string, string> } | undefined;
+  // The definitions the last segments were decided from. Most reads find the same texts: comparing
+  // them costs no parse, no cache key and no sort, where a large fleet has hundreds of servers.
+  let lastDefinitions: Record<string, string> | undefined;
+  function sameDefinitions(definitions: Record<string, string>): boolean {
+    const last = lastDefinitions;
+    if (!last) return false;
+    const ids = Object.keys(definitions);
+    if (ids.length !== Object.keys(last).length) return false;
+    for (const serverId of ids) {
+      if (!Object.hasOwn(last, serverId) || last[serverId] !== definitions[serverId]) return false;
+    }
+    return true;
+  }
   function segmentsFor(definitions: Record<string, string>): Map<string, string> {
+    if (lastSegments && sameDefinitions(definitions)) return lastSegments.segments;
     const enabled: string[] = [];
     for (const [serverId, text] of Object.entries(definitions)) {
       const parsed = parseCached(text, serverDefinitionSchema, `server definition ${serverId}`);
@@ -227,6 +241,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     enabled.sort();
     const key = enabled.join('\0');
     if (lastSegments?.key !== key) lastSegments = { key, segments: assignServerSegments(enabled) };
+    lastDefinitions = definitions;
     return lastSegments.segments;
   }
 
