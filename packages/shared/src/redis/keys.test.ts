@@ -18,7 +18,6 @@ describe('keyNames', () => {
     expect(keys.prefix).toBe('agentq');
     expect(keys.tools('github')).toBe('agentq:mcp.tools.github');
     expect(keys.status('github')).toBe('agentq:mcp.status.github');
-    expect(keys.catalogVersion('github')).toBe('agentq:mcp.version.github');
     expect(keys.servers).toBe('agentq:servers');
     expect(keys.catalogUpdated).toBe('agentq:catalog.updated');
     expect(keys.run('run-1')).toBe('agentq:run.run-1');
@@ -28,7 +27,6 @@ describe('keyNames', () => {
     const keys = keyNames('p');
     const names = [
       keys.tools('s'),
-      keys.catalogVersion('s'),
       keys.status('s'),
       keys.servers,
       keys.serversChanged,
@@ -67,13 +65,7 @@ describe('keyNames', () => {
       keys.toolEmbedding('m', 't'),
     ];
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
-    const perServer = [
-      keys.tools('a'),
-      keys.catalogVersion('a'),
-      keys.status('a'),
-      keys.watchLease('a'),
-      keys.refreshLock('a'),
-    ];
+    const perServer = [keys.tools('a'), keys.status('a'), keys.watchLease('a'), keys.refreshLock('a')];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
     for (const name of perServer) expect(tagOf(name)).toBe('agentq.srv.a');
     expect(keys.tools('a')).toBe('{agentq.srv.a}:mcp.tools.a');
