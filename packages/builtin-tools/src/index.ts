@@ -1,7 +1,7 @@
 export { registerBuiltinTools } from './registration/register-builtin-tools.js';
 export type { BuiltinToolsConfig, RegisterBuiltinToolsOptions } from './registration/register-builtin-tools.js';
 
-export type { KbListing, KbSearchHit, KnowledgeBaseReader } from './kb/knowledge-base-reader.js';
+export type { KbListing, KbSearchHit, KnowledgeBaseReader } from '@agentq/shared';
 export {
   createKbEntries,
   DEFAULT_KB_SEARCH_LIMIT,

@@ -243,3 +243,4 @@ export {
 export type { Attributes, Context, Span, Tracer, WithSpanOptions } from './telemetry/agentq-tracer.js';
 export { isTelemetryRequested, isTracingActive, startTelemetry } from './telemetry/start-telemetry.js';
 export type { StartTelemetryOptions, Telemetry } from './telemetry/start-telemetry.js';
+export type { KbListing, KbSearchHit, KnowledgeBaseReader } from './kb/knowledge-base-reader.js';

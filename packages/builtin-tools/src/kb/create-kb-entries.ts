@@ -2,7 +2,7 @@ import { BUILTIN_TOOL_NAMES, type ToolApplyScope, type ToolEntry } from '@agentq
 import { AgentqError, knowledgeBaseNameSchema } from '@agentq/shared';
 import { tool as defineTool, type Tool } from 'ai';
 import { z } from 'zod';
-import type { KnowledgeBaseReader } from './knowledge-base-reader.js';
+import type { KnowledgeBaseReader } from '@agentq/shared';
 
 /** Chunks `kb_search` returns when the model does not ask for a number. */
 export const DEFAULT_KB_SEARCH_LIMIT = 5;

@@ -6,7 +6,7 @@ import {
   createInMemoryKnowledgeBaseReader,
   sampleKnowledgeBases,
 } from '../test-support/in-memory-knowledge-base-reader.js';
-import type { KnowledgeBaseReader } from '../kb/knowledge-base-reader.js';
+import type { KnowledgeBaseReader } from '@agentq/shared';
 import { agentqFailure } from '../test-support/agentq-failure.js';
 import { registerBuiltinTools } from './register-builtin-tools.js';
 

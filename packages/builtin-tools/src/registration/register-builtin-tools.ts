@@ -1,7 +1,7 @@
 import type { ToolRegistry } from '@agentq/registry';
 import type { Config, FetchTargetLookup } from '@agentq/shared';
 import { createKbEntries } from '../kb/create-kb-entries.js';
-import type { KnowledgeBaseReader } from '../kb/knowledge-base-reader.js';
+import type { KnowledgeBaseReader } from '@agentq/shared';
 import { createWebFetchEntry } from '../web-fetch/create-web-fetch-entry.js';
 import { createWebFetcher, type WebFetcher } from '../web-fetch/create-web-fetcher.js';
 import { createWebSearch, type WebSearch, type WebSearchConfig } from '../web-search/create-web-search.js';

@@ -1,4 +1,4 @@
-import type { KbListing, KbSearchHit, KnowledgeBaseReader } from '../kb/knowledge-base-reader.js';
+import type { KbListing, KbSearchHit, KnowledgeBaseReader } from '@agentq/shared';
 
 /** A knowledge base held in memory: its listing and its passages. */
 export interface InMemoryKnowledgeBase {

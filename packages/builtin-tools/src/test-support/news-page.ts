@@ -92,7 +92,8 @@ ${Array.from({ length: 30 }, (_, index) => `<meta property="og:extra:${index}" c
     (_, group) =>
       `<li class="menu-group"><a href="/section/${group}">${pick(words)}</a><ul class="submenu">${Array.from(
         { length: 10 },
-        (_, item) => `<li><a href="/section/${group}/${item}" data-track="nav-${group}-${item}">${pick(words)} ${pick(words)}</a></li>`,
+        (_, item) =>
+          `<li><a href="/section/${group}/${item}" data-track="nav-${group}-${item}">${pick(words)} ${pick(words)}</a></li>`,
       ).join('')}</ul></li>`,
   ).join('\n');
   const header = `<header class="site-header">${icon('logo')}<a class="logo" href="/">The Coastal Times</a>
@@ -144,7 +145,9 @@ ${footer}
   const more: string[] = [];
   let page = build(more);
   while (page.length < targetBytes) {
-    more.push(`<h2>${sentence(4).slice(0, -1)}</h2>\n${paragraph(sentence(6).slice(0, -1))}\n${paragraph(sentence(5).slice(0, -1))}`);
+    more.push(
+      `<h2>${sentence(4).slice(0, -1)}</h2>\n${paragraph(sentence(6).slice(0, -1))}\n${paragraph(sentence(5).slice(0, -1))}`,
+    );
     page = build(more);
   }
   return page;

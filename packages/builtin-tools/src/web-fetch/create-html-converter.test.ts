@@ -19,20 +19,22 @@ describe('createHtmlConverter', () => {
   });
 
   // Loading a thread takes seconds on a busy machine: the tests wait for it, with a generous bound.
-  it('converts on a thread exactly as on the calling thread, which keeps turning meanwhile', { timeout: 60_000 }, async () => {
-    const pool = converter();
-    await pool.start();
-    let settled = false;
-    const pending = pool
-      .convert(page, { maxTextChars: 64_000 })
-      .finally(() => {
+  it(
+    'converts on a thread exactly as on the calling thread, which keeps turning meanwhile',
+    { timeout: 60_000 },
+    async () => {
+      const pool = converter();
+      await pool.start();
+      let settled = false;
+      const pending = pool.convert(page, { maxTextChars: 64_000 }).finally(() => {
         settled = true;
       });
-    // The event loop goes round while the thread works; an inline conversion would have finished first.
-    await nextTurn();
-    expect(settled).toBe(false);
-    expect(await pending).toEqual(htmlToMarkdown(page, { maxTextChars: 64_000 }));
-  });
+      // The event loop goes round while the thread works; an inline conversion would have finished first.
+      await nextTurn();
+      expect(settled).toBe(false);
+      expect(await pending).toEqual(htmlToMarkdown(page, { maxTextChars: 64_000 }));
+    },
+  );
 
   it('runs queued pages one after another on one thread, each with its own answer', { timeout: 60_000 }, async () => {
     const pool = converter(1);
@@ -45,17 +47,21 @@ describe('createHtmlConverter', () => {
     expect(pages.map((converted) => converted.markdown)).toEqual(['one', 'two', 'three']);
   });
 
-  it('rejects an aborted conversion with the reason, stops its thread, and converts the next page', { timeout: 60_000 }, async () => {
-    const pool = converter(1);
-    await pool.start();
-    const controller = new AbortController();
-    const reason = new Error('time is up');
-    const pending = pool.convert(page, { signal: controller.signal });
-    controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
-    expect((await pool.convert('<p>after</p>')).markdown).toBe('after');
-    await expect(pool.convert('<p>x</p>', { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
-  });
+  it(
+    'rejects an aborted conversion with the reason, stops its thread, and converts the next page',
+    { timeout: 60_000 },
+    async () => {
+      const pool = converter(1);
+      await pool.start();
+      const controller = new AbortController();
+      const reason = new Error('time is up');
+      const pending = pool.convert(page, { signal: controller.signal });
+      controller.abort(reason);
+      await expect(pending).rejects.toBe(reason);
+      expect((await pool.convert('<p>after</p>')).markdown).toBe('after');
+      await expect(pool.convert('<p>x</p>', { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    },
+  );
 
   it('converts a page on the calling thread while no thread is ready yet', async () => {
     let settled = false;

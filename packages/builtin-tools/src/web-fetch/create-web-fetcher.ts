@@ -31,7 +31,6 @@ export interface WebFetcherOptions {
   htmlConverter?: HtmlConverter;
 }
 
-
 /** Text characters of an HTML page kept per token of budget before conversion. */
 const textCharsPerToken = 8;
 

@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { buildNewsPage, NEWS_PAGE_FURNITURE, NEWS_PAGE_SECTION_MARKERS, NEWS_PAGE_TITLE } from '../test-support/news-page.js';
+import {
+  buildNewsPage,
+  NEWS_PAGE_FURNITURE,
+  NEWS_PAGE_SECTION_MARKERS,
+  NEWS_PAGE_TITLE,
+} from '../test-support/news-page.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 
 const article = await readFile(new URL('../test-support/article.html', import.meta.url), 'utf8');

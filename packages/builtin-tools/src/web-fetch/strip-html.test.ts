@@ -9,7 +9,9 @@ describe('stripHtml', () => {
         '<form><input name="q"><button>Go</button></form><noscript>enable js</noscript><p>three</p></body></html>',
     );
     expect(truncated).toBe(false);
-    expect(html).toBe('<!doctype html><html><head><title>T &amp; U</title></head><body><p>One two</p><p>three</p></body></html>');
+    expect(html).toBe(
+      '<!doctype html><html><head><title>T &amp; U</title></head><body><p>One two</p><p>three</p></body></html>',
+    );
   });
 
   it('keeps the attributes reading needs and drops the others, inline data images and huge values', () => {
@@ -24,9 +26,12 @@ describe('stripHtml', () => {
   });
 
   it('ends the document after maxTextChars of text, closing what is open', () => {
-    const { html, truncated } = stripHtml('<body><main><p>aaaa</p><ul><li>bbbb</li><li>cccc</li></ul><p>dddd</p></main></body>', {
-      maxTextChars: 6,
-    });
+    const { html, truncated } = stripHtml(
+      '<body><main><p>aaaa</p><ul><li>bbbb</li><li>cccc</li></ul><p>dddd</p></main></body>',
+      {
+        maxTextChars: 6,
+      },
+    );
     expect(truncated).toBe(true);
     expect(html).toBe('<!doctype html><html><body><main><p>aaaa</p><ul><li>bbbb</li></ul></main></body></html>');
   });

@@ -7,6 +7,9 @@ import {
   silentLogger,
   type KbChunk,
   type KbDocument,
+  type KbListing,
+  type KbSearchHit,
+  type KnowledgeBaseReader,
   type KbManifest,
   type Logger,
   type RedisConnection,
@@ -15,35 +18,7 @@ import { basename } from 'node:path';
 import { termsOf } from '../text/terms-of.js';
 import { Bm25Index } from './bm25-index.js';
 
-/** One `kb_search` result. */
-export interface KbSearchHit {
-  kb: string;
-  version: number;
-  documentId: string;
-  source: string;
-  location: { file?: string; heading?: string; page?: number };
-  text: string;
-  score: number;
-}
-
-/** One KB as `kb_list` shows it. */
-export interface KbListing {
-  kb: string;
-  version: number;
-  description?: string;
-  documents: Array<{ id: string; source: string; title?: string; chunks: number }>;
-}
-
-/** The read side of knowledge bases, as the builtin `kb_search` and `kb_list` tools use it. */
-export interface KnowledgeBaseReader {
-  search(options: {
-    query: string;
-    kbs: readonly string[];
-    limit: number;
-    signal?: AbortSignal;
-  }): Promise<KbSearchHit[]>;
-  list(options: { kbs: readonly string[] }): Promise<KbListing[]>;
-}
+export type { KbListing, KbSearchHit, KnowledgeBaseReader };
 
 /** Counters of a reader, for benchmarks and tests. */
 export interface KnowledgeBaseReaderStats {

@@ -22,8 +22,8 @@ export interface KbListing {
 
 /**
  * Reads knowledge bases for `kb_search` and `kb_list`. The agent worker is handed one (the
- * knowledge-base package implements it over its Redis index); this package only knows the shape,
- * so the reader's implementation never has to import it. Reading is cache-only: an
+ * knowledge-base package implements it over its Redis index); the builtin tools only know this shape,
+ * so neither package imports the other. Reading is cache-only: an
  * implementation must never ingest on a run's path.
  */
 export interface KnowledgeBaseReader {
