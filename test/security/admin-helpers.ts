@@ -46,3 +46,18 @@ export async function withCookie(
   }
   return { status: response.status, body };
 }
+
+/** A pending approval request for `registerApprovalRequests`: an hour to decide, nothing decided. */
+export function pendingApproval(approvalId: string, runId = 'run-1') {
+  return {
+    approvalId,
+    runId,
+    toolCallId: `call-${approvalId}`,
+    toolName: 'mcp__fx__delete',
+    input: { id: 1 },
+    argsDigest: 'a',
+    schemaDigest: 's',
+    requestedAt: Date.now(),
+    expiresAt: Date.now() + 3_600_000,
+  };
+}

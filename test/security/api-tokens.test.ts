@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCaller, startTestApi, testConfig, type ApiCaller } from '../api/start-test-api.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { adminLogin, withCookie } from './admin-helpers.js';
+import { adminLogin, pendingApproval, withCookie } from './admin-helpers.js';
 
 const RUNNER = 'runner-token-0123456789';
 const APPROVER = 'approver-token-0123456789';
@@ -28,19 +28,7 @@ describe('named API tokens with scopes', () => {
     await registerApprovalRequests({
       redis: ctx.redis,
       prefix: ctx.prefix,
-      requests: [
-        {
-          approvalId: 'scoped-1',
-          runId: 'run-1',
-          toolCallId: 'call-1',
-          toolName: 'mcp__fx__delete',
-          input: { id: 1 },
-          argsDigest: 'a',
-          schemaDigest: 's',
-          requestedAt: Date.now(),
-          expiresAt: Date.now() + 3_600_000,
-        },
-      ],
+      requests: [pendingApproval('scoped-1')],
     });
   });
 

@@ -19,25 +19,17 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import {
-  ADMIN_SECURITY_HEADERS,
-  createAdminAuth,
-  csrfRefusal,
-  hasScope,
-  isAdminPath,
-  passesCsrf,
-} from './admin/admin-guard.js';
-import { csrfFailure, registerAdminRoutes } from './admin/admin-routes.js';
-import { BULL_BOARD_PATH, registerBullBoard, writesDecision, type BoardQueue } from './admin/register-bull-board.js';
-import { AdminSessionStore } from './auth/admin-session-store.js';
+import { ADMIN_SECURITY_HEADERS, createAdminAuth } from './admin/admin-guard.js';
+import { registerAdminSurface } from './admin/register-admin-surface.js';
+import type { BoardQueue } from './admin/register-bull-board.js';
+import { AdminSessionStore, SESSION_COOKIE } from './auth/admin-session-store.js';
 import { createApiTokenSet } from './auth/api-token-set.js';
-import { setPrincipal } from './auth/principal.js';
-import { scopeOfPath } from './auth/route-scopes.js';
+import { trackRouteAccess, type RouteAccess } from './auth/route-access.js';
 import { bearerToken } from './auth/token-check.js';
 import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.js';
+import { createRouteAuthorizer } from './http/authorize-route.js';
 import { errorResponse, unsupportedMediaType } from './http/error-response.js';
 import { buildFavicon } from './http/favicon.js';
-import { stripExternalLinks } from './http/strip-external-links.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
 import { buildOpenApiDocument } from './openapi/build-openapi-document.js';
 import { approvalsRoutes } from './routes/approvals-routes.js';
@@ -151,6 +143,8 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       void (reply as FastifyReply).status(status).send(body);
     },
   });
+  // Before any route: every route registered from here on is listed, and must declare its access.
+  trackRouteAccess(app);
   app.addHook('onClose', async () => {
     for (const { queue } of queues) {
       try {
@@ -166,17 +160,6 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     if (status >= 500) request.log.error({ error }, 'request failed');
     if (status === 401) void reply.header('www-authenticate', 'Bearer');
     return reply.status(status).send(body);
-  });
-  // Unknown paths answer 401 to callers without the token too, so that the route table cannot be
-  // probed anonymously; only /healthz and the admin login are open.
-  app.setNotFoundHandler((request, reply) => {
-    if (!request.url.startsWith('/admin') && !tokens.authenticate(bearerToken(request.headers.authorization))) {
-      void reply.header('www-authenticate', 'Bearer');
-      return reply.status(401).send({
-        error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' },
-      });
-    }
-    return reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route' } });
   });
   // Bodyless POST/DELETE requests often still say `content-type: application/json`; treat an
   // empty body as no body instead of as broken JSON.
@@ -202,51 +185,40 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       new AgentqError({ code: 'RATE_LIMITED', message: `Too many attempts; retry in ${context.after}` }),
   });
 
-  const requireBearer = async (request: FastifyRequest) => {
-    const principal = tokens.authenticate(bearerToken(request.headers.authorization));
-    if (!principal) {
-      throw new AgentqError({ code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' });
-    }
-    setPrincipal(request, principal);
-    const scope = scopeOfPath(request.url);
-    if (scope && !principal.scopes.has(scope)) {
-      throw new AgentqError({
-        code: 'FORBIDDEN',
-        message: `The token ${principal.name} lacks the ${scope} scope this route needs`,
-      });
-    }
-  };
-
-  // Sessions and login counters talk to Redis directly: like every client call, wait (bounded) for
-  // the first connect rather than failing a request made right after start.
-  app.addHook('onRequest', async (request) => {
-    if (isAdminPath(request.url) && client.redis.status !== 'ready') await waitForRedis(client.redis, 5_000);
-  });
   const sessions = new AdminSessionStore({ redis: client.redis, prefix: client.prefix, tokens });
   const adminAuth = createAdminAuth({ tokens, sessions });
-  // Every response under /admin, Bull Board's included, carries the security headers; set last so
-  // that a plugin's own caching headers cannot loosen them.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!isAdminPath(request.url)) return payload;
-    void reply.headers(ADMIN_SECURITY_HEADERS);
-    // Bull Board's page links web fonts on the internet: the policy blocks them and an offline
-    // deployment cannot reach them, so the link goes and the page falls back to system fonts.
-    const type = String(reply.getHeader('content-type') ?? '');
-    return typeof payload === 'string' && type.startsWith('text/html') ? stripExternalLinks(payload) : payload;
+  // Sessions and login counters talk to Redis directly: like every client call, wait (bounded) for
+  // the first connect rather than failing a request made right after start.
+  const redisReady = async () => {
+    if (client.redis.status !== 'ready') await waitForRedis(client.redis, 5_000);
+  };
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.surface === 'admin') await redisReady();
   });
-  // The CSRF rule of /admin, after the body is parsed (a form's `_csrf`) and before any handler,
-  // Bull Board's API included.
-  app.addHook('preHandler', async (request, reply) => {
-    if (!isAdminPath(request.url) || request.method === 'GET' || request.method === 'HEAD') return;
-    if (request.method === 'POST' && request.url.split('?')[0] === '/admin/login') return;
-    if (passesCsrf(request, await adminAuth.authenticate(request))) return;
-    const form = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-    return form ? csrfFailure(reply) : csrfRefusal(reply);
+  // Every request is authorized by the access its matched route declares; see createRouteAuthorizer.
+  app.addHook('onRequest', createRouteAuthorizer({ tokens, adminAuth }));
+  // Unknown paths answer 401 to callers who prove no identity (bearer token or login session), so
+  // that the route table cannot be probed anonymously. There is no route to judge the path by, so
+  // every such answer carries the admin headers, whatever the path looks like.
+  app.setNotFoundHandler(async (request, reply) => {
+    void reply.headers(ADMIN_SECURITY_HEADERS);
+    let known = tokens.authenticate(bearerToken(request.headers.authorization)) !== undefined;
+    if (!known && request.cookies[SESSION_COOKIE]) {
+      await redisReady();
+      known = (await adminAuth.authenticate(request))?.session !== undefined;
+    }
+    if (!known) {
+      void reply.header('www-authenticate', 'Bearer');
+      return reply.status(401).send({
+        error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' },
+      });
+    }
+    return reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route' } });
   });
 
   // Probes are open (orchestrators send no token) and answer status words only, nothing else.
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', { config: { access: PUBLIC } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { access: PUBLIC } }, async (_request, reply) => {
     try {
       const answer = await Promise.race([
         client.redis.ping(),
@@ -259,23 +231,23 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     return reply.status(503).send({ status: 'unavailable' });
   });
   const favicon = buildFavicon();
-  app.get('/favicon.ico', async (_request, reply) =>
+  app.get('/favicon.ico', { config: { access: PUBLIC } }, async (_request, reply) =>
     reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(favicon),
   );
 
   const routes = apiRoutes(client);
   const openApiDocument = buildOpenApiDocument(routes, { version: API_VERSION });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', requireBearer);
-    scope.get('/metrics', async (_request, reply) => {
+    scope.get('/metrics', { config: { access: tokenWith('admin') } }, async (_request, reply) => {
       const text = await metrics.render();
       return reply.type(metrics.registry.contentType).send(text);
     });
-    scope.get('/v1/openapi.json', async () => openApiDocument);
+    scope.get('/v1/openapi.json', { config: { access: tokenWith('any') } }, async () => openApiDocument);
     for (const route of routes) {
       scope.route({
         method: route.method,
         url: fastifyPath(route.path),
+        config: { access: tokenWith(route.scope) },
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
           // A form or text body would otherwise reach the schema as strings and fail confusingly.
           if (route.body && request.body !== undefined && !isJsonContentType(request.headers['content-type'])) {
@@ -306,50 +278,22 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     }
   });
 
-  registerAdminRoutes(app, {
+  await registerAdminSurface(app, {
     client,
     tokens,
     sessions,
     auth: adminAuth,
     loginRateLimit: options.config.loginRateLimit,
     secretValues: secretValuesOf(options.config),
-  });
-  await app.register(async (scope) => {
-    scope.addHook('onRequest', async (request, reply) => {
-      const found = await adminAuth.authenticate(request);
-      if (!found) {
-        if (request.method === 'GET' && !request.url.startsWith(`${BULL_BOARD_PATH}/api/`)) {
-          return reply.redirect(`/admin/login?next=${encodeURIComponent(request.url)}`, 303);
-        }
-        // Answered here rather than thrown: Bull Board's plugin installs its own error handler.
-        return reply
-          .status(401)
-          .header('www-authenticate', 'Bearer')
-          .send({ error: { code: 'UNAUTHORIZED', message: 'Log in at /admin/login' } });
-      }
-      if (!hasScope(found.principal, 'admin')) {
-        return reply.status(403).send({
-          error: {
-            code: 'FORBIDDEN',
-            message: `The token ${found.principal.name} lacks the admin scope Bull Board needs`,
-          },
-        });
-      }
-      return undefined;
-    });
-    // After the CSRF rule (a preHandler of the whole app), so a forged request is still told CSRF.
-    scope.addHook('preHandler', async (request, reply) => {
-      if (!writesDecision(request.method, request.url)) return undefined;
-      return reply.status(403).send({
-        error: {
-          code: 'FORBIDDEN',
-          message: 'Decide approvals in the inbox (/admin/approvals), not as decisions jobs',
-        },
-      });
-    });
-    await registerBullBoard(scope, queues);
+    queues,
   });
   return app;
+}
+
+const PUBLIC: RouteAccess = { kind: 'public' };
+
+function tokenWith(scope: Extract<RouteAccess, { kind: 'token' }>['scope']): RouteAccess {
+  return { kind: 'token', scope };
 }
 
 /** The caller's W3C trace context, taken up only while this process traces. */

@@ -6,7 +6,7 @@ import { setPrincipal } from '../auth/principal.js';
 import { bearerToken } from '../auth/token-check.js';
 
 /**
- * Headers of every response under `/admin`. The policy allows only this origin. Styles may be
+ * Headers of every response of the admin surface (the pages and Bull Board). The policy allows only this origin. Styles may be
  * inline because Bull Board's page and ours carry inline styles; scripts may not, and nothing may
  * frame the pages (clickjacking an Approve button is the attack this stops).
  */
@@ -37,11 +37,6 @@ export interface AdminAuth {
   principal: Principal;
   /** Set when the session cookie authenticated it; absent for a bearer token. */
   session?: AdminSession;
-}
-
-/** Whether `path` is under `/admin`. */
-export function isAdminPath(url: string): boolean {
-  return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?');
 }
 
 /**

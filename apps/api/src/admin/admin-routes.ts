@@ -1,5 +1,5 @@
 import { LISTED_RUN_STATES, type AgentqClient } from '@agentq/client';
-import { AgentqError } from '@agentq/shared';
+import { AgentqError, type ApiScope } from '@agentq/shared';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -10,7 +10,8 @@ import {
 } from '../auth/admin-session-store.js';
 import type { ApiTokenSet } from '../auth/api-token-set.js';
 import { errorResponse } from '../http/error-response.js';
-import { hasScope, isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
+import type { RouteAccess } from '../auth/route-access.js';
+import { isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
 import { catalogPage, readCatalogRows } from './catalog-page.js';
 import { runPage, runsListPage } from './run-pages.js';
@@ -41,6 +42,13 @@ const runsQuery = z.object({
   offset: z.coerce.number().int().min(0).max(100_000).default(0),
 });
 
+const PUBLIC: RouteAccess = { kind: 'public' };
+
+/** An admin page for a session holding one of `scopes` (any session when none are given). */
+function pageFor(...scopes: ApiScope[]): RouteAccess {
+  return { kind: 'page', scopes };
+}
+
 function safeNext(next: string | undefined): string {
   // Only local admin paths: an open redirect after login would hand the session to a phishing page.
   return next && /^\/admin\/[A-Za-z0-9/_.?=&%-]*$/.test(next) && !next.startsWith('//') ? next : '/admin/approvals';
@@ -55,35 +63,33 @@ function safeNext(next: string | undefined): string {
 export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOptions): void {
   const { client, tokens, sessions, auth } = options;
 
-  /** The session of a request, or a redirect to the login form (or a 403 page without `scopes`). */
-  const requireSession = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    scopes: Parameters<typeof hasScope>[1][],
-  ): Promise<AdminSession | undefined> => {
+  // Each route declares who may call it (`config.access`); the authorization hook has already
+  // checked it, with the session, before any handler here runs.
+  const sessionOf = async (request: FastifyRequest): Promise<AdminSession> => {
     const found = await auth.authenticate(request);
-    if (!found?.session) {
-      void reply.redirect(`/admin/login?next=${encodeURIComponent(request.url)}`, 303);
-      return undefined;
-    }
-    if (!hasScope(found.session.principal, ...scopes)) {
-      void forbiddenPage(reply, found.session, scopes);
-      return undefined;
-    }
+    // Unreachable behind the hook; refuses rather than serve a page without a session.
+    if (!found?.session) throw new AgentqError({ code: 'UNAUTHORIZED', message: 'Log in at /admin/login' });
     return found.session;
   };
 
-  app.get('/admin', async (_request, reply) => reply.redirect('/admin/approvals', 303));
+  app.get('/admin', { config: { access: PUBLIC } }, async (_request, reply) => reply.redirect('/admin/approvals', 303));
 
-  app.get('/admin/login', async (request, reply) => {
+  app.get('/admin/login', { config: { access: PUBLIC } }, async (request, reply) => {
     const next = safeNext((request.query as { next?: string }).next);
     return reply.type('text/html').send(loginPage({ next }));
   });
 
   app.post(
     '/admin/login',
-    // Counted per client address before the token is even looked at, so guessing is slow.
-    { config: { rateLimit: { max: options.loginRateLimit, timeWindow: 60_000 } } },
+    // Counted per client address before the token is even looked at, so guessing is slow. No session
+    // exists yet, so the CSRF rule cannot apply: the handler checks `Origin` itself.
+    {
+      config: {
+        access: PUBLIC,
+        csrfExempt: true,
+        rateLimit: { max: options.loginRateLimit, timeWindow: 60_000 },
+      },
+    },
     async (request, reply) => {
       // A login posted from another site would sign the browser in as the attacker (login CSRF).
       if (isSameOrigin(request) === false) return csrfFailure(reply);
@@ -109,16 +115,15 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     },
   );
 
-  app.post('/admin/logout', async (request, reply) => {
+  app.post('/admin/logout', { config: { access: pageFor() } }, async (request, reply) => {
     // The CSRF rule already ran (preHandler of /admin): a forged logout never gets here.
     await sessions.destroy(request.cookies[SESSION_COOKIE]);
     void reply.clearCookie(SESSION_COOKIE, { path: '/admin' });
     return reply.redirect('/admin/login', 303);
   });
 
-  app.get('/admin/approvals', async (request, reply) => {
-    const session = await requireSession(request, reply, ['approvals']);
-    if (!session) return reply;
+  app.get('/admin/approvals', { config: { access: pageFor('approvals') } }, async (request, reply) => {
+    const session = await sessionOf(request);
     const query = request.query as { notice?: string; error?: string; run?: string };
     let approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>> = [];
     let loadError: string | undefined;
@@ -139,10 +144,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     );
   });
 
-  app.post('/admin/approvals/:approvalId/decision', async (request, reply) => {
-    const found = await auth.authenticate(request);
-    if (!found?.session) return reply.redirect('/admin/login', 303);
-    if (!hasScope(found.session.principal, 'approvals')) return forbiddenPage(reply, found.session, ['approvals']);
+  app.post('/admin/approvals/:approvalId/decision', { config: { access: pageFor('approvals') } }, async (request, reply) => {
+    const session = await sessionOf(request);
     const approvalId = (request.params as { approvalId: string }).approvalId;
     const form = decisionForm.safeParse(request.body ?? {});
     if (!form.success) return reply.redirect(`/admin/approvals?error=${encodeURIComponent('Invalid form')}`, 303);
@@ -161,7 +164,7 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
         approvalId,
         approved,
         reason,
-        decidedBy: found.session.principal.name,
+        decidedBy: session.principal.name,
         via: 'inbox',
       });
       decidedBy = decision.decidedBy;
@@ -175,9 +178,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}${runPart}`, 303);
   });
 
-  app.get('/admin/runs', async (request, reply) => {
-    const session = await requireSession(request, reply, ['runs', 'approvals']);
-    if (!session) return reply;
+  app.get('/admin/runs', { config: { access: pageFor('runs', 'approvals') } }, async (request, reply) => {
+    const session = await sessionOf(request);
     const query = runsQuery.safeParse(request.query ?? {});
     const filter = query.success ? query.data : { offset: 0 };
     try {
@@ -188,9 +190,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     }
   });
 
-  app.get('/admin/runs/:runId', async (request, reply) => {
-    const session = await requireSession(request, reply, ['runs', 'approvals']);
-    if (!session) return reply;
+  app.get('/admin/runs/:runId', { config: { access: pageFor('runs', 'approvals') } }, async (request, reply) => {
+    const session = await sessionOf(request);
     const runId = (request.params as { runId: string }).runId;
     const query = request.query as { notice?: string; error?: string };
     try {
@@ -205,9 +206,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     }
   });
 
-  app.get('/admin/catalog', async (request, reply) => {
-    const session = await requireSession(request, reply, ['servers']);
-    if (!session) return reply;
+  app.get('/admin/catalog', { config: { access: pageFor('servers') } }, async (request, reply) => {
+    const session = await sessionOf(request);
     const query = request.query as { notice?: string; error?: string };
     try {
       const rows = await readCatalogRows({ client, secretValues: options.secretValues ?? [] });
@@ -219,11 +219,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     }
   });
 
-  app.post('/admin/catalog/:serverId/refresh', async (request, reply) => {
-    // The CSRF rule already ran (preHandler of /admin).
-    const found = await auth.authenticate(request);
-    if (!found?.session) return reply.redirect('/admin/login?next=/admin/catalog', 303);
-    if (!hasScope(found.session.principal, 'servers')) return forbiddenPage(reply, found.session, ['servers']);
+  app.post('/admin/catalog/:serverId/refresh', { config: { access: pageFor('servers') } }, async (request, reply) => {
+    // The CSRF rule already ran (preHandler of the admin surface).
     const serverId = (request.params as { serverId: string }).serverId;
     try {
       await client.refreshServer(serverId);
@@ -250,7 +247,8 @@ function errorPage(reply: FastifyReply, options: { title: string; csrf: string; 
     );
 }
 
-function forbiddenPage(reply: FastifyReply, session: AdminSession, scopes: string[]) {
+/** The 403 page of a session whose token lacks every scope of `scopes`. */
+export function forbiddenPage(reply: FastifyReply, session: AdminSession, scopes: readonly string[]) {
   return reply
     .status(403)
     .type('text/html')

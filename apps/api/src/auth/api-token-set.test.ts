@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createApiTokenSet } from './api-token-set.js';
-import { scopeOfPath } from './route-scopes.js';
 import { bearerToken, tokensMatch } from './token-check.js';
 
 const all = 'default-token-0123456789';
@@ -44,21 +43,6 @@ describe('api token set', () => {
     expect(() => createApiTokenSet({ apiToken: undefined, apiTokens: undefined })).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID' }),
     );
-  });
-});
-
-describe('route scopes', () => {
-  it('maps each REST area to its scope', () => {
-    expect(scopeOfPath('/v1/runs')).toBe('runs');
-    expect(scopeOfPath('/v1/runs/r1?waitMs=10')).toBe('runs');
-    expect(scopeOfPath('/v1/schedules/s')).toBe('runs');
-    expect(scopeOfPath('/v1/approvals/a/decision')).toBe('approvals');
-    expect(scopeOfPath('/v1/servers/x/enable')).toBe('servers');
-    expect(scopeOfPath('/v1/catalog/x')).toBe('servers');
-    expect(scopeOfPath('/metrics')).toBe('admin');
-    expect(scopeOfPath('/admin/queues/api/queues')).toBe('admin');
-    expect(scopeOfPath('/v1/runsx')).toBeUndefined();
-    expect(scopeOfPath('/readyz')).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '@agentq/shared';
+import { ValidationError, type ApiScope } from '@agentq/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 
@@ -32,6 +32,11 @@ export interface ApiRoute {
   /** OpenAPI-style path, for example `/v1/runs/{runId}`. */
   path: string;
   operationId: string;
+  /**
+   * The scope a token needs to call the route. Required: it is attached to the Fastify route and
+   * checked against the route Fastify matched, so a route cannot exist without one.
+   */
+  scope: ApiScope;
   summary: string;
   tag: string;
   params?: z.ZodType;

@@ -21,6 +21,15 @@ describe('buildOpenApiDocument', () => {
     expect(Object.keys(document.paths['/v1/runs'] ?? {})).toEqual(['post']);
   });
 
+  it('lists the scope each operation declares', () => {
+    const security = (path: string, method: string) =>
+      (document.paths[path]?.[method] as unknown as { security: unknown }).security;
+    expect(security('/v1/approvals/{approvalId}/decision', 'post')).toEqual([{ bearerAuth: ['approvals'] }]);
+    expect(security('/v1/runs', 'post')).toEqual([{ bearerAuth: ['runs'] }]);
+    expect(security('/v1/kbs', 'get')).toEqual([{ bearerAuth: ['kbs'] }]);
+    expect(security('/v1/catalog/{serverId}', 'get')).toEqual([{ bearerAuth: ['servers'] }]);
+  });
+
   it('documents path parameters, JSON bodies from the zod schemas, and error responses', () => {
     const decide = document.paths['/v1/approvals/{approvalId}/decision']?.post;
     expect(decide?.parameters).toEqual([expect.objectContaining({ name: 'approvalId', in: 'path', required: true })]);

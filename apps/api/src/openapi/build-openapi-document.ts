@@ -99,6 +99,9 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { ver
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
+      // The scope the route declares, as the role a bearer token must hold (OpenAPI 3.1 allows
+      // scopes on any scheme).
+      security: [{ bearerAuth: [route.scope] }],
       parameters: parametersOf(route, components),
       responses,
     };
@@ -116,7 +119,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { ver
       title: 'agentq API',
       version: options.version,
       description:
-        'Control plane of agentq: runs, schedules, approvals, MCP servers and their catalog, knowledge bases. Every route needs `Authorization: Bearer <AGENTQ_API_TOKEN>`; errors are `{ error: { code, message, field? } }`.',
+        'Control plane of agentq: runs, schedules, approvals, MCP servers and their catalog, knowledge bases. Every route needs `Authorization: Bearer <AGENTQ_API_TOKEN>` (or a named token holding the scope the operation lists under `security`); errors are `{ error: { code, message, field? } }`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],

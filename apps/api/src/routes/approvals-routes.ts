@@ -21,6 +21,7 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
+      scope: 'approvals',
       path: '/v1/approvals',
       operationId: 'listPendingApprovals',
       summary: 'List pending approvals',
@@ -39,6 +40,7 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'GET',
+      scope: 'approvals',
       path: '/v1/approvals/{approvalId}',
       operationId: 'getApproval',
       summary: 'One approval and its decision: who decided, when, and through which path',
@@ -62,6 +64,7 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      scope: 'approvals',
       path: '/v1/approvals/{approvalId}/decision',
       operationId: 'decideApproval',
       summary: 'Approve or deny a pending tool call (recorded once, as the token that decided)',

@@ -30,6 +30,7 @@ export function catalogRoutes(client: AgentqClient): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
+      scope: 'servers',
       path: '/v1/catalog/{serverId}',
       operationId: 'getCatalog',
       summary: 'Cached tools, status and age of a server',

@@ -46,6 +46,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
+      scope: 'kbs',
       path: '/v1/kbs',
       operationId: 'listKbs',
       summary: 'List knowledge bases with their current version and documents',
@@ -60,6 +61,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      scope: 'kbs',
       path: '/v1/kbs',
       operationId: 'createKb',
       summary: 'Create a knowledge base',
@@ -77,6 +79,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'GET',
+      scope: 'kbs',
       path: '/v1/kbs/{kb}',
       operationId: 'getKb',
       summary: 'One knowledge base with its documents',
@@ -93,6 +96,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'DELETE',
+      scope: 'kbs',
       path: '/v1/kbs/{kb}',
       operationId: 'removeKb',
       summary: 'Remove a knowledge base with every version and chunk',
@@ -106,6 +110,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      scope: 'kbs',
       path: '/v1/kbs/{kb}/sources',
       operationId: 'addKbSource',
       summary:
@@ -137,6 +142,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'GET',
+      scope: 'kbs',
       path: '/v1/kbs/{kb}/ingests/{jobId}',
       operationId: 'getKbIngest',
       summary: 'State, progress and outcome of one ingest job',
@@ -157,6 +163,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'DELETE',
+      scope: 'kbs',
       path: '/v1/kbs/{kb}/documents/{documentId}',
       operationId: 'removeKbDocument',
       summary: 'Remove one document (a new version without it)',
@@ -176,6 +183,7 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      scope: 'kbs',
       path: '/v1/kbs/{kb}/search',
       operationId: 'searchKb',
       summary: 'Rank chunks of a knowledge base for a query (what kb_search returns)',

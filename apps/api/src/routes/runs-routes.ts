@@ -55,6 +55,7 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
   return [
     defineRoute({
       method: 'POST',
+      scope: 'runs',
       path: '/v1/runs',
       operationId: 'enqueueRun',
       summary: 'Enqueue a run',
@@ -78,6 +79,7 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'GET',
+      scope: 'runs',
       path: '/v1/runs/{runId}',
       operationId: 'getRun',
       summary: 'State, progress, result or error, and pending approvals of a run',
@@ -101,6 +103,7 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'DELETE',
+      scope: 'runs',
       path: '/v1/runs/{runId}',
       operationId: 'cancelRun',
       summary: 'Cancel a run that is queued, delayed or waiting for approval',

@@ -33,6 +33,7 @@ export function schedulesRoutes(client: AgentqClient): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
+      scope: 'runs',
       path: '/v1/schedules',
       operationId: 'listSchedules',
       summary: 'List schedules, soonest first',
@@ -47,6 +48,7 @@ export function schedulesRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'PUT',
+      scope: 'runs',
       path: '/v1/schedules/{scheduleId}',
       operationId: 'putSchedule',
       summary: 'Create or replace a schedule',
@@ -64,6 +66,7 @@ export function schedulesRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'DELETE',
+      scope: 'runs',
       path: '/v1/schedules/{scheduleId}',
       operationId: 'removeSchedule',
       summary: 'Remove a schedule (runs it already made go on)',

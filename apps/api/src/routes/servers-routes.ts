@@ -15,6 +15,7 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
   const toggle = (enabled: boolean) =>
     defineRoute({
       method: 'POST',
+      scope: 'servers',
       path: `/v1/servers/{serverId}/${enabled ? 'enable' : 'disable'}`,
       operationId: enabled ? 'enableServer' : 'disableServer',
       summary: enabled ? 'Enable a server (warmers prewarm it)' : 'Disable a server (runs stop using it)',
@@ -32,6 +33,7 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
   const refresh = (kind: 'refresh' | 'restart') =>
     defineRoute({
       method: 'POST',
+      scope: 'servers',
       path: `/v1/servers/{serverId}/${kind}`,
       operationId: kind === 'refresh' ? 'refreshServer' : 'restartServer',
       summary:
@@ -55,6 +57,7 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
+      scope: 'servers',
       path: '/v1/servers',
       operationId: 'listServers',
       summary: 'List MCP servers with their catalog status',
@@ -69,6 +72,7 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'PUT',
+      scope: 'servers',
       path: '/v1/servers/{serverId}',
       operationId: 'putServer',
       summary: 'Create or replace a server definition (secrets as ${AGENTQ_SECRET_*} placeholders)',
@@ -95,6 +99,7 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
     }),
     defineRoute({
       method: 'DELETE',
+      scope: 'servers',
       path: '/v1/servers/{serverId}',
       operationId: 'removeServer',
       summary: 'Remove a server definition',
