@@ -25,6 +25,8 @@ export function rawRequest(
         port: base.port,
         method: options.method,
         path: options.path,
+        // A connection of its own: the server may close one after a request line it refuses.
+        agent: false,
         headers: {
           ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
           ...options.headers,

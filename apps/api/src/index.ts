@@ -8,3 +8,5 @@ export type { ApiMetrics, ApiMetricsOptions } from './metrics/create-api-metrics
 export { errorResponse } from './http/error-response.js';
 export type { ErrorBody } from './http/error-response.js';
 export type { ApiRoute } from './http/api-route.js';
+export { routeTable } from './auth/route-access.js';
+export type { RegisteredRoute, RouteAccess } from './auth/route-access.js';

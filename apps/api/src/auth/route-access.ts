@@ -46,7 +46,13 @@ export interface RegisteredRoute {
   surface: RouteSurface | undefined;
 }
 
-const tables = new WeakMap<FastifyInstance, RouteOptions[]>();
+/** A route as its onRoute hook saw it: the URL then, and the options whose config may still change. */
+interface TrackedRoute {
+  url: string;
+  route: RouteOptions;
+}
+
+const tables = new WeakMap<FastifyInstance, TrackedRoute[]>();
 
 /**
  * Records every route registered on `app` (plugins' and automatic `HEAD` routes included), and
@@ -54,12 +60,14 @@ const tables = new WeakMap<FastifyInstance, RouteOptions[]>();
  * may call it cannot be served. Call it on the root instance before any route is registered.
  */
 export function trackRouteAccess(app: FastifyInstance): void {
-  const table: RouteOptions[] = [];
+  const table: TrackedRoute[] = [];
   tables.set(app, table);
   // The options object is kept, not copied: a plugin's own onRoute hook (Bull Board's mount)
-  // declares the access of its routes after this hook has run.
+  // declares the access of its routes after this hook has run. The URL is copied: Fastify reuses
+  // the object for the `prefix/` twin of a prefixed plugin's `/` route, which it serves as the
+  // same route (same config, same `routeOptions.url`).
   app.addHook('onRoute', (route) => {
-    table.push(route);
+    table.push({ url: route.url, route });
   });
   app.addHook('onReady', async () => {
     const undeclared = routeTable(app).filter((route) => route.access === undefined);
@@ -74,10 +82,10 @@ export function trackRouteAccess(app: FastifyInstance): void {
 
 /** The routes of an app set up with {@link trackRouteAccess}, one entry per method, with their access. */
 export function routeTable(app: FastifyInstance): RegisteredRoute[] {
-  return (tables.get(app) ?? []).flatMap((route) =>
+  return (tables.get(app) ?? []).flatMap(({ url, route }) =>
     (Array.isArray(route.method) ? route.method : [route.method]).map((method) => ({
       method,
-      url: route.url,
+      url,
       access: route.config?.access,
       surface: route.config?.surface,
     })),
