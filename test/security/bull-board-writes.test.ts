@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_TOKEN, startTestApi, testConfig } from '../api/start-test-api.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { rawRequest } from './raw-http.js';
+import { bearerRequest } from './raw-http.js';
 
 const board = '/admin/queues/api/queues';
 
@@ -34,15 +34,7 @@ describe('Bull Board cannot forge or alter decisions, approvals or runs', () => 
   });
 
   const send = (method: string, path: string, body?: unknown) =>
-    rawRequest(api.url, {
-      method,
-      path,
-      headers: {
-        authorization: `Bearer ${TEST_TOKEN}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    bearerRequest(api.url, { token: TEST_TOKEN, method, path, body });
   const queue = (name: string) => queues[name] as Queue;
   const hour = 3_600_000;
 
@@ -122,11 +114,11 @@ describe('Bull Board guard with run shards', () => {
 
   it('judges a shard queue by its decoded name', async () => {
     for (const path of ['r1.%61gent-runs/add', 'r1.agent-run%73/add', 'r0.%61pprovals/add', 'r%31.approvals/add']) {
-      const answer = await rawRequest(api.url, {
+      const answer = await bearerRequest(api.url, {
+        token: TEST_TOKEN,
         method: 'POST',
         path: `${board}/${path}`,
-        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'x', data: {} }),
+        body: { name: 'x', data: {} },
       });
       expect(answer.status, path).toBe(403);
       expect(answer.body.error.code, path).toBe('FORBIDDEN');

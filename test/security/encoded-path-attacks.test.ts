@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_TOKEN, startTestApi, testConfig } from '../api/start-test-api.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { adminLogin, pendingApproval } from './admin-helpers.js';
-import { rawRequest } from './raw-http.js';
+import { bearerRequest, rawRequest } from './raw-http.js';
 
 const RUNNER = 'runner-token-0123456789';
 const OPS = 'ops-token-0123456789abcd';
@@ -45,15 +45,7 @@ describe('encoded paths get the authority of the route that serves them', () => 
   });
 
   const send = (method: string, path: string, token: string, body?: unknown) =>
-    rawRequest(api.url, {
-      method,
-      path,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    bearerRequest(api.url, { token, method, path, body });
 
   it('refuses a runs-only token on other scopes whatever the spelling (403 FORBIDDEN)', async () => {
     for (const path of [
@@ -100,7 +92,13 @@ describe('encoded paths get the authority of the route that serves them', () => 
 
   it('refuses a decisions job added through Bull Board under any spelling of the queue name', async () => {
     const forged = { name: 'decision', data: { approvalId: 'board-1', approved: true, decidedBy: 'anyone' } };
-    for (const queueName of ['%64ecisions', 'decision%73', 'decisio%6es', 'decisio%6Es', '%64%65%63%69%73%69%6f%6e%73']) {
+    for (const queueName of [
+      '%64ecisions',
+      'decision%73',
+      'decisio%6es',
+      'decisio%6Es',
+      '%64%65%63%69%73%69%6f%6e%73',
+    ]) {
       const answer = await send('POST', `/admin/queues/api/queues/${queueName}/add`, OPS, forged);
       expect(answer.status, queueName).toBe(403);
       expect(answer.body.error.code, queueName).toBe('FORBIDDEN');
@@ -141,5 +139,27 @@ describe('encoded paths get the authority of the route that serves them', () => 
     expect(logout.status).toBe(403);
     const inbox = await rawRequest(api.url, { method: 'GET', path: '/admin/approvals', headers: { cookie } });
     expect(inbox.status).toBe(200);
+  });
+
+  it('sends a login back to a page of this site only, whatever `next` says', async () => {
+    for (const next of [
+      '//evil.example/x',
+      'https://evil.example/',
+      '/\\evil.example',
+      '/admin/../..//evil.example',
+      '/admin/%2F%2Fevil.example',
+      '/%61dmin/approvals',
+    ]) {
+      const response = await fetch(`${api.url}/admin/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: TEST_TOKEN, next }).toString(),
+        redirect: 'manual',
+      });
+      await response.arrayBuffer();
+      expect(response.status, next).toBe(303);
+      const target = new URL(response.headers.get('location') ?? '', api.url);
+      expect(target.origin, next).toBe(new URL(api.url).origin);
+    }
   });
 });

@@ -52,3 +52,19 @@ export function rawRequest(
     outgoing.end(options.body);
   });
 }
+
+/** {@link rawRequest} with a bearer token and, when given, a JSON body. */
+export function bearerRequest(
+  baseUrl: string,
+  options: { token: string; method: string; path: string; body?: unknown },
+): Promise<RawAnswer> {
+  return rawRequest(baseUrl, {
+    method: options.method,
+    path: options.path,
+    headers: {
+      authorization: `Bearer ${options.token}`,
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+}

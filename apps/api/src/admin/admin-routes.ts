@@ -144,39 +144,43 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     );
   });
 
-  app.post('/admin/approvals/:approvalId/decision', { config: { access: pageFor('approvals') } }, async (request, reply) => {
-    const session = await sessionOf(request);
-    const approvalId = (request.params as { approvalId: string }).approvalId;
-    const form = decisionForm.safeParse(request.body ?? {});
-    if (!form.success) return reply.redirect(`/admin/approvals?error=${encodeURIComponent('Invalid form')}`, 303);
-    const approved = form.data.decision === 'approve';
-    // From a run page, back to it (a local run page only, never an arbitrary URL).
-    const back =
-      form.data.next && /^\/admin\/runs\/[A-Za-z0-9%_.-]+$/.test(form.data.next) ? form.data.next : undefined;
-    const reason = form.data.reason?.trim() || undefined;
-    let runId: string | undefined;
-    let decidedBy: string;
-    try {
-      const pending = (await client.listPendingApprovals()).find((approval) => approval.approvalId === approvalId);
-      runId = pending?.runId;
-      // Who decided is the token that logged in, never something the form says.
-      const decision = await client.decide({
-        approvalId,
-        approved,
-        reason,
-        decidedBy: session.principal.name,
-        via: 'inbox',
-      });
-      decidedBy = decision.decidedBy;
-    } catch (error) {
-      const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The decision failed';
-      return reply.redirect(`${back ?? '/admin/approvals'}?error=${encodeURIComponent(message)}`, 303);
-    }
-    const notice = `${approved ? 'Approved' : 'Denied'} ${approvalId}${runId ? ` (run ${runId})` : ''} as ${decidedBy}`;
-    if (back) return reply.redirect(`${back}?notice=${encodeURIComponent(notice)}`, 303);
-    const runPart = runId ? `&run=${encodeURIComponent(runId)}` : '';
-    return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}${runPart}`, 303);
-  });
+  app.post(
+    '/admin/approvals/:approvalId/decision',
+    { config: { access: pageFor('approvals') } },
+    async (request, reply) => {
+      const session = await sessionOf(request);
+      const approvalId = (request.params as { approvalId: string }).approvalId;
+      const form = decisionForm.safeParse(request.body ?? {});
+      if (!form.success) return reply.redirect(`/admin/approvals?error=${encodeURIComponent('Invalid form')}`, 303);
+      const approved = form.data.decision === 'approve';
+      // From a run page, back to it (a local run page only, never an arbitrary URL).
+      const back =
+        form.data.next && /^\/admin\/runs\/[A-Za-z0-9%_.-]+$/.test(form.data.next) ? form.data.next : undefined;
+      const reason = form.data.reason?.trim() || undefined;
+      let runId: string | undefined;
+      let decidedBy: string;
+      try {
+        const pending = (await client.listPendingApprovals()).find((approval) => approval.approvalId === approvalId);
+        runId = pending?.runId;
+        // Who decided is the token that logged in, never something the form says.
+        const decision = await client.decide({
+          approvalId,
+          approved,
+          reason,
+          decidedBy: session.principal.name,
+          via: 'inbox',
+        });
+        decidedBy = decision.decidedBy;
+      } catch (error) {
+        const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The decision failed';
+        return reply.redirect(`${back ?? '/admin/approvals'}?error=${encodeURIComponent(message)}`, 303);
+      }
+      const notice = `${approved ? 'Approved' : 'Denied'} ${approvalId}${runId ? ` (run ${runId})` : ''} as ${decidedBy}`;
+      if (back) return reply.redirect(`${back}?notice=${encodeURIComponent(notice)}`, 303);
+      const runPart = runId ? `&run=${encodeURIComponent(runId)}` : '';
+      return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}${runPart}`, 303);
+    },
+  );
 
   app.get('/admin/runs', { config: { access: pageFor('runs', 'approvals') } }, async (request, reply) => {
     const session = await sessionOf(request);

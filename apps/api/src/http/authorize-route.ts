@@ -73,7 +73,12 @@ export function createRouteAuthorizer(options: RouteAuthorizerOptions) {
             : refuse(reply, 401, 'UNAUTHORIZED', 'Log in at /admin/login');
         }
         if (!hasScope(found.principal, 'admin')) {
-          return refuse(reply, 403, 'FORBIDDEN', `The token ${found.principal.name} lacks the admin scope Bull Board needs`);
+          return refuse(
+            reply,
+            403,
+            'FORBIDDEN',
+            `The token ${found.principal.name} lacks the admin scope Bull Board needs`,
+          );
         }
         return undefined;
       }
