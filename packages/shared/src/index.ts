@@ -218,7 +218,8 @@ export type {
 export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
-export type { GuardedFetch, GuardedFetchOptions } from './net/create-guarded-fetch.js';
+export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
+export type { EgressSecret } from './net/egress-secret.js';
 export { isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
 export { isPrivateAddress } from './net/is-private-address.js';
 

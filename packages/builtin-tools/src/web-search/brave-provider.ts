@@ -47,6 +47,7 @@ export function createBraveProvider(options: BraveProviderOptions): WebSearchPro
         init: {
           headers: { accept: 'application/json', 'x-subscription-token': key.value },
           signal: request.signal,
+          secrets: key.egressSecrets,
         },
         schema: braveAnswerSchema,
         secretValues: key.secretValues,

@@ -1,4 +1,10 @@
-import { AgentqError, maskSecretValues, type GuardedFetch, type WebSearchProviderName } from '@agentq/shared';
+import {
+  AgentqError,
+  maskSecretValues,
+  type GuardedFetch,
+  type GuardedRequestInit,
+  type WebSearchProviderName,
+} from '@agentq/shared';
 import type { z } from 'zod';
 import { describeNetworkError } from '../errors/describe-network-error.js';
 import { WEB_SEARCH_ERROR_CODES } from './web-search-provider.js';
@@ -8,7 +14,8 @@ export interface RequestProviderJsonOptions<T extends z.ZodType> {
   provider: WebSearchProviderName;
   fetch: GuardedFetch;
   url: URL;
-  init: RequestInit;
+  /** The request; its `secrets` are the provider's resolved keys, for the guard's redirect rules. */
+  init: GuardedRequestInit;
   /** Shape of a good answer; anything else is a failure naming the provider. */
   schema: T;
   /** Values to mask in every message: the provider's resolved keys. */

@@ -45,6 +45,7 @@ export function createTavilyProvider(options: TavilyProviderOptions): WebSearchP
             search_depth: 'basic',
           }),
           signal: request.signal,
+          secrets: key.egressSecrets,
         },
         schema: tavilyAnswerSchema,
         secretValues: key.secretValues,

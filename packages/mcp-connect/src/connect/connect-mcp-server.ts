@@ -4,6 +4,7 @@ import {
   createGuardedFetch,
   maskSecretValues,
   maskServerError,
+  type EgressSecret,
   type Logger,
   type ServerDefinition,
   type ServerTransport,
@@ -40,6 +41,13 @@ export interface ConnectMcpServerOptions {
   logger: Logger;
   /** The values substituted for the definition's secrets, masked out of every error thrown. @default [] */
   secretValues?: readonly string[];
+  /**
+   * The secrets the HTTP transport sends, with their host bindings (`resolveSecrets`'
+   * `egressSecrets`): the guarded fetch drops every header carrying one on a cross-origin redirect
+   * and never sends a bound one to another host.
+   * @default every value of `secretValues`, unbound
+   */
+  egressSecrets?: readonly EgressSecret[];
   /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateNetwork?: boolean;
   /**
@@ -152,6 +160,7 @@ async function initialize(input: {
             allowPrivate: options.allowPrivateNetwork ?? false,
             allowHosts: options.allowHosts,
             label: `MCP server ${definition.id}`,
+            secrets: options.egressSecrets ?? (options.secretValues ?? []).map((value) => ({ value })),
           }) as typeof globalThis.fetch));
     transport = options.openTransport
       ? options.openTransport(definition)
