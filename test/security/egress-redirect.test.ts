@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createWebSearch } from '@agentq/builtin-tools';
 import { connectMcpServer } from '@agentq/mcp-connect';
 import { createGuardedFetch, loadConfig, resolveSecrets, serverDefinitionSchema, silentLogger } from '@agentq/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchErrorCode } from '../helpers/fetch-error-code.js';
+import { startRawLoopbackServer, type RawLoopbackServer } from '../helpers/raw-loopback-server.js';
 
 // Hole 5: a secret must not follow a redirect to another host. One loopback server answers every
 // name; the Host header says which "host" a request reached: `localhost` is the provider or MCP
@@ -26,11 +26,11 @@ function headerText(hit: Hit): string {
 
 describe('egress: secrets on redirects', () => {
   const hits: Hit[] = [];
-  let server: Server;
+  let server: RawLoopbackServer;
   let port: number;
 
   beforeAll(async () => {
-    server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    server = await startRawLoopbackServer((request: IncomingMessage, response: ServerResponse) => {
       const host = (request.headers.host ?? '').replace(/:\d+$/, '');
       const path = request.url ?? '/';
       hits.push({ host, path, headers: request.headers });
@@ -45,13 +45,11 @@ describe('egress: secrets on redirects', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ web: { results: [] } }));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    port = server.port;
   });
 
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server?.close();
   });
 
   beforeEach(() => {

@@ -5,6 +5,7 @@ import {
   AgentqError,
   NonRetryableError,
   createGuardedFetch,
+  readCappedBody,
   type KbDocumentKind,
   type KbSource,
   type KbSourceOrigin,
@@ -171,7 +172,10 @@ async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSo
       message: `${safeUrl(url)}: content type "${contentType || '(none)'}" is not supported (Markdown, plain text, HTML or PDF)`,
     });
   }
-  const bytes = await readCapped(response, options.maxBytes, safeUrl(url));
+  const bytes = await readCappedBody(response, {
+    maxBytes: options.maxBytes,
+    onTooLarge: () => tooLarge(safeUrl(url), options.maxBytes),
+  });
   return withDigest({ kind, source: url, bytes });
 }
 
@@ -181,35 +185,6 @@ function kindOfContentType(contentType: string, url: string): KbDocumentKind | u
   if (contentType === 'application/pdf') return 'pdf';
   if (contentType === 'text/plain') return kindOfFile(new URL(url).pathname) === 'markdown' ? 'markdown' : 'text';
   return undefined;
-}
-
-async function readCapped(response: Response, maxBytes: number, name: string): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge(name, maxBytes);
-  }
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(name, maxBytes);
-    }
-    parts.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
-  return bytes;
 }
 
 function tooLarge(name: string, maxBytes: number): NonRetryableError {
