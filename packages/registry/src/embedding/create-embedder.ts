@@ -64,7 +64,7 @@ function embeddingFetch(
       secrets: target.apiKey ? [{ value: target.apiKey }] : [],
       label: 'embedding server',
     }) as typeof globalThis.fetch);
-  const maxBytes = config.embeddingMaxBytes ?? 33_554_432;
+  const maxBytes = config.embeddingMaxBytes ?? 134_217_728;
   const errorBodyMaxBytes = config.errorBodyMaxBytes ?? 8192;
   const tooLarge = () =>
     new AgentqError({

@@ -436,9 +436,9 @@ export const configVariables = [
     env: 'AGENTQ_EMBEDDING_MAX_BYTES',
     key: 'embeddingMaxBytes',
     schema: positiveInt,
-    default: '33554432',
+    default: '134217728',
     description:
-      'Largest answer read from the embedding server for one request, in bytes (after decompression); a bigger answer fails that embedding call, naming this setting.',
+      'Largest answer read from the embedding server for one request, in bytes (after decompression); a bigger answer fails that embedding call, naming this setting. The default holds a full batch of 2 048 vectors of 3 072 dimensions as JSON.',
   },
   {
     env: 'AGENTQ_ERROR_BODY_MAX_BYTES',

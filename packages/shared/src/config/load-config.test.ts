@@ -63,7 +63,7 @@ describe('loadConfig', () => {
       tavilyApiKey: '${AGENTQ_SECRET_TAVILY_API_KEY}',
       webSearchTimeoutMs: 10_000,
       webSearchMaxBytes: 1_048_576,
-      embeddingMaxBytes: 33_554_432,
+      embeddingMaxBytes: 134_217_728,
       errorBodyMaxBytes: 8192,
       webFetchMaxBytes: 2_097_152,
       webFetchTimeoutMs: 15_000,
