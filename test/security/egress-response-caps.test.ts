@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createWebSearch } from '@agentq/builtin-tools';
+import { connectMcpServer } from '@agentq/mcp-connect';
 import { createEmbedder } from '@agentq/registry';
-import { loadConfig } from '@agentq/shared';
+import { loadConfig, serverDefinitionSchema, silentLogger } from '@agentq/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fetchErrorCode } from '../helpers/fetch-error-code.js';
 import { startRawLoopbackServer, type RawLoopbackServer } from '../helpers/raw-loopback-server.js';
@@ -124,5 +125,20 @@ describe('egress: response size caps', () => {
     });
     expect(await fetchErrorCode(createEmbedder(config, { maxRetries: 0 })!.embed(['a text']))).not.toBeUndefined();
     expect(seen.filter((each) => each.host !== '127.0.0.1')).toEqual([]);
+  });
+
+  it('an MCP server answering an endless error body fails the connect instead of being buffered', async () => {
+    const definition = serverDefinitionSchema.parse({
+      id: 'endless-error',
+      transport: { type: 'streamable-http', url: `http://127.0.0.1:${port}/error/mcp` },
+      timeouts: { connectMs: 60_000 },
+    });
+    const connecting = connectMcpServer({
+      definition,
+      logger: silentLogger(),
+      allowHosts: [`127.0.0.1:${port}`],
+    }).then((connection) => connection.close());
+    expect(await fetchErrorCode(connecting)).toBe('MCP_CONNECT_FAILED');
+    await vi.waitFor(() => expect(openStreams).toBe(0), { timeout: 30_000 });
   });
 });
