@@ -60,8 +60,9 @@ describe('a run with the builtin tools', () => {
         prefix: ctx.prefix,
         env: {
           AGENTQ_SEARXNG_URL: searxng.origin,
-          // The test site is on loopback; only its address is allowed, not private fetches in general.
-          AGENTQ_FETCH_ALLOW_HOSTS: '127.0.0.1',
+          // The test site is on loopback; web_fetch may reach its address and port only, not
+          // private fetches in general.
+          AGENTQ_WEB_FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
         },
       }),
       logger: silentLogger(),

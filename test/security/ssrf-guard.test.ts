@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { AgentqError, createGuardedFetch, type FetchTargetLookup } from '@agentq/shared';
+import { createGuardedFetch, type FetchTargetLookup } from '@agentq/shared';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
+import { fetchErrorCode } from '../helpers/fetch-error-code.js';
 
 // Hole 6: the SSRF guard. Real HTTP on loopback: two servers on the same port, one on 127.0.0.1
 // ("first") and one on 127.0.0.2 ("second"), so a request that lands on the wrong address is seen.
@@ -15,16 +16,6 @@ interface Hit {
   path: string;
   host: string | undefined;
   authorization: string | undefined;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    const response = await promise;
-    if (response instanceof Response) await response.body?.cancel();
-    return undefined;
-  } catch (error) {
-    return AgentqError.isInstance(error) ? error.code : `not-an-agentq-error: ${String(error)}`;
-  }
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {
@@ -121,7 +112,7 @@ describe('SSRF guard: createGuardedFetch on loopback', () => {
     const mark = hits.length;
     const lookup = scriptedLookup({});
     const guardedFetch = createGuardedFetch({ lookup });
-    expect(await codeOf(guardedFetch(template.replace('PORT', String(port))))).toBe('PRIVATE_ADDRESS');
+    expect(await fetchErrorCode(guardedFetch(template.replace('PORT', String(port))))).toBe('PRIVATE_ADDRESS');
     expect(hitsSince(mark)).toEqual([]);
     // Literals and localhost never go to the resolver, so no answer can talk the check round.
     expect(lookup.calls).toEqual([]);
@@ -131,7 +122,7 @@ describe('SSRF guard: createGuardedFetch on loopback', () => {
     const mark = hits.length;
     const lookup = scriptedLookup({ 'rebind.test': [['8.8.8.8', '127.0.0.1']] });
     const guardedFetch = createGuardedFetch({ lookup });
-    expect(await codeOf(guardedFetch(`http://rebind.test:${port}/`))).toBe('PRIVATE_ADDRESS');
+    expect(await fetchErrorCode(guardedFetch(`http://rebind.test:${port}/`))).toBe('PRIVATE_ADDRESS');
     expect(hitsSince(mark)).toEqual([]);
   });
 
@@ -211,10 +202,10 @@ describe('SSRF guard: createGuardedFetch on loopback', () => {
       expect(await response.text()).toBe('first');
     }
     for (const host of ['x.mcp.test', 'mcp.test.evil', 'other.test', 'corp.test']) {
-      expect(await codeOf(guardedFetch(`http://${host}:${port}/refused`))).toBe('PRIVATE_ADDRESS');
+      expect(await fetchErrorCode(guardedFetch(`http://${host}:${port}/refused`))).toBe('PRIVATE_ADDRESS');
     }
     // An allowed name does not open its address to other names, nor to the bare literal.
-    expect(await codeOf(guardedFetch(`http://127.0.0.1:${port}/refused`))).toBe('PRIVATE_ADDRESS');
+    expect(await fetchErrorCode(guardedFetch(`http://127.0.0.1:${port}/refused`))).toBe('PRIVATE_ADDRESS');
     expect(hitsSince(mark).map((hit) => hit.path)).toEqual(['/allowed', '/allowed']);
   });
 
@@ -228,7 +219,7 @@ describe('SSRF guard: createGuardedFetch on loopback', () => {
     ]) {
       const mark = hits.length;
       const start = `http://allowed.test:${port}/redirect?to=${encodeURIComponent(target)}`;
-      expect(await codeOf(guardedFetch(start))).toBe('PRIVATE_ADDRESS');
+      expect(await fetchErrorCode(guardedFetch(start))).toBe('PRIVATE_ADDRESS');
       // The first hop was served; the private hop never was.
       expect(hitsSince(mark).map((hit) => hit.server)).toEqual(['first']);
     }

@@ -27,5 +27,6 @@ export type { ParsedDocument } from './sources/parse-document.js';
 export { assertUnderRoot, kindOfFile, readSource, SUPPORTED_EXTENSIONS } from './sources/read-source.js';
 export type { ReadSourceOptions, SourceContent } from './sources/read-source.js';
 export { expandFileSource } from './sources/expand-file-source.js';
+export { resolveUnderRoot } from './sources/resolve-under-root.js';
 export type { ExpandFileSourceOptions } from './sources/expand-file-source.js';
 export { forEachTermCount, termCounts, termsOf } from './text/terms-of.js';

@@ -218,8 +218,11 @@ export type {
 export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
-export type { GuardedFetch, GuardedFetchOptions } from './net/create-guarded-fetch.js';
-export { isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
+export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
+export type { EgressSecret } from './net/egress-secret.js';
+export { hostPatternOf, isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
+export { capResponseBody, readCappedBody } from './net/read-capped-body.js';
+export type { CappedBodyOptions } from './net/read-capped-body.js';
 export { isPrivateAddress } from './net/is-private-address.js';
 
 export {

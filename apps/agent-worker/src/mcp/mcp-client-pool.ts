@@ -210,6 +210,7 @@ export class McpClientPool {
         definition: resolved.definition,
         logger: this.logger,
         secretValues: resolved.secretValues,
+        egressSecrets: resolved.egressSecrets,
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
         fetch: this.fetch,

@@ -291,6 +291,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
             definition: resolved.definition,
             logger,
             secretValues,
+            egressSecrets: resolved.egressSecrets,
             clientName: 'agentq-catalog-warmer',
             allowPrivateNetwork: options.allowPrivateNetwork,
             allowHosts: options.allowHosts,

@@ -302,6 +302,7 @@ export class WatchCoordinator {
           definition: resolved.definition,
           logger,
           secretValues: resolved.secretValues,
+          egressSecrets: resolved.egressSecrets,
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,

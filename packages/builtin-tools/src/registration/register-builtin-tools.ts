@@ -9,7 +9,7 @@ import { createWebSearchEntry } from '../web-search/create-web-search-entry.js';
 
 /** The settings the builtin tools read. */
 export type BuiltinToolsConfig = WebSearchConfig &
-  Pick<Config, 'webFetchMaxBytes' | 'webFetchTimeoutMs' | 'webFetchMaxTokens'>;
+  Pick<Config, 'webFetchMaxBytes' | 'webFetchTimeoutMs' | 'webFetchMaxTokens' | 'webFetchAllowHosts'>;
 
 /** Options of {@link registerBuiltinTools}. */
 export interface RegisterBuiltinToolsOptions {
@@ -47,7 +47,9 @@ export function registerBuiltinTools(registry: ToolRegistry, options: RegisterBu
       timeoutMs: config.webFetchTimeoutMs,
       maxTokens: config.webFetchMaxTokens,
       allowPrivate: config.allowPrivateFetch,
-      allowHosts: config.fetchAllowHosts,
+      // The model picks web_fetch's URLs: only its own list, never the one for MCP servers,
+      // search providers and knowledge-base URLs.
+      allowHosts: config.webFetchAllowHosts ?? [],
       lookup: options.lookup,
     });
   const entries = [

@@ -2,6 +2,7 @@ import {
   AgentqError,
   checkFetchTarget,
   createGuardedFetch,
+  readCappedBody,
   type FetchTargetLookup,
   type GuardedFetch,
 } from '@agentq/shared';
@@ -20,7 +21,10 @@ export interface WebFetcherOptions {
   maxTokens?: number;
   /** Reach private and loopback addresses too. `AGENTQ_ALLOW_PRIVATE_FETCH`. @default false */
   allowPrivate?: boolean;
-  /** Hosts that may be private. `AGENTQ_FETCH_ALLOW_HOSTS`. @default [] */
+  /**
+   * Hosts (or `host:port`) that may be private: `AGENTQ_WEB_FETCH_ALLOW_HOSTS`, never the general
+   * `AGENTQ_FETCH_ALLOW_HOSTS`, since the model picks the URLs. @default []
+   */
   allowHosts?: readonly string[];
   /** Name resolution, replaceable in tests. @default DNS */
   lookup?: FetchTargetLookup;
@@ -93,7 +97,12 @@ export function createWebFetcher(options: WebFetcherOptions = {}): WebFetcher {
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxTokens = options.maxTokens ?? 8_000;
-  const guard = { allowPrivate: options.allowPrivate, allowHosts: options.allowHosts, lookup: options.lookup };
+  const guard = {
+    allowPrivate: options.allowPrivate,
+    allowHosts: options.allowHosts,
+    allowHostsSetting: 'AGENTQ_WEB_FETCH_ALLOW_HOSTS',
+    lookup: options.lookup,
+  };
   const guardedFetch: GuardedFetch = createGuardedFetch(guard);
   const htmlConverter = options.htmlConverter ?? sharedHtmlConverter();
 
@@ -127,12 +136,8 @@ export function createWebFetcher(options: WebFetcherOptions = {}): WebFetcher {
         `web_fetch: ${mediaType === '' ? 'a body without a content type' : mediaType} is not a content type web_fetch reads (HTML, plain text, Markdown or JSON)`,
       );
     }
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      await response.body?.cancel();
-      throw tooLarge(maxBytes);
-    }
-    const body = decodeBody(await readCapped(response, maxBytes), charsetOf(header));
+    const bytes = await readCappedBody(response, { maxBytes, onTooLarge: () => tooLarge(maxBytes) });
+    const body = decodeBody(bytes, charsetOf(header));
     let title: string | undefined;
     let content = body;
     let pruned = false;
@@ -175,31 +180,6 @@ function tooLarge(maxBytes: number): AgentqError {
     WEB_FETCH_ERROR_CODES.tooLarge,
     `web_fetch: the page is larger than ${maxBytes} bytes (AGENTQ_WEB_FETCH_MAX_BYTES)`,
   );
-}
-
-/** Reads the body, failing as soon as it passes `maxBytes` (a missing or false length does not matter). */
-async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function charsetOf(contentType: string): string {

@@ -1,7 +1,7 @@
 import type { GuardedFetch } from '@agentq/shared';
 import { z } from 'zod';
 import { cleanSnippet } from './clean-snippet.js';
-import { requestProviderJson } from './request-provider-json.js';
+import { requestProviderJson, type ProviderResponseLimits } from './request-provider-json.js';
 import type { ProviderKey } from './provider-key.js';
 import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './web-search-provider.js';
 
@@ -12,6 +12,7 @@ export interface BraveProviderOptions {
   /** The subscription token, resolved at each call. */
   key: ProviderKey;
   fetch: GuardedFetch;
+  limits: ProviderResponseLimits;
 }
 
 /** Brave's own ceiling on `count`. */
@@ -43,10 +44,12 @@ export function createBraveProvider(options: BraveProviderOptions): WebSearchPro
       const answer = await requestProviderJson({
         provider: 'brave',
         fetch: options.fetch,
+        limits: options.limits,
         url,
         init: {
           headers: { accept: 'application/json', 'x-subscription-token': key.value },
           signal: request.signal,
+          secrets: key.egressSecrets,
         },
         schema: braveAnswerSchema,
         secretValues: key.secretValues,

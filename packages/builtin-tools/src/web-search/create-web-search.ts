@@ -1,6 +1,7 @@
 import {
   AgentqError,
   createGuardedFetch,
+  hostPatternOf,
   type Config,
   type FetchTargetLookup,
   type GuardedFetch,
@@ -22,6 +23,8 @@ export type WebSearchConfig = Pick<
   | 'tavilyUrl'
   | 'tavilyApiKey'
   | 'webSearchTimeoutMs'
+  | 'webSearchMaxBytes'
+  | 'errorBodyMaxBytes'
   | 'allowPrivateFetch'
   | 'fetchAllowHosts'
 >;
@@ -56,9 +59,12 @@ const fallbackOrder: WebSearchProviderName[] = ['searxng', 'brave', 'tavily'];
 
 /**
  * Builds `web_search`'s providers from the configuration. Every provider request goes through the
- * fetch guard; the provider's own host is allowed even when it is private, because the operator
- * named it (a SearXNG container next to the worker is the usual setup), while redirects elsewhere
- * are checked as usual. Each call has the per-call timeout (`AGENTQ_WEB_SEARCH_TIMEOUT_MS`); a
+ * fetch guard; the provider's own host and port are allowed even when private, because the
+ * operator named them (a SearXNG container next to the worker is the usual setup), while other
+ * ports of that host and redirects elsewhere are checked as usual. A provider key goes with its
+ * request as a secret of the guard: never past a cross-origin redirect, never to a host outside
+ * its `AGENTQ_SECRET_HOSTS` binding. Answers are read up to `AGENTQ_WEB_SEARCH_MAX_BYTES`, error
+ * answers up to `AGENTQ_ERROR_BODY_MAX_BYTES`. Each call has the per-call timeout (`AGENTQ_WEB_SEARCH_TIMEOUT_MS`); a
  * provider that exceeds it fails with `WEB_SEARCH_TIMEOUT`, naming the provider.
  */
 export function createWebSearch(options: WebSearchOptions): WebSearch {
@@ -67,14 +73,17 @@ export function createWebSearch(options: WebSearchOptions): WebSearch {
   const guardFor = (url: string | undefined): GuardedFetch =>
     createGuardedFetch({
       allowPrivate: config.allowPrivateFetch,
-      allowHosts: [...(config.fetchAllowHosts ?? []), ...(url === undefined ? [] : [new URL(url).hostname])],
+      allowHosts: [...(config.fetchAllowHosts ?? []), ...(url === undefined ? [] : [hostPatternOf(url)])],
       lookup: options.lookup,
+      label: 'web_search provider',
     });
+  const limits = { maxBytes: config.webSearchMaxBytes, errorBodyMaxBytes: config.errorBodyMaxBytes };
   const providers: Record<WebSearchProviderName, WebSearchProvider> = {
-    searxng: createSearxngProvider({ baseUrl: config.searxngUrl, fetch: guardFor(config.searxngUrl) }),
+    searxng: createSearxngProvider({ baseUrl: config.searxngUrl, fetch: guardFor(config.searxngUrl), limits }),
     brave: createBraveProvider({
       url: config.braveSearchUrl,
       fetch: guardFor(config.braveSearchUrl),
+      limits,
       key: createProviderKey({
         provider: 'brave',
         placeholder: config.braveApiKey,
@@ -86,6 +95,7 @@ export function createWebSearch(options: WebSearchOptions): WebSearch {
     tavily: createTavilyProvider({
       url: config.tavilyUrl,
       fetch: guardFor(config.tavilyUrl),
+      limits,
       key: createProviderKey({
         provider: 'tavily',
         placeholder: config.tavilyApiKey,

@@ -1,12 +1,15 @@
-import { AgentqError, resolveSecretSetting, type WebSearchProviderName } from '@agentq/shared';
+import { AgentqError, resolveSecretSetting, type EgressSecret, type WebSearchProviderName } from '@agentq/shared';
 import { WEB_SEARCH_ERROR_CODES } from './web-search-provider.js';
 
 /** A provider's key: a `${NAME}` setting resolved when a call needs it. */
 export interface ProviderKey {
   /** Whether the variables the setting names are set (the provider counts as configured). */
   isSet(): boolean;
-  /** The key and the secret values in it (for masking). Throws a `WEB_SEARCH_UNAVAILABLE` error naming the provider. */
-  resolve(): { value: string; secretValues: string[] };
+  /**
+   * The key, the secret values in it (for masking) and the same values with their host bindings
+   * (for the fetch guard). Throws a `WEB_SEARCH_UNAVAILABLE` error naming the provider.
+   */
+  resolve(): { value: string; secretValues: string[]; egressSecrets: EgressSecret[] };
 }
 
 /** Options of {@link createProviderKey}. */

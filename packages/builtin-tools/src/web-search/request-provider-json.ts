@@ -1,4 +1,11 @@
-import { AgentqError, maskSecretValues, type GuardedFetch, type WebSearchProviderName } from '@agentq/shared';
+import {
+  AgentqError,
+  maskSecretValues,
+  readCappedBody,
+  type GuardedFetch,
+  type GuardedRequestInit,
+  type WebSearchProviderName,
+} from '@agentq/shared';
 import type { z } from 'zod';
 import { describeNetworkError } from '../errors/describe-network-error.js';
 import { WEB_SEARCH_ERROR_CODES } from './web-search-provider.js';
@@ -8,12 +15,25 @@ export interface RequestProviderJsonOptions<T extends z.ZodType> {
   provider: WebSearchProviderName;
   fetch: GuardedFetch;
   url: URL;
-  init: RequestInit;
+  /** The request; its `secrets` are the provider's resolved keys, for the guard's redirect rules. */
+  init: GuardedRequestInit;
   /** Shape of a good answer; anything else is a failure naming the provider. */
   schema: T;
   /** Values to mask in every message: the provider's resolved keys. */
   secretValues: readonly string[];
+  /** What is read of the provider's answers. */
+  limits: ProviderResponseLimits;
 }
+
+/** How much of a provider's answers is read. */
+export interface ProviderResponseLimits {
+  /** Largest good answer, in bytes (`AGENTQ_WEB_SEARCH_MAX_BYTES`); a bigger one fails the call. */
+  maxBytes: number;
+  /** Most bytes read of an error answer (`AGENTQ_ERROR_BODY_MAX_BYTES`); the rest is left unread. */
+  errorBodyMaxBytes: number;
+}
+
+const decoder = new TextDecoder();
 
 /** Longest piece of a provider's error body quoted back to the model. */
 const errorBodyChars = 300;
@@ -40,16 +60,20 @@ export async function requestProviderJson<T extends z.ZodType>(
     if (AgentqError.isInstance(error)) throw fail(`${error.code}: ${error.message}`);
     throw fail(describeNetworkError(error));
   }
+  const { maxBytes, errorBodyMaxBytes } = options.limits;
   if (!response.ok) {
-    const body = await response.text().catch(() => '');
-    const quoted = body.trim().replace(/\s+/g, ' ').slice(0, errorBodyChars);
+    const bytes = await readCappedBody(response, { maxBytes: errorBodyMaxBytes, onTooLarge: 'truncate' }).catch(
+      () => new Uint8Array(),
+    );
+    const quoted = decoder.decode(bytes).trim().replace(/\s+/g, ' ').slice(0, errorBodyChars);
     throw fail(`HTTP ${response.status}${quoted === '' ? '' : `: ${quoted}`}`);
   }
+  const tooLarge = () => fail(`the answer is larger than ${maxBytes} bytes (AGENTQ_WEB_SEARCH_MAX_BYTES)`);
   let json: unknown;
   try {
-    json = await response.json();
+    json = JSON.parse(decoder.decode(await readCappedBody(response, { maxBytes, onTooLarge: tooLarge })));
   } catch (error) {
-    if (options.init.signal?.aborted) throw error;
+    if (options.init.signal?.aborted || AgentqError.isInstance(error)) throw error;
     throw fail('the answer is not JSON');
   }
   const parsed = options.schema.safeParse(json);

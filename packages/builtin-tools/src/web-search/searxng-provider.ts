@@ -1,6 +1,6 @@
 import type { GuardedFetch } from '@agentq/shared';
 import { z } from 'zod';
-import { requestProviderJson } from './request-provider-json.js';
+import { requestProviderJson, type ProviderResponseLimits } from './request-provider-json.js';
 import { cleanSnippet } from './clean-snippet.js';
 import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './web-search-provider.js';
 
@@ -9,6 +9,7 @@ export interface SearxngProviderOptions {
   /** Base URL of the instance (`AGENTQ_SEARXNG_URL`); `/search` is appended to its path. */
   baseUrl: string | undefined;
   fetch: GuardedFetch;
+  limits: ProviderResponseLimits;
 }
 
 // The fields of SearXNG's JSON answer that are used; the rest (engines, positions, infoboxes,
@@ -40,6 +41,7 @@ export function createSearxngProvider(options: SearxngProviderOptions): WebSearc
       const answer = await requestProviderJson({
         provider: 'searxng',
         fetch: options.fetch,
+        limits: options.limits,
         url,
         init: { headers: { accept: 'application/json' }, signal: request.signal },
         schema: searxngAnswerSchema,

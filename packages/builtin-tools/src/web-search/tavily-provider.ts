@@ -1,7 +1,7 @@
 import type { GuardedFetch } from '@agentq/shared';
 import { z } from 'zod';
 import { cleanSnippet } from './clean-snippet.js';
-import { requestProviderJson } from './request-provider-json.js';
+import { requestProviderJson, type ProviderResponseLimits } from './request-provider-json.js';
 import type { ProviderKey } from './provider-key.js';
 import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './web-search-provider.js';
 
@@ -12,6 +12,7 @@ export interface TavilyProviderOptions {
   /** The API key, resolved at each call. */
   key: ProviderKey;
   fetch: GuardedFetch;
+  limits: ProviderResponseLimits;
 }
 
 /** Tavily's own ceiling on `max_results`. */
@@ -31,6 +32,7 @@ export function createTavilyProvider(options: TavilyProviderOptions): WebSearchP
       const answer = await requestProviderJson({
         provider: 'tavily',
         fetch: options.fetch,
+        limits: options.limits,
         url: new URL(options.url),
         init: {
           method: 'POST',
@@ -45,6 +47,7 @@ export function createTavilyProvider(options: TavilyProviderOptions): WebSearchP
             search_depth: 'basic',
           }),
           signal: request.signal,
+          secrets: key.egressSecrets,
         },
         schema: tavilyAnswerSchema,
         secretValues: key.secretValues,

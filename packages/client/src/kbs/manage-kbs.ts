@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises';
 import {
   AgentqError,
   kbIngestJobOptions,
@@ -13,7 +12,7 @@ import {
   type KbSource,
   type KbSourceOrigin,
 } from '@agentq/shared';
-import { assertUnderRoot, expandFileSource, ingestProgressSchema, type KbSearchHit } from '@agentq/kb';
+import { expandFileSource, resolveUnderRoot, ingestProgressSchema, type KbSearchHit } from '@agentq/kb';
 import { z } from 'zod';
 import type { ClientContext } from '../client-context.js';
 
@@ -126,19 +125,8 @@ export async function addKbSource(
   if ('url' in source) {
     sources = [{ type: 'url', url: source.url }];
   } else {
-    if (origin === 'api') {
-      let resolved: string;
-      try {
-        resolved = await realpath(source.path);
-      } catch {
-        throw new AgentqError({
-          code: 'NOT_FOUND',
-          field: 'source.path',
-          message: `${source.path}: no such file or folder`,
-        });
-      }
-      await assertUnderRoot(resolved, context.kbFileRoot);
-    }
+    // Outside the root, the answer is the same whether or not the path exists.
+    if (origin === 'api') await resolveUnderRoot(source.path, context.kbFileRoot);
     sources = await expandFileSource({ path: source.path });
   }
   const requestedAt = Date.now();

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { open, realpath } from 'node:fs/promises';
-import { extname, isAbsolute, relative, sep } from 'node:path';
+import { extname } from 'node:path';
 import {
   AgentqError,
   NonRetryableError,
   createGuardedFetch,
+  readCappedBody,
   type KbDocumentKind,
   type KbSource,
   type KbSourceOrigin,
 } from '@agentq/shared';
+import { resolveUnderRoot } from './resolve-under-root.js';
 
 /** The raw content of one source, before parsing. */
 export interface SourceContent {
@@ -79,12 +81,17 @@ async function readFileSource(options: ReadSourceOptions & { source: Extract<KbS
     });
   }
   let resolved: string;
-  try {
-    resolved = await realpath(source.path);
-  } catch {
-    throw new NonRetryableError({ code: 'NOT_FOUND', field: 'source.path', message: `${source.path}: no such file` });
+  if (options.origin === 'api') {
+    // Decided before anything about the file is reported, so an outside path answers alike
+    // whether or not it exists.
+    resolved = await resolveUnderRoot(source.path, options.fileRoot);
+  } else {
+    try {
+      resolved = await realpath(source.path);
+    } catch {
+      throw new NonRetryableError({ code: 'NOT_FOUND', field: 'source.path', message: `${source.path}: no such file` });
+    }
   }
-  if (options.origin === 'api') await assertUnderRoot(resolved, options.fileRoot);
   const handle = await open(resolved, 'r');
   try {
     const stat = await handle.stat();
@@ -100,35 +107,11 @@ async function readFileSource(options: ReadSourceOptions & { source: Extract<KbS
 }
 
 /**
- * Throws `FORBIDDEN` unless `path` lies in or under `root`. Both are resolved (links followed)
- * first, so neither `..` nor a link inside the root leads out of it.
+ * Throws `FORBIDDEN` unless `path` lies in or under `root`, with the same answer for every path
+ * outside whether or not it exists (see {@link resolveUnderRoot}).
  */
 export async function assertUnderRoot(path: string, root: string | undefined): Promise<void> {
-  if (root === undefined) {
-    throw new NonRetryableError({
-      code: 'FORBIDDEN',
-      field: 'source.path',
-      message: 'file sources through the API need AGENTQ_KB_FILE_ROOT; add files with the CLI, or use a URL',
-    });
-  }
-  let resolvedRoot: string;
-  try {
-    resolvedRoot = await realpath(root);
-  } catch {
-    throw new NonRetryableError({
-      code: 'FORBIDDEN',
-      field: 'source.path',
-      message: 'AGENTQ_KB_FILE_ROOT does not exist',
-    });
-  }
-  const inside = relative(resolvedRoot, path);
-  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
-    throw new NonRetryableError({
-      code: 'FORBIDDEN',
-      field: 'source.path',
-      message: `${path} is outside AGENTQ_KB_FILE_ROOT`,
-    });
-  }
+  await resolveUnderRoot(path, root);
 }
 
 async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSource, { type: 'url' }> }) {
@@ -171,7 +154,10 @@ async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSo
       message: `${safeUrl(url)}: content type "${contentType || '(none)'}" is not supported (Markdown, plain text, HTML or PDF)`,
     });
   }
-  const bytes = await readCapped(response, options.maxBytes, safeUrl(url));
+  const bytes = await readCappedBody(response, {
+    maxBytes: options.maxBytes,
+    onTooLarge: () => tooLarge(safeUrl(url), options.maxBytes),
+  });
   return withDigest({ kind, source: url, bytes });
 }
 
@@ -181,35 +167,6 @@ function kindOfContentType(contentType: string, url: string): KbDocumentKind | u
   if (contentType === 'application/pdf') return 'pdf';
   if (contentType === 'text/plain') return kindOfFile(new URL(url).pathname) === 'markdown' ? 'markdown' : 'text';
   return undefined;
-}
-
-async function readCapped(response: Response, maxBytes: number, name: string): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge(name, maxBytes);
-  }
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(name, maxBytes);
-    }
-    parts.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
-  return bytes;
 }
 
 function tooLarge(name: string, maxBytes: number): NonRetryableError {

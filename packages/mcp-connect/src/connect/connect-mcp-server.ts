@@ -1,9 +1,11 @@
 import {
   AgentqError,
+  capResponseBody,
   checkFetchTarget,
   createGuardedFetch,
   maskSecretValues,
   maskServerError,
+  type EgressSecret,
   type Logger,
   type ServerDefinition,
   type ServerTransport,
@@ -40,6 +42,19 @@ export interface ConnectMcpServerOptions {
   logger: Logger;
   /** The values substituted for the definition's secrets, masked out of every error thrown. @default [] */
   secretValues?: readonly string[];
+  /**
+   * The secrets the HTTP transport sends, with their host bindings (`resolveSecrets`'
+   * `egressSecrets`): the guarded fetch drops every header carrying one on a cross-origin redirect
+   * and never sends a bound one to another host.
+   * @default every value of `secretValues`, unbound
+   */
+  egressSecrets?: readonly EgressSecret[];
+  /**
+   * Most bytes of an HTTP error answer the transports read (they quote it in their errors); the
+   * rest is never read. Answers that succeed, event streams among them, are not cut.
+   * @default 8192
+   */
+  errorBodyMaxBytes?: number;
   /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateNetwork?: boolean;
   /**
@@ -114,6 +129,16 @@ function withTransportType(definition: ServerDefinition, kind: McpTransportKind)
   return { ...definition, transport: { type: kind, url: transport.url, headers: transport.headers } };
 }
 
+// The SDK reads a failed answer's whole body into its error message: a server must not be able to
+// make it buffer without end.
+function withErrorBodyCap(fetch: typeof globalThis.fetch, maxBytes: number): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status < 400) return response;
+    return capResponseBody(response, { maxBytes, onTooLarge: 'truncate' });
+  };
+}
+
 /** One connect attempt: a connection, or the error to throw and whether SSE is worth a try. */
 type Attempt = { connection: McpConnection } | { error: Error; fallBackToSse: boolean };
 
@@ -147,12 +172,16 @@ async function initialize(input: {
     const fetch =
       definition.transport.type === 'stdio'
         ? undefined
-        : (options.fetch ??
-          (createGuardedFetch({
-            allowPrivate: options.allowPrivateNetwork ?? false,
-            allowHosts: options.allowHosts,
-            label: `MCP server ${definition.id}`,
-          }) as typeof globalThis.fetch));
+        : withErrorBodyCap(
+            options.fetch ??
+              (createGuardedFetch({
+                allowPrivate: options.allowPrivateNetwork ?? false,
+                allowHosts: options.allowHosts,
+                label: `MCP server ${definition.id}`,
+                secrets: options.egressSecrets ?? (options.secretValues ?? []).map((value) => ({ value })),
+              }) as typeof globalThis.fetch),
+            options.errorBodyMaxBytes ?? 8192,
+          );
     transport = options.openTransport
       ? options.openTransport(definition)
       : openSdkTransport(definition.transport, { logger, stderr, fetch });

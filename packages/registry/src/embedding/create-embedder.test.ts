@@ -56,4 +56,34 @@ describe('createEmbedder', () => {
     await embedQuery('same', undefined);
     expect(requests).toHaveLength(2);
   });
+
+  it('fails an answer over AGENTQ_EMBEDDING_MAX_BYTES with a code, reading no further', async () => {
+    let pulled = 0;
+    const endless = (): ReadableStream<Uint8Array> =>
+      new ReadableStream({
+        pull(controller) {
+          pulled += 1;
+          controller.enqueue(new Uint8Array(4096).fill(0x20));
+        },
+      });
+    const fetch: typeof globalThis.fetch = async () =>
+      new Response(endless(), { headers: { 'content-type': 'application/json' } });
+    const embedder = createEmbedder(
+      {
+        ...none,
+        embeddingModel: 'openai-compatible:tiny',
+        embeddingBaseUrl: 'http://127.0.0.1:9/v1',
+        embeddingMaxBytes: 65_536,
+      },
+      { fetch, maxRetries: 0 },
+    );
+    let caught: unknown;
+    try {
+      await embedder?.embed(['ab']);
+    } catch (error) {
+      caught = error;
+    }
+    expect(AgentqError.isInstance(caught) && caught.code).toBe('EMBEDDING_TOO_LARGE');
+    expect(pulled).toBeLessThan(64);
+  });
 });

@@ -1,6 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { AgentqError, type Config } from '@agentq/shared';
+import { AgentqError, capResponseBody, createGuardedFetch, hostPatternOf, type Config } from '@agentq/shared';
 import { embedMany, type EmbeddingModel } from 'ai';
 
 /** Turns texts into vectors with one embedding model. */
@@ -15,11 +15,17 @@ export interface Embedder {
 export type EmbedderConfig = Pick<
   Config,
   'embeddingModel' | 'embeddingBaseUrl' | 'openaiApiKey' | 'openaiCompatibleBaseUrl' | 'openaiCompatibleApiKey'
->;
+> &
+  Partial<Pick<Config, 'allowPrivateFetch' | 'fetchAllowHosts' | 'embeddingMaxBytes' | 'errorBodyMaxBytes'>>;
 
 /** Options of {@link createEmbedder}. */
 export interface CreateEmbedderOptions {
-  /** Passed to the provider, for tests and proxies. @default globalThis.fetch */
+  /**
+   * Passed to the provider, for tests and proxies; its answers are still capped.
+   * @default a `createGuardedFetch`: the embedding server's own host and port are allowed even
+   * when private, everything else (redirects included) is checked, and the key never follows a
+   * redirect to another origin
+   */
   fetch?: typeof globalThis.fetch;
   /** Retries of one embedding call on a transient failure. @default 1 */
   maxRetries?: number;
@@ -27,6 +33,62 @@ export interface CreateEmbedderOptions {
 
 function configError(message: string): AgentqError {
   return new AgentqError({ code: 'EMBEDDING_CONFIG_INVALID', message });
+}
+
+/** Code of an embedding answer over `AGENTQ_EMBEDDING_MAX_BYTES`. */
+const tooLargeCode = 'EMBEDDING_TOO_LARGE';
+
+/**
+ * The fetch the provider uses: guarded (or the caller's), with every answer capped. A good answer
+ * over `AGENTQ_EMBEDDING_MAX_BYTES` fails its read with `EMBEDDING_TOO_LARGE`; an error answer is
+ * cut at `AGENTQ_ERROR_BODY_MAX_BYTES`.
+ */
+function embeddingFetch(
+  config: EmbedderConfig,
+  options: CreateEmbedderOptions,
+  target: { baseURL: string | undefined; apiKey: string | undefined },
+): typeof globalThis.fetch {
+  let allowHosts = config.fetchAllowHosts ?? [];
+  if (target.baseURL !== undefined) {
+    try {
+      allowHosts = [...allowHosts, hostPatternOf(target.baseURL)];
+    } catch {
+      throw configError('the embedding base URL is not a valid URL');
+    }
+  }
+  const base =
+    options.fetch ??
+    (createGuardedFetch({
+      allowPrivate: config.allowPrivateFetch ?? false,
+      allowHosts,
+      secrets: target.apiKey ? [{ value: target.apiKey }] : [],
+      label: 'embedding server',
+    }) as typeof globalThis.fetch);
+  const maxBytes = config.embeddingMaxBytes ?? 134_217_728;
+  const errorBodyMaxBytes = config.errorBodyMaxBytes ?? 8192;
+  const tooLarge = () =>
+    new AgentqError({
+      code: tooLargeCode,
+      message: `the embedding server answered more than ${maxBytes} bytes (AGENTQ_EMBEDDING_MAX_BYTES)`,
+    });
+  return async (input, init) => {
+    const response = await base(input, init);
+    return response.ok
+      ? capResponseBody(response, { maxBytes, onTooLarge: tooLarge })
+      : capResponseBody(response, { maxBytes: errorBodyMaxBytes, onTooLarge: 'truncate' });
+  };
+}
+
+/** The cap error inside what the AI SDK threw (it wraps a failed read, and retries wrap again). */
+function capErrorIn(error: unknown, depth = 0): AgentqError | undefined {
+  if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
+  if (AgentqError.isInstance(error) && error.code === tooLargeCode) return error;
+  const { cause, lastError, errors } = error as { cause?: unknown; lastError?: unknown; errors?: unknown };
+  for (const inner of [cause, lastError, ...(Array.isArray(errors) ? errors : [])]) {
+    const found = capErrorIn(inner, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function modelOf(config: EmbedderConfig, options: CreateEmbedderOptions): EmbeddingModel {
@@ -39,7 +101,7 @@ function modelOf(config: EmbedderConfig, options: CreateEmbedderOptions): Embedd
     return createOpenAI({
       apiKey: config.openaiApiKey,
       baseURL: config.embeddingBaseUrl,
-      fetch: options.fetch,
+      fetch: embeddingFetch(config, options, { baseURL: config.embeddingBaseUrl, apiKey: config.openaiApiKey }),
     }).embeddingModel(model);
   }
   if (provider === 'openai-compatible') {
@@ -53,7 +115,7 @@ function modelOf(config: EmbedderConfig, options: CreateEmbedderOptions): Embedd
       name: 'openai-compatible',
       baseURL,
       apiKey: config.openaiCompatibleApiKey,
-      fetch: options.fetch,
+      fetch: embeddingFetch(config, options, { baseURL, apiKey: config.openaiCompatibleApiKey }),
     }).embeddingModel(model);
   }
   throw configError(`AGENTQ_EMBEDDING_MODEL has an unknown provider "${provider}"`);
@@ -74,13 +136,17 @@ export function createEmbedder(config: EmbedderConfig, options: CreateEmbedderOp
     modelId: config.embeddingModel,
     async embed(texts, signal) {
       if (texts.length === 0) return [];
-      const { embeddings } = await embedMany({
-        model,
-        values: [...texts],
-        abortSignal: signal,
-        maxRetries: options.maxRetries ?? 1,
-      });
-      return embeddings;
+      try {
+        const { embeddings } = await embedMany({
+          model,
+          values: [...texts],
+          abortSignal: signal,
+          maxRetries: options.maxRetries ?? 1,
+        });
+        return embeddings;
+      } catch (error) {
+        throw capErrorIn(error) ?? error;
+      }
     },
   };
 }

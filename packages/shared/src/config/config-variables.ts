@@ -14,7 +14,7 @@ const hostPatternList = z.string().transform((text, context) => {
     if (pattern === undefined) {
       context.addIssue({
         code: 'custom',
-        message: `"${entry.trim().slice(0, 80)}" is not a host name, an IP literal or *.suffix`,
+        message: `"${entry.trim().slice(0, 80)}" is not a host name, an IP literal or *.suffix, optionally with :port`,
       });
       return z.NEVER;
     }
@@ -318,7 +318,14 @@ export const configVariables = [
     key: 'fetchAllowHosts',
     schema: hostPatternList,
     description:
-      'Comma-separated hosts that warmers and workers may reach on private, loopback or link-local addresses while every other host stays refused: exact names (`mcp.internal`), IP literals (`10.0.0.5`, `[fd00::1]`) or `*.suffix` for every name below suffix (`*.corp.example`).',
+      'Comma-separated hosts that warmers, workers and the indexer may reach on private, loopback or link-local addresses (MCP servers, knowledge-base URLs, redirects of search providers and embedding servers) while every other host stays refused: exact names (`mcp.internal`), IP literals (`10.0.0.5`, `[fd00::1]`) or `*.suffix` for every name below suffix (`*.corp.example`), each optionally with `:port` (`127.0.0.1:8888`, `[::1]:3000`) to allow that port only; an entry without a port allows every port. `web_fetch` never uses this list (see `AGENTQ_WEB_FETCH_ALLOW_HOSTS`).',
+  },
+  {
+    env: 'AGENTQ_WEB_FETCH_ALLOW_HOSTS',
+    key: 'webFetchAllowHosts',
+    schema: hostPatternList,
+    description:
+      'The private, loopback or link-local hosts `web_fetch` may reach, in the form of `AGENTQ_FETCH_ALLOW_HOSTS` (prefer `host:port` entries). The model chooses `web_fetch` URLs, so it gets its own list: unset, `web_fetch` reaches public addresses only, whatever `AGENTQ_FETCH_ALLOW_HOSTS` allows (`AGENTQ_ALLOW_PRIVATE_FETCH=true` still opens everything).',
   },
   {
     env: 'AGENTQ_ALLOW_STDIO_FROM_API',
@@ -416,6 +423,30 @@ export const configVariables = [
     schema: positiveInt,
     default: '10000',
     description: 'Time one `web_search` call may take, in ms; a slower provider answers the model with a tool error.',
+  },
+  {
+    env: 'AGENTQ_WEB_SEARCH_MAX_BYTES',
+    key: 'webSearchMaxBytes',
+    schema: positiveInt,
+    default: '1048576',
+    description:
+      'Largest answer read from a `web_search` provider, in bytes (after decompression); a bigger answer fails the call with `WEB_SEARCH_FAILED` naming this setting, and no more than this is read.',
+  },
+  {
+    env: 'AGENTQ_EMBEDDING_MAX_BYTES',
+    key: 'embeddingMaxBytes',
+    schema: positiveInt,
+    default: '134217728',
+    description:
+      'Largest answer read from the embedding server for one request, in bytes (after decompression); a bigger answer fails that embedding call, naming this setting. The default holds a full batch of 2 048 vectors of 3 072 dimensions as JSON.',
+  },
+  {
+    env: 'AGENTQ_ERROR_BODY_MAX_BYTES',
+    key: 'errorBodyMaxBytes',
+    schema: positiveInt,
+    default: '8192',
+    description:
+      'Most bytes read of an error answer from outside (a search provider, a knowledge-base URL); the rest is never read, and at most a short excerpt is quoted.',
   },
   {
     env: 'AGENTQ_WEB_FETCH_MAX_BYTES',

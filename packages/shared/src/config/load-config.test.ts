@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       embeddingBaseUrl: undefined,
       allowPrivateFetch: false,
       fetchAllowHosts: undefined,
+      webFetchAllowHosts: undefined,
       allowStdioFromApi: false,
       stdioCommands: '',
       secretNames: '',
@@ -61,6 +62,9 @@ describe('loadConfig', () => {
       tavilyUrl: 'https://api.tavily.com/search',
       tavilyApiKey: '${AGENTQ_SECRET_TAVILY_API_KEY}',
       webSearchTimeoutMs: 10_000,
+      webSearchMaxBytes: 1_048_576,
+      embeddingMaxBytes: 134_217_728,
+      errorBodyMaxBytes: 8192,
       webFetchMaxBytes: 2_097_152,
       webFetchTimeoutMs: 15_000,
       webFetchMaxTokens: 8_000,
@@ -98,7 +102,10 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ AGENTQ_FETCH_ALLOW_HOSTS: ' MCP.internal , *.Corp.example,,10.0.0.5 ' }).fetchAllowHosts,
     ).toEqual(['mcp.internal', '*.corp.example', '10.0.0.5']);
-    for (const value of ['*', 'mcp.internal:8080', 'https://mcp.internal', 'a.*.b']) {
+    expect(
+      loadConfig({ AGENTQ_WEB_FETCH_ALLOW_HOSTS: 'MCP.internal:08080, [::1]:3000' }).webFetchAllowHosts,
+    ).toEqual(['mcp.internal:8080', '[::1]:3000']);
+    for (const value of ['*', 'mcp.internal:0', 'mcp.internal:65536', 'https://mcp.internal', 'a.*.b', '::1:80']) {
       const error = configError({ AGENTQ_FETCH_ALLOW_HOSTS: value });
       expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_FETCH_ALLOW_HOSTS']);
     }

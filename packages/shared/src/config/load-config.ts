@@ -57,6 +57,8 @@ export interface Config {
   allowPrivateFetch: boolean;
   /** `AGENTQ_FETCH_ALLOW_HOSTS`, normalized: pass as `allowHosts` to `createGuardedFetch`. */
   fetchAllowHosts: string[] | undefined;
+  /** `AGENTQ_WEB_FETCH_ALLOW_HOSTS`, normalized: `web_fetch`'s own allow-list; unset, none. */
+  webFetchAllowHosts: string[] | undefined;
   /** `AGENTQ_ALLOW_STDIO_FROM_API`; the server policy itself comes from `serverPolicyFromEnv`. */
   allowStdioFromApi: boolean;
   /** `AGENTQ_STDIO_COMMANDS`, as written. */
@@ -83,6 +85,12 @@ export interface Config {
   tavilyApiKey: string;
   /** `AGENTQ_WEB_SEARCH_TIMEOUT_MS`. */
   webSearchTimeoutMs: number;
+  /** `AGENTQ_WEB_SEARCH_MAX_BYTES`. */
+  webSearchMaxBytes: number;
+  /** `AGENTQ_EMBEDDING_MAX_BYTES`. */
+  embeddingMaxBytes: number;
+  /** `AGENTQ_ERROR_BODY_MAX_BYTES`. */
+  errorBodyMaxBytes: number;
   /** `AGENTQ_WEB_FETCH_MAX_BYTES`. */
   webFetchMaxBytes: number;
   /** `AGENTQ_WEB_FETCH_TIMEOUT_MS`. */

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { NonRetryableError } from '../errors/non-retryable-error.js';
-import { isAllowedHost } from './is-allowed-host.js';
+import { effectivePort, isAllowedHost } from './is-allowed-host.js';
 import { isPrivateAddress } from './is-private-address.js';
 import { parseIpAddress } from './parse-ip-address.js';
 
@@ -13,11 +13,14 @@ export interface CheckFetchTargetOptions {
   allowPrivate?: boolean;
   /**
    * Hosts that may resolve to private addresses, normalized by `normalizeHostPattern`: exact names,
-   * IP literals, or `*.suffix` for every name below suffix. `loadConfig` fills
-   * `fetchAllowHosts` from `AGENTQ_FETCH_ALLOW_HOSTS`.
+   * IP literals, or `*.suffix` for every name below suffix, each on every port or, as `host:port`,
+   * on that port only. `loadConfig` fills `fetchAllowHosts` from `AGENTQ_FETCH_ALLOW_HOSTS` (and
+   * `webFetchAllowHosts` from `AGENTQ_WEB_FETCH_ALLOW_HOSTS`).
    * @default []
    */
   allowHosts?: readonly string[];
+  /** The setting that fills `allowHosts`, named in a refusal. @default 'AGENTQ_FETCH_ALLOW_HOSTS' */
+  allowHostsSetting?: string;
   /** Name resolution, replaceable in tests. @default dns.promises.lookup with all addresses */
   lookup?: FetchTargetLookup;
   /** What is being reached, for the error message, e.g. `MCP server github`. */
@@ -72,7 +75,8 @@ export async function resolveFetchTarget(
 ): Promise<CheckedFetchTarget> {
   const subject = options.label ?? 'Outgoing request';
   const parsed = parseFetchUrl(url, subject);
-  const exempt = options.allowPrivate === true || isAllowedHost(parsed.hostname, options.allowHosts ?? []);
+  const exempt =
+    options.allowPrivate === true || isAllowedHost(parsed.hostname, options.allowHosts ?? [], effectivePort(parsed));
   if (exempt && options.resolve !== 'always') return { url: parsed, addresses: [] };
 
   // URL keeps IPv6 literals in brackets; the odd IPv4 forms (`0x7f.1`, `2130706433`) arrive here
@@ -98,7 +102,7 @@ export async function resolveFetchTarget(
         // host only: the URL's user info, path and query may carry secrets.
         message:
           `${subject}: ${parsed.host} is a private, loopback or reserved address (${answer.address}); ` +
-          `set AGENTQ_ALLOW_PRIVATE_FETCH=true, or add ${parsed.hostname} to AGENTQ_FETCH_ALLOW_HOSTS, to allow it`,
+          `set AGENTQ_ALLOW_PRIVATE_FETCH=true, or add ${parsed.hostname}:${effectivePort(parsed)} to ${options.allowHostsSetting ?? 'AGENTQ_FETCH_ALLOW_HOSTS'}, to allow it`,
       });
     }
     if (family !== undefined) addresses.push({ address: answer.address, family });

@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { resolveFetchTarget, type CheckFetchTargetOptions } from './check-fetch-target.js';
+import { assertSecretHosts, dropSecretHeaders, type EgressSecret } from './egress-secret.js';
 
 /** Options of {@link createGuardedFetch}. */
 export interface GuardedFetchOptions extends CheckFetchTargetOptions {
@@ -8,6 +9,18 @@ export interface GuardedFetchOptions extends CheckFetchTargetOptions {
   maxRedirects?: number;
   /** Time to open a connection (TCP and TLS) before the request fails. @default 10000 */
   connectTimeoutMs?: number;
+  /**
+   * Secrets every request of this fetch may carry (an MCP server's resolved header values). A
+   * cross-origin redirect drops every header that carries one, and a bound secret never goes to a
+   * host outside its binding. Per-request secrets go in the init's `secrets`. @default []
+   */
+  secrets?: readonly EgressSecret[];
+}
+
+/** A `RequestInit` that also names the secrets this one request carries (a search provider's key). */
+export interface GuardedRequestInit extends RequestInit {
+  /** Added to the fetch's own `secrets` for this request. @default [] */
+  secrets?: readonly EgressSecret[];
 }
 
 /**
@@ -15,7 +28,7 @@ export interface GuardedFetchOptions extends CheckFetchTargetOptions {
  * wherever a `fetch` is taken: the MCP SDK's `StreamableHTTPClientTransport` and
  * `SSEClientTransport` (option `fetch`, which the SSE transport also hands to its EventSource).
  */
-export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type GuardedFetch = (input: string | URL | Request, init?: GuardedRequestInit) => Promise<Response>;
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
@@ -69,8 +82,12 @@ function toGlobalResponse(response: Awaited<ReturnType<typeof undiciFetch>>): Re
  * host name. An IP literal or `localhost` is never sent to the resolver.
  *
  * Redirects: with `redirect: 'follow'` (the default) redirects are followed here, at most
- * `maxRedirects`, and every hop is checked and pinned again; credentials (`Authorization`,
- * `Cookie`) are dropped when a hop leaves the origin. With `redirect: 'manual'` the 3xx response is
+ * `maxRedirects`, and every hop is checked and pinned again. When a hop leaves the origin, the
+ * credential headers (`Authorization`, `Proxy-Authorization`, `Cookie`) and every header that carries
+ * one of the request's secrets (option and init `secrets`, whatever the header's name) are dropped:
+ * the next host gets the request without them. Before every hop, the first included, a secret
+ * bound by `AGENTQ_SECRET_HOSTS` that the hop would still carry (in a header or the URL) to a host
+ * outside its binding refuses the hop with `SECRET_HOST_MISMATCH`. With `redirect: 'manual'` the 3xx response is
  * returned as is, so a caller that follows it calls this fetch again and is checked again (the MCP
  * SDK's transports do that); `redirect: 'error'` fails on any redirect.
  *
@@ -112,7 +129,9 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     return toGlobalResponse(response);
   }
 
-  return async function guardedFetch(input, init) {
+  return async function guardedFetch(input, guardedInit) {
+    const { secrets: requestSecrets, ...init } = guardedInit ?? {};
+    const secrets = [...(options.secrets ?? []), ...(requestSecrets ?? [])];
     let requestInit: RequestInit = { ...init };
     let url: URL;
     if (typeof input === 'string' || input instanceof URL) {
@@ -130,8 +149,10 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       if (requestInit.body) (requestInit as RequestInit & { duplex: 'half' }).duplex = 'half';
     }
     const mode = requestInit.redirect ?? 'follow';
+    requestInit = { ...requestInit, headers: new Headers(requestInit.headers) };
 
     for (let hop = 0; ; hop += 1) {
+      assertSecretHosts({ url, headers: requestInit.headers as Headers, secrets, label: options.label });
       const response = await fetchOnce(url, requestInit);
       const location = redirectStatuses.has(response.status) ? response.headers.get('location') : null;
       if (mode === 'manual' || location === null) return response;
@@ -157,7 +178,10 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       } else if (!isReplayableBody(requestInit.body)) {
         throw fetchFailed('cannot follow a redirect with a streamed body');
       }
-      if (next.origin !== url.origin) for (const name of credentialHeaders) headers.delete(name);
+      if (next.origin !== url.origin) {
+        for (const name of credentialHeaders) headers.delete(name);
+        dropSecretHeaders(headers, secrets);
+      }
       requestInit = { ...requestInit, headers };
       url = next;
     }

@@ -24,6 +24,7 @@ describe('resolveSecretSetting', () => {
     expect(resolveSecretSetting({ ...base, env: { AGENTQ_SECRET_SEARCH_KEY: 'k-123' } })).toEqual({
       value: 'k-123',
       secretValues: ['k-123'],
+      egressSecrets: [{ value: 'k-123' }],
     });
   });
 

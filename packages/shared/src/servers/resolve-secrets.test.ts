@@ -81,7 +81,7 @@ describe('resolveSecrets', () => {
       id: 'p',
       transport: { type: 'sse', url: 'http://127.0.0.1/sse', headers: { X: '$HOME' } },
     });
-    expect(resolveSecrets(plain, {})).toEqual({ definition: plain, secretValues: [] });
+    expect(resolveSecrets(plain, {})).toEqual({ definition: plain, secretValues: [], egressSecrets: [] });
   });
 
   it('refuses names outside the allow-list with VALIDATION naming them, even when listed', () => {

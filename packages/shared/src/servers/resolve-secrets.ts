@@ -1,4 +1,5 @@
 import { NonRetryableError } from '../errors/non-retryable-error.js';
+import type { EgressSecret } from '../net/egress-secret.js';
 import type { ServerDefinition, ServerTransport } from '../schemas/server-definition.js';
 import { maskSecretValues } from './mask-secret-values.js';
 import { hostMatchesPattern, isAllowedSecretName, secretPolicyFromEnv, type SecretPolicy } from './secret-policy.js';
@@ -10,6 +11,12 @@ export interface ResolvedServerDefinition {
   definition: ServerDefinition;
   /** Every value substituted for a placeholder. Never log, store or enqueue these. */
   secretValues: string[];
+  /**
+   * The values an HTTP transport sends (in its URL or headers), each with its host binding: pass
+   * them to the fetch guard, which drops them on a cross-origin redirect and keeps a bound one on
+   * its hosts. Empty for stdio.
+   */
+  egressSecrets: EgressSecret[];
 }
 
 /** Options of {@link resolveSecrets}. */
@@ -37,6 +44,7 @@ export function resolveSecrets(
 ): ResolvedServerDefinition {
   const policy = options.policy ?? secretPolicyFromEnv(env);
   const secretValues: string[] = [];
+  const egressSecrets: EgressSecret[] = [];
   const sentToHost = new Set<string>();
   const resolve = (text: string, field: string, toHost = false): string =>
     resolveSecretPlaceholders(text, {
@@ -45,7 +53,10 @@ export function resolveSecrets(
       field,
       subject: `Server ${definition.id}`,
       onResolved: (name, value) => {
-        if (toHost) sentToHost.add(name);
+        if (toHost) {
+          sentToHost.add(name);
+          egressSecrets.push(egressSecretOf(name, value, policy));
+        }
         secretValues.push(value);
       },
     });
@@ -70,7 +81,12 @@ export function resolveSecrets(
     };
     checkBoundHosts({ serverId: definition.id, url: transport.url, names: sentToHost, policy, secretValues });
   }
-  return { definition: { ...definition, transport }, secretValues };
+  return { definition: { ...definition, transport }, secretValues, egressSecrets };
+}
+
+function egressSecretOf(name: string, value: string, policy: SecretPolicy): EgressSecret {
+  const hosts = policy.hosts.get(name);
+  return hosts === undefined ? { value } : { value, hosts };
 }
 
 /** Options of {@link resolveSecretPlaceholders}. */
@@ -133,10 +149,16 @@ export interface ResolveSecretSettingOptions {
  * the same `SECRET_MISSING`, and a secret bound to hosts may only go to one of them
  * (`SECRET_HOST_MISMATCH`). Returns the value and the secrets in it, for masking.
  */
-export function resolveSecretSetting(options: ResolveSecretSettingOptions): { value: string; secretValues: string[] } {
+export function resolveSecretSetting(options: ResolveSecretSettingOptions): {
+  value: string;
+  secretValues: string[];
+  /** The same values with their host bindings, for the fetch guard. */
+  egressSecrets: EgressSecret[];
+} {
   const policy = options.policy ?? secretPolicyFromEnv(options.env);
   const names = new Set<string>();
   const secretValues: string[] = [];
+  const egressSecrets: EgressSecret[] = [];
   const value = resolveSecretPlaceholders(options.value, {
     env: options.env,
     policy,
@@ -145,6 +167,7 @@ export function resolveSecretSetting(options: ResolveSecretSettingOptions): { va
     onResolved: (name, resolved) => {
       names.add(name);
       secretValues.push(resolved);
+      egressSecrets.push(egressSecretOf(name, resolved, policy));
     },
   });
   for (const name of names) {
@@ -156,7 +179,7 @@ export function resolveSecretSetting(options: ResolveSecretSettingOptions): { va
       message: `${options.subject}: secret ${name} may not be sent to ${maskSecretValues(options.host, secretValues)} (AGENTQ_SECRET_HOSTS)`,
     });
   }
-  return { value, secretValues };
+  return { value, secretValues, egressSecrets };
 }
 
 function checkBoundHosts(input: {
