@@ -124,7 +124,7 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect((await runAgentq(['servers', 'enable', 'ghost'], env)).code).toBe(3);
     const catalog = await runAgentq(['catalog', 'memory'], env);
     expect(catalog.code).toBe(0);
-    expect(catalog.stdout).toContain('never-warmed');
+    expect(catalog.stdout).toContain('memory: disabled');
     expect((await runAgentq(['servers', 'remove', 'memory'], env)).code).toBe(0);
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
     // Each case is a child process; on a loaded machine one takes seconds.

@@ -155,6 +155,8 @@ export { pendingApprovalSchema, recordedToolResultSchema, runCheckpointSchema } 
 export type { PendingApproval, RecordedToolResult, RunCheckpoint } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
+export { SERVER_CATALOG_STATES, serverCatalogStateOf } from './catalog/server-catalog-state.js';
+export type { ServerCatalogState } from './catalog/server-catalog-state.js';
 export { resolveSecretPlaceholders, resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';
 export {
   maskSecretValues,
