@@ -23,7 +23,12 @@ export type { Schedule, ScheduleRunInput } from './schedules/schedule-run.js';
 
 export type { ServerInfo } from './servers/manage-servers.js';
 export type { CatalogView } from './catalog/get-catalog.js';
-export { KB_INGEST_JOB_NAME, kbSourceInputSchema } from './kbs/manage-kbs.js';
+export {
+  KB_INGEST_JOB_NAME,
+  kbSourceInputSchema,
+  kbSourcesInputSchema,
+  MAX_KB_SOURCES_PER_CALL,
+} from './kbs/manage-kbs.js';
 export type { AddKbSourceOptions, AddedKbSource, KbInfo, KbIngestInfo, KbSourceInput } from './kbs/manage-kbs.js';
 
 export { decide, getApproval, listPendingApprovals, osUserName, promoteApproval } from './approvals/index.js';
