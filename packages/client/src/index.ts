@@ -14,6 +14,7 @@ export type { RunInfo, RunPendingApproval, RunProgress, RunState } from './runs/
 export type { WaitForRunOptions } from './runs/wait-for-run.js';
 export type { RunCallStatus, RunTimeline, RunTimelineCall, RunTimelineStep } from './runs/get-run-timeline.js';
 export { LISTED_RUN_STATES, promptOfRun } from './runs/list-runs.js';
+export { runDurationMs } from './runs/run-duration.js';
 export type { ListRunsInput, RunList, RunSummary } from './runs/list-runs.js';
 export type { CancelledRun } from './runs/cancel-run.js';
 
