@@ -33,7 +33,7 @@ import { AdminSessionStore } from './auth/admin-session-store.js';
 import { createApiTokenSet } from './auth/api-token-set.js';
 import { setPrincipal } from './auth/principal.js';
 import { scopeOfPath } from './auth/route-scopes.js';
-import { bearerToken } from './auth/token-check.js';
+import { bearerToken, unauthorizedError } from './auth/token-check.js';
 import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.js';
 import { errorResponse, unsupportedMediaType } from './http/error-response.js';
 import { buildFavicon } from './http/favicon.js';
@@ -172,9 +172,9 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
   app.setNotFoundHandler((request, reply) => {
     if (!request.url.startsWith('/admin') && !tokens.authenticate(bearerToken(request.headers.authorization))) {
       void reply.header('www-authenticate', 'Bearer');
-      return reply.status(401).send({
-        error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' },
-      });
+      return reply
+        .status(401)
+        .send(errorResponse(unauthorizedError({ authorization: request.headers.authorization })).body);
     }
     return reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route' } });
   });
@@ -205,7 +205,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
   const requireBearer = async (request: FastifyRequest) => {
     const principal = tokens.authenticate(bearerToken(request.headers.authorization));
     if (!principal) {
-      throw new AgentqError({ code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' });
+      throw unauthorizedError({ authorization: request.headers.authorization });
     }
     setPrincipal(request, principal);
     const scope = scopeOfPath(request.url);
@@ -325,7 +325,11 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
         return reply
           .status(401)
           .header('www-authenticate', 'Bearer')
-          .send({ error: { code: 'UNAUTHORIZED', message: 'Log in at /admin/login' } });
+          .send(
+            errorResponse(
+              unauthorizedError({ authorization: request.headers.authorization, hint: 'or log in at /admin/login' }),
+            ).body,
+          );
       }
       if (!hasScope(found.principal, 'admin')) {
         return reply.status(403).send({
