@@ -105,6 +105,13 @@ describe('run pages (/admin/runs, /admin/runs/<id>) on a whole deployment', () =
     const list = await pageOf(url, cookie, '/admin/runs?state=completed');
     expect(list.status).toBe(200);
     expect(list.html).toContain(`data-run-id="${runId}"`);
+    // Duration from enqueue to finish (the approval wait included) and the tokens it used.
+    const finished = await client.getRun(runId);
+    const row = list.html.slice(list.html.indexOf(`data-run-id="${runId}"`));
+    expect(/class="run-duration" data-duration-ms="(\d+)"/.exec(row)?.[1]).toBe(
+      String((finished.finishedAt ?? 0) - finished.createdAt),
+    );
+    expect(/class="run-tokens">(\d+)</.exec(row)?.[1]).toBe(String(finished.result?.usage.totalTokens));
     const waiting = await pageOf(url, cookie, '/admin/runs?state=waiting');
     expect(waiting.html).not.toContain(`data-run-id="${runId}"`);
   }, 180_000);

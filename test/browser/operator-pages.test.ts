@@ -126,11 +126,14 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
     expect(await decided.textContent()).toContain('checked on the run page');
     await screenshot(page, 'run-page-completed.png');
 
-    // The catalog: state, age and wire names; a refresh resets the age.
+    // The catalog: one summary row per server with state and age, wire names folded below; a
+    // refresh resets the age.
     await page.goto(`${base}/admin/catalog`);
-    const server = page.locator('section.server[data-server-id="everything"]');
-    expect(await server.locator('.server-state').textContent()).toBe('fresh');
-    expect(await server.locator('.wire-name', { hasText: 'mcp__everything__echo' }).count()).toBe(1);
+    const server = page.locator('tr.server[data-server-id="everything"]');
+    expect(await server.locator('.server-state').textContent()).toBe('connected');
+    const details = page.locator('details.server-details[data-server-id="everything"]');
+    await details.locator('summary').click();
+    expect(await details.locator('.wire-name', { hasText: 'mcp__everything__echo' }).count()).toBe(1);
     const ageBefore = Number(await server.locator('.age').getAttribute('data-age-ms'));
     const refreshedBefore = (await client.getCatalog('everything')).refreshedAt ?? 0;
     // Old enough that a reset cannot be mistaken for the same read.
@@ -148,7 +151,7 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
     await page.goto(`${base}/admin/catalog`);
     const ageAfter = Number(await server.locator('.age').getAttribute('data-age-ms'));
     expect(ageAfter).toBeLessThan(Math.max(ageBefore, Date.now() - refreshedBefore));
-    expect(await server.locator('.server-state').textContent()).toBe('fresh');
+    expect(await server.locator('.server-state').textContent()).toBe('connected');
     await screenshot(page, 'catalog-page.png');
 
     // Bull Board, too, loads nothing from elsewhere.

@@ -88,6 +88,8 @@ describe('agentq CLI (child processes, real Redis)', () => {
     const missing = await runAgentq(['status', 'no-such-run'], env);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('NOT_FOUND');
+    // It may be the wrong Redis: the error says which one it looked in.
+    expect(missing.stderr).toContain(`prefix ${ctx.prefix}`);
     noStack(missing.stderr);
     const down = await runAgentq(['servers', 'list'], { ...env, REDIS_URL: 'redis://127.0.0.1:1' });
     expect(down.code).toBe(5);
@@ -124,7 +126,7 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect((await runAgentq(['servers', 'enable', 'ghost'], env)).code).toBe(3);
     const catalog = await runAgentq(['catalog', 'memory'], env);
     expect(catalog.code).toBe(0);
-    expect(catalog.stdout).toContain('never-warmed');
+    expect(catalog.stdout).toContain('memory: disabled');
     expect((await runAgentq(['servers', 'remove', 'memory'], env)).code).toBe(0);
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
     // Each case is a child process; on a loaded machine one takes seconds.
@@ -185,7 +187,13 @@ describe('agentq CLI (child processes, real Redis)', () => {
         10_000,
         'progress output',
       );
-      expect(run.output()).toContain(`approve: npm run agentq -- approvals approve ${approvalId}`);
+      // The hints carry the Redis and prefix the run went to, for a terminal that has neither set.
+      expect(run.output()).toMatch(
+        new RegExp(
+          `approve: (REDIS_URL=\\S+ )?AGENTQ_PREFIX=${ctx.prefix} npm run agentq -- approvals approve ${approvalId}`,
+        ),
+      );
+      expect(run.output()).toContain(`Page: http://127.0.0.1:3000/admin/runs/`);
       const approve = await runAgentq(['approvals', 'approve', approvalId, '--reason', 'test'], env);
       expect(approve.code).toBe(0);
       const twice = await runAgentq(['approvals', 'deny', approvalId], env);
@@ -266,12 +274,20 @@ describe('agentq CLI (child processes, real Redis)', () => {
       process.kill(-(dev.child.pid as number), 'SIGINT');
       expect(await dev.exited).toBe(0);
       expect(dev.output()).toContain('Stopping');
+      // The shared test Redis holds other keys: the start-up warning about them is expected.
+      const sharedRedisWarning = /^warning: the Redis at .* not agentq's/;
       const loud = dev
         .output()
         .split('\n')
+        .filter((line) => !sharedRedisWarning.test(line))
         .filter((line) => /^warning:|^error:/i.test(line) || /"level":(4|5|6)\d/.test(line));
       expect(loud, dev.output()).toEqual([]);
-      expect(dev.stderr().trim()).toBe('');
+      expect(
+        dev
+          .stderr()
+          .split('\n')
+          .filter((line) => line.trim() !== '' && !sharedRedisWarning.test(line)),
+      ).toEqual([]);
     } finally {
       if (dev.child.exitCode === null) process.kill(-(dev.child.pid as number), 'SIGKILL');
       await rm(sandbox, { recursive: true, force: true });

@@ -25,7 +25,7 @@ import type { BoardQueue } from './admin/register-bull-board.js';
 import { AdminSessionStore, SESSION_COOKIE } from './auth/admin-session-store.js';
 import { createApiTokenSet } from './auth/api-token-set.js';
 import { trackRouteAccess, type RouteAccess } from './auth/route-access.js';
-import { bearerToken } from './auth/token-check.js';
+import { bearerToken, unauthorizedError } from './auth/token-check.js';
 import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.js';
 import { createRouteAuthorizer } from './http/authorize-route.js';
 import { errorResponse, unsupportedMediaType } from './http/error-response.js';
@@ -209,9 +209,9 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     }
     if (!known) {
       void reply.header('www-authenticate', 'Bearer');
-      return reply.status(401).send({
-        error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <AGENTQ_API_TOKEN>' },
-      });
+      return reply
+        .status(401)
+        .send(errorResponse(unauthorizedError({ authorization: request.headers.authorization })).body);
     }
     return reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route' } });
   });

@@ -11,6 +11,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 const environmentHelp = `
 Configuration comes from the environment (the same for every command):
   REDIS_URL        Redis to use (default redis://127.0.0.1:6379)
+  AGENTQ_API_URL   API base URL for the run page links (default http://127.0.0.1:<AGENTQ_API_PORT>)
   AGENTQ_PREFIX    key prefix of the deployment (default agentq)
   AGENTQ_MODEL     model of \`agentq run\` when --model is not given
   LOG_LEVEL        log level of the long-running roles
@@ -92,6 +93,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     )
     .option('--no-sample-kb', 'do not queue the docs folder as the sample knowledge base agentq-docs')
     .option('--sandbox <dir>', 'folder the filesystem MCP server may use, created at start', 'sandbox')
+    .option('--redis <url>', 'Redis to use (default REDIS_URL, else 127.0.0.1:6379, else a private one)')
+    .option('--private-redis', 'start a throwaway redis-server (no persistence, stopped on exit) even if one answers')
+    .option('--rotate-token', 'replace the API token kept in .agentq/dev-token with a new one')
     .action(
       async (options: {
         port?: number;
@@ -99,6 +103,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
         demo?: boolean | string;
         sampleKb: boolean;
         sandbox: string;
+        redis?: string;
+        privateRedis?: boolean;
+        rotateToken?: boolean;
       }) =>
         done(
           await (
@@ -109,6 +116,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
             demo: options.demo ?? false,
             sampleKb: options.sampleKb,
             sandbox: options.sandbox,
+            redis: options.redis,
+            privateRedis: options.privateRedis ?? false,
+            rotateToken: options.rotateToken ?? false,
           }),
         ),
     );

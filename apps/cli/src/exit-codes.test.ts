@@ -15,8 +15,8 @@ describe('exit codes and error lines', () => {
   });
 
   it('prints code and field on one line, every field of a multi-field error, and never a stack', () => {
-    expect(describeError(new AgentqError({ code: 'NOT_FOUND', message: 'Run x does not exist', field: 'runId' }))).toBe(
-      'error [NOT_FOUND]: Run x does not exist (field: runId)',
+    expect(describeError(new AgentqError({ code: 'NOT_FOUND', message: 'No server x', field: 'serverId' }))).toBe(
+      'error [NOT_FOUND]: No server x (field: serverId)',
     );
     const many = describeError(
       new ValidationError({
@@ -33,6 +33,23 @@ describe('exit codes and error lines', () => {
     expect(describeError(new Error('boom'))).not.toContain(' at ');
     expect(describeError(new Error('ECONNREFUSED'), { redisUrl: 'redis://user:secret@host:6379' })).not.toContain(
       'secret',
+    );
+  });
+
+  it('names the Redis and prefix it looked in when a run or approval is not found', () => {
+    for (const field of ['runId', 'approvalId']) {
+      const text = describeError(new AgentqError({ code: 'NOT_FOUND', message: 'gone', field }), {
+        redisUrl: 'redis://user:secret@10.0.0.5:6380',
+        prefix: 'team',
+      });
+      expect(text.split('\n')[0]).toBe(`error [NOT_FOUND]: gone (field: ${field})`);
+      expect(text).toContain('redis://user:***@10.0.0.5:6380');
+      expect(text).toContain('prefix team');
+      expect(text).not.toContain('secret');
+    }
+    // Unset: the defaults the CLI used.
+    expect(describeError(new AgentqError({ code: 'NOT_FOUND', message: 'gone', field: 'runId' }))).toContain(
+      'redis://127.0.0.1:6379',
     );
   });
 });

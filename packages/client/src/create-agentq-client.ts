@@ -34,6 +34,7 @@ import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
 import { enqueueRun, type EnqueueRunOptions, type EnqueuedRun } from './runs/enqueue-run.js';
 import {
   addKbSource,
+  addKbSources,
   createKb,
   getKb,
   getKbIngest,
@@ -192,6 +193,11 @@ export interface AgentqClient {
    * `{ url }`. Re-adding unchanged content is a no-op in the indexer.
    */
   addKbSource(kb: string, source: unknown, options?: AddKbSourceOptions): Promise<AddedKbSource>;
+  /**
+   * Adds several sources all or nothing: every source is checked before any job is enqueued, so
+   * one missing file or malformed URL queues nothing.
+   */
+  addKbSources(kb: string, sources: readonly unknown[], options?: AddKbSourceOptions): Promise<AddedKbSource>;
   /** The state of one ingest job. */
   getKbIngest(jobId: string): Promise<KbIngestInfo>;
   /** Ranks chunks of the named knowledge bases (Redis only; the same reader `kb_search` uses). */
@@ -305,6 +311,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     removeKb: guard((name) => removeKb(context, name)),
     removeKbDocument: guard((input) => removeKbDocument(context, input)),
     addKbSource: guard((kb, source, addOptions) => addKbSource(context, { kb, source, options: addOptions })),
+    addKbSources: guard((kb, sources, addOptions) => addKbSources(context, { kb, sources, options: addOptions })),
     getKbIngest: guard((jobId) => getKbIngest(context, jobId)),
     searchKbs: guard((input) => searchKbs(context, input)),
     close() {

@@ -14,6 +14,7 @@ export type { RunInfo, RunPendingApproval, RunProgress, RunState } from './runs/
 export type { WaitForRunOptions } from './runs/wait-for-run.js';
 export type { RunCallStatus, RunTimeline, RunTimelineCall, RunTimelineStep } from './runs/get-run-timeline.js';
 export { LISTED_RUN_STATES, promptOfRun } from './runs/list-runs.js';
+export { runDurationMs } from './runs/run-duration.js';
 export type { ListRunsInput, RunList, RunSummary } from './runs/list-runs.js';
 export type { CancelledRun } from './runs/cancel-run.js';
 
@@ -23,7 +24,12 @@ export type { Schedule, ScheduleRunInput } from './schedules/schedule-run.js';
 
 export type { ServerInfo } from './servers/manage-servers.js';
 export type { CatalogView } from './catalog/get-catalog.js';
-export { KB_INGEST_JOB_NAME, kbSourceInputSchema } from './kbs/manage-kbs.js';
+export {
+  KB_INGEST_JOB_NAME,
+  kbSourceInputSchema,
+  kbSourcesInputSchema,
+  MAX_KB_SOURCES_PER_CALL,
+} from './kbs/manage-kbs.js';
 export type { AddKbSourceOptions, AddedKbSource, KbInfo, KbIngestInfo, KbSourceInput } from './kbs/manage-kbs.js';
 
 export { decide, getApproval, listPendingApprovals, osUserName, promoteApproval } from './approvals/index.js';

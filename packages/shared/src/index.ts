@@ -8,7 +8,7 @@ export type { ValidationIssue } from './errors/validation-error.js';
 
 export { configVariables } from './config/config-variables.js';
 export type { ConfigVariable } from './config/config-variables.js';
-export { loadConfig, secretValuesOf } from './config/load-config.js';
+export { apiBaseUrlOf, loadConfig, secretValuesOf } from './config/load-config.js';
 export type { Config } from './config/load-config.js';
 export { API_SCOPES, DEFAULT_TOKEN_NAME, apiTokensSchema, parseApiTokens } from './config/parse-api-tokens.js';
 export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
@@ -155,6 +155,8 @@ export { pendingApprovalSchema, recordedToolResultSchema, runCheckpointSchema } 
 export type { PendingApproval, RecordedToolResult, RunCheckpoint } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
+export { SERVER_CATALOG_STATES, serverCatalogStateOf } from './catalog/server-catalog-state.js';
+export type { ServerCatalogState } from './catalog/server-catalog-state.js';
 export { resolveSecretPlaceholders, resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';
 export {
   maskSecretValues,

@@ -100,7 +100,15 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
         return reply
           .status(401)
           .type('text/html')
-          .send(loginPage({ next, error: 'That token is not right.' }));
+          .send(
+            loginPage({
+              next,
+              error:
+                parsed.success && parsed.data.token.trim() !== ''
+                  ? 'Token not recognised. If agentq dev was restarted with --rotate-token, use the token it printed.'
+                  : 'Send a token: paste the API token agentq dev printed (or AGENTQ_API_TOKEN).',
+            }),
+          );
       }
       const previous = request.cookies[SESSION_COOKIE];
       if (previous) await sessions.destroy(previous);

@@ -1,26 +1,13 @@
-import type { CatalogView } from '@agentq/client';
 import { describe, expect, it } from 'vitest';
-import { cacheStateOf, catalogPage } from './catalog-page.js';
+import { catalogPage, type CatalogServerRow } from './catalog-page.js';
 
-const definition = { id: 's1', enabled: true } as CatalogView['definition'];
-const status = (state: 'connected' | 'stale' | 'error' | 'disabled') =>
-  ({ state, lastAttemptAt: 1, toolCount: 0, failures: 0 }) as CatalogView['status'];
-
-function view(overrides: Partial<CatalogView>): CatalogView {
-  return { serverId: 's1', definition, state: 'connected', tools: [], status: status('connected'), ...overrides };
-}
-
-describe('cacheStateOf', () => {
-  it('names fresh, stale, cold, failed and disabled servers', () => {
-    expect(cacheStateOf(view({}))).toBe('fresh');
-    expect(cacheStateOf(view({ state: 'stale', status: status('stale') }))).toBe('stale');
-    expect(cacheStateOf(view({ state: 'never-warmed', status: null }))).toBe('cold');
-    expect(cacheStateOf(view({ state: 'never-warmed', status: status('error') }))).toBe('failed');
-    expect(cacheStateOf(view({ state: 'stale', status: status('error') }))).toBe('failed');
-    expect(cacheStateOf(view({ definition: { ...definition, enabled: false } as CatalogView['definition'] }))).toBe(
-      'disabled',
-    );
-  });
+const row = (overrides: Partial<CatalogServerRow>): CatalogServerRow => ({
+  serverId: 's1',
+  enabled: true,
+  state: 'connected',
+  toolCount: 0,
+  tools: [],
+  ...overrides,
 });
 
 describe('catalogPage', () => {
@@ -28,15 +15,13 @@ describe('catalogPage', () => {
     const html = catalogPage({
       csrf: 'token-1',
       rows: [
-        {
-          serverId: 's1',
+        row({
           name: '<b>x</b>',
-          enabled: true,
-          state: 'failed',
+          state: 'error',
           toolCount: 1,
           error: '<script>alert(1)</script>',
           tools: [{ name: 't<i>', wireName: 'mcp__s1__t', description: '"quoted"' }],
-        },
+        }),
       ],
     });
     expect(html).not.toContain('<script>alert');
@@ -45,5 +30,24 @@ describe('catalogPage', () => {
     expect(html).toContain('action="/admin/catalog/s1/refresh"');
     expect(html).toContain('name="_csrf" value="token-1"');
     expect(html).toContain('<code class="wire-name">mcp__s1__t</code>');
+  });
+
+  it('summarises each server in one row and folds its tool table', () => {
+    const tools = Array.from({ length: 3 }, (_, index) => ({ name: `t${index}`, wireName: `mcp__s__t${index}` }));
+    const html = catalogPage({
+      csrf: 'c',
+      rows: [
+        row({ serverId: 'a', toolCount: 3, tools }),
+        row({ serverId: 'b', state: 'stale', toolCount: 3, tools, error: 'boom\nsecond line' }),
+      ],
+    });
+    expect(html.match(/<tr class="server" data-server-id="[ab]">/g)).toHaveLength(2);
+    // Folded: no details element is open, and every tool table sits inside one.
+    expect(html.match(/<details class="step server-details"[^>]*>/g)).toHaveLength(2);
+    expect(html).not.toMatch(/<details[^>]* open/);
+    const summary = html.slice(html.indexOf('<table id="servers">'), html.indexOf('</table>'));
+    expect(summary).not.toContain('wire-name');
+    expect(summary).toContain('boom');
+    expect(summary).not.toContain('second line');
   });
 });

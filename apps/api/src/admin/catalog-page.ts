@@ -1,18 +1,22 @@
-import type { AgentqClient, CatalogView } from '@agentq/client';
+import type { AgentqClient } from '@agentq/client';
 import { assignMcpWireNames, assignServerSegments } from '@agentq/registry';
-import { definitionHash, keyNames, maskServerError, safeParseJson } from '@agentq/shared';
+import {
+  definitionHash,
+  keyNames,
+  maskServerError,
+  safeParseJson,
+  type ServerCatalogState,
+} from '@agentq/shared';
 import { z } from 'zod';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
-
-/** How the catalog page names a server's cache state. */
-export type ServerCacheState = 'fresh' | 'stale' | 'cold' | 'failed' | 'disabled';
 
 /** One server as the catalog page shows it. */
 export interface CatalogServerRow {
   serverId: string;
   name?: string;
   enabled: boolean;
-  state: ServerCacheState;
+  /** The one catalog state word (see `SERVER_CATALOG_STATES`). */
+  state: ServerCatalogState;
   ageMs?: number;
   toolCount: number;
   /** The last error, masked again with this process's secret values. */
@@ -28,14 +32,6 @@ export interface CatalogServerRow {
 }
 
 const capabilitySchema = z.looseObject({ definitionHash: z.string(), listChanged: z.boolean() });
-
-/** The state word of a catalog view. */
-export function cacheStateOf(view: CatalogView): ServerCacheState {
-  if (view.definition && !view.definition.enabled) return 'disabled';
-  if (view.state === 'never-warmed') return view.status?.state === 'error' ? 'failed' : 'cold';
-  if (view.status?.state === 'error') return 'failed';
-  return view.state === 'connected' ? 'fresh' : view.state === 'disabled' ? 'disabled' : 'stale';
-}
 
 /**
  * Reads what the catalog page shows, from the cache only (no server is contacted): each server's
@@ -73,7 +69,7 @@ export async function readCatalogRows(options: {
         serverId: definition.id,
         name: definition.name,
         enabled: definition.enabled,
-        state: cacheStateOf(view),
+        state: view.state,
         ageMs: view.ageMs,
         toolCount: view.tools.length,
         tools: view.tools.map((tool) => ({
@@ -98,45 +94,66 @@ function yesNo(value: boolean | undefined): string {
   return value === undefined ? 'unknown' : value ? 'yes' : 'no';
 }
 
-/** The catalog page: every server's cache state and its tools, with a refresh button each. */
-export function catalogPage(options: { rows: CatalogServerRow[]; csrf: string; notice?: string; error?: string }) {
-  const { rows, csrf } = options;
-  const sections = rows
-    .map((row) => {
-      const id = escapeHtml(row.serverId);
-      const tools =
-        row.tools.length === 0
-          ? '<p class="muted">No tools cached.</p>'
-          : `<details class="tools"${row.tools.length <= 40 ? ' open' : ''}><summary>${row.tools.length} tools</summary>
-<table><thead><tr><th>Tool</th><th>Wire name</th><th>Description</th></tr></thead><tbody>${row.tools
-              .map(
-                (tool) =>
-                  `<tr><td><code>${escapeHtml(tool.name)}</code></td><td><code class="wire-name">${escapeHtml(
-                    tool.wireName,
-                  )}</code></td><td>${escapeHtml(tool.description ?? '')}</td></tr>`,
-              )
-              .join('')}</tbody></table></details>`;
-      return `<section class="step server" data-server-id="${id}">
-  <h3><code>${id}</code>${row.name ? ` <span class="muted">${escapeHtml(row.name)}</span>` : ''}
-    <span class="server-state server-state-${row.state}">${row.state}</span></h3>
+/** First line of an error, short enough for a table cell. */
+function shortError(error: string): string {
+  const line = error.split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function summaryRow(row: CatalogServerRow, csrf: string): string {
+  const id = escapeHtml(row.serverId);
+  return `<tr class="server" data-server-id="${id}">
+  <td><a href="#server-${id}"><code>${id}</code></a>${row.name ? ` <span class="muted">${escapeHtml(row.name)}</span>` : ''}</td>
+  <td><span class="server-state server-state-${row.state}">${row.state}</span></td>
+  <td class="tool-count">${row.toolCount}</td>
+  <td class="age" data-age-ms="${row.ageMs ?? ''}">${row.ageMs === undefined ? '—' : escapeHtml(formatDuration(row.ageMs))}</td>
+  <td>${escapeHtml(formatTime(row.nextRefreshAt))}</td>
+  <td class="short-error">${row.error ? escapeHtml(shortError(row.error)) : '—'}</td>
+  <td><form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/refresh">
+    <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
+    <button type="submit" class="refresh"${row.enabled ? '' : ' disabled'}>Refresh now</button>
+  </form></td>
+</tr>`;
+}
+
+function serverDetails(row: CatalogServerRow): string {
+  const id = escapeHtml(row.serverId);
+  const tools =
+    row.tools.length === 0
+      ? '<p class="muted">No tools cached.</p>'
+      : `<table class="tools"><thead><tr><th>Tool</th><th>Wire name</th><th>Description</th></tr></thead><tbody>${row.tools
+          .map(
+            (tool) =>
+              `<tr><td><code>${escapeHtml(tool.name)}</code></td><td><code class="wire-name">${escapeHtml(
+                tool.wireName,
+              )}</code></td><td>${escapeHtml(tool.description ?? '')}</td></tr>`,
+          )
+          .join('')}</tbody></table>`;
+  return `<details class="step server-details" id="server-${id}" data-server-id="${id}">
+  <summary><code>${id}</code> · <span class="server-state server-state-${row.state}">${row.state}</span> · ${row.toolCount} tools</summary>
   <table class="header">
-    <tr><th>Age</th><td class="age" data-age-ms="${row.ageMs ?? ''}">${
-      row.ageMs === undefined ? '—' : escapeHtml(formatDuration(row.ageMs))
-    }</td></tr>
-    <tr><th>Tools</th><td class="tool-count">${row.toolCount}</td></tr>
     <tr><th>Last error</th><td>${row.error ? `<pre class="last-error">${escapeHtml(row.error)}</pre>` : '—'}</td></tr>
-    <tr><th>Next refresh</th><td>${escapeHtml(formatTime(row.nextRefreshAt))}</td></tr>
     <tr><th>Watched by</th><td class="watched-by">${row.watchedBy ? `<code>${escapeHtml(row.watchedBy)}</code>` : '—'}</td></tr>
     <tr><th>list_changed</th><td class="list-changed">${yesNo(row.listChanged)}</td></tr>
   </table>
-  <form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/refresh">
-    <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
-    <button type="submit" class="refresh"${row.enabled ? '' : ' disabled'}>Refresh now</button>
-  </form>
   ${tools}
-</section>`;
-    })
-    .join('\n');
+</details>`;
+}
+
+/**
+ * The catalog page: one summary row per server (state, tools, age, next refresh, last error and a
+ * refresh button), then each server's details and tool table, folded.
+ */
+export function catalogPage(options: { rows: CatalogServerRow[]; csrf: string; notice?: string; error?: string }) {
+  const { rows, csrf } = options;
+  const body =
+    rows.length === 0
+      ? '<p id="empty">No MCP servers are defined.</p>'
+      : `<table id="servers"><thead><tr><th>Server</th><th>State</th><th>Tools</th><th>Age</th><th>Next refresh</th><th>Last error</th><th></th></tr></thead>
+<tbody>${rows.map((row) => summaryRow(row, csrf)).join('\n')}</tbody></table>
+<p class="muted">States: <code>connected</code> fresh list · <code>stale</code> last good list after a failed refresh ·
+<code>error</code> no usable list · <code>never-warmed</code> not listed yet · <code>disabled</code> not used by runs.</p>
+${rows.map(serverDetails).join('\n')}`;
   return page({
     title: 'Catalog',
     csrf,
@@ -144,6 +161,6 @@ export function catalogPage(options: { rows: CatalogServerRow[]; csrf: string; n
     body: `<h1>Tool catalog</h1>
 ${options.notice ? `<div class="notice" role="status">${escapeHtml(options.notice)}</div>` : ''}
 ${options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : ''}
-${rows.length === 0 ? '<p id="empty">No MCP servers are defined.</p>' : sections}`,
+${body}`,
   });
 }

@@ -65,8 +65,8 @@ const styles = `
   .filters a, .pages a { margin-right: 8px; }
   .filters a.current { font-weight: 700; }
   .server-state { font-weight: 600; }
-  .server-state-fresh { color: #1f7a3a; } .server-state-stale { color: #a66b00; }
-  .server-state-failed { color: #a32020; } .server-state-cold { color: #4b5560; }
+  .server-state-connected { color: #1f7a3a; } .server-state-stale { color: #a66b00; }
+  .server-state-error { color: #a32020; } .server-state-never-warmed, .server-state-disabled { color: #4b5560; }
 `;
 
 /** The page shell of the admin pages. */

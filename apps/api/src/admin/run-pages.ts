@@ -1,4 +1,11 @@
-import { LISTED_RUN_STATES, promptOfRun, type RunList, type RunTimeline, type RunTimelineCall } from '@agentq/client';
+import {
+  LISTED_RUN_STATES,
+  promptOfRun,
+  runDurationMs,
+  type RunList,
+  type RunTimeline,
+  type RunTimelineCall,
+} from '@agentq/client';
 import { QUEUE_NAMES } from '@agentq/shared';
 import { BULL_BOARD_PATH } from './register-bull-board.js';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
@@ -174,6 +181,10 @@ export function runsListPage(options: { list: RunList; state?: string; csrf: str
   <td>${escapeHtml(run.prompt ?? '—')}</td>
   <td>${escapeHtml(formatTime(run.createdAt))}</td>
   <td>${escapeHtml(formatTime(run.finishedAt))}</td>
+  <td class="run-duration" data-duration-ms="${runDurationMs(run)}">${escapeHtml(formatDuration(runDurationMs(run)))}${
+    run.finishedAt === undefined ? ' so far' : ''
+  }</td>
+  <td class="run-tokens">${run.totalTokens === undefined ? '—' : run.totalTokens}</td>
 </tr>`,
     )
     .join('\n');
@@ -195,7 +206,7 @@ export function runsListPage(options: { list: RunList; state?: string; csrf: str
 ${
   list.runs.length === 0
     ? '<p id="empty">No runs here.</p>'
-    : `<table id="runs"><thead><tr><th>Run</th><th>State</th><th>Model</th><th>Prompt</th><th>Created</th><th>Finished</th></tr></thead><tbody>${rows}</tbody></table>`
+    : `<table id="runs"><thead><tr><th>Run</th><th>State</th><th>Model</th><th>Prompt</th><th>Created</th><th>Finished</th><th>Duration</th><th>Tokens</th></tr></thead><tbody>${rows}</tbody></table>`
 }
 <p class="pages">${list.total === 0 ? '' : `${list.offset + 1}–${last} of ${list.total}`} ${previous} ${next}</p>`,
   });

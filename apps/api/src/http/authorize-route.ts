@@ -4,7 +4,7 @@ import { forbiddenPage } from '../admin/admin-routes.js';
 import type { ApiTokenSet } from '../auth/api-token-set.js';
 import { setPrincipal } from '../auth/principal.js';
 import { accessOf } from '../auth/route-access.js';
-import { bearerToken } from '../auth/token-check.js';
+import { bearerToken, unauthorizedError } from '../auth/token-check.js';
 
 /** Options of {@link createRouteAuthorizer}. */
 export interface RouteAuthorizerOptions {
@@ -12,8 +12,6 @@ export interface RouteAuthorizerOptions {
   /** Sessions and bearer tokens of the admin surface. */
   adminAuth: AdminAuthenticator;
 }
-
-const BEARER_HINT = 'Send Authorization: Bearer <AGENTQ_API_TOKEN>';
 
 /**
  * The `onRequest` hook that decides every request by the access its matched route declares
@@ -45,7 +43,9 @@ export function createRouteAuthorizer(options: RouteAuthorizerOptions) {
         return undefined;
       case 'token': {
         const principal = tokens.authenticate(bearerToken(request.headers.authorization));
-        if (!principal) return refuse(reply, 401, 'UNAUTHORIZED', BEARER_HINT);
+        if (!principal) {
+          return refuse(reply, 401, 'UNAUTHORIZED', unauthorizedError({ authorization: request.headers.authorization }).message);
+        }
         setPrincipal(request, principal);
         if (access.scope !== 'any' && !hasScope(principal, access.scope)) {
           return refuse(
@@ -70,7 +70,13 @@ export function createRouteAuthorizer(options: RouteAuthorizerOptions) {
         if (!found) {
           return access.page && request.method === 'GET'
             ? toLogin(request, reply)
-            : refuse(reply, 401, 'UNAUTHORIZED', 'Log in at /admin/login');
+            : refuse(
+                reply,
+                401,
+                'UNAUTHORIZED',
+                unauthorizedError({ authorization: request.headers.authorization, hint: 'or log in at /admin/login' })
+                  .message,
+              );
         }
         if (!hasScope(found.principal, 'admin')) {
           return refuse(

@@ -12,6 +12,7 @@ import {
   refreshJobSchema,
   runResultSchema,
   safeParseJson,
+  serverCatalogStateOf,
   ServerStore,
   type Logger,
   type RedisConnection,
@@ -118,7 +119,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
   });
   const catalogState = new Gauge({
     name: 'agentq_catalog_state',
-    help: 'Catalog state per server (1 for the current state)',
+    help: 'Catalog state per server (1 for the current state: connected, stale, error, never-warmed or disabled)',
     labelNames: ['server', 'state'],
     registers: [registry],
   });
@@ -256,11 +257,16 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
       const statusText = replies[index * 2 + 1]?.[1] as string | null | undefined;
       const entry = entryText ? safeParseJson(entryText, catalogEntrySchema, 'catalog entry') : null;
       const status = statusText ? safeParseJson(statusText, catalogStatusSchema, 'catalog status') : null;
-      if (entry?.success && entry.data.definitionHash === definitionHash(server)) {
-        catalogAge.set({ server: server.id }, seconds(Date.now() - entry.data.refreshedAt));
-        catalogTools.set({ server: server.id }, entry.data.tools.length);
+      const current = entry?.success && entry.data.definitionHash === definitionHash(server) ? entry.data : null;
+      if (current) {
+        catalogAge.set({ server: server.id }, seconds(Date.now() - current.refreshedAt));
+        catalogTools.set({ server: server.id }, current.tools.length);
       }
-      const state = status?.success ? status.data.state : server.enabled ? 'never-warmed' : 'disabled';
+      const state = serverCatalogStateOf({
+        definition: server,
+        entry: current,
+        status: status?.success ? status.data : null,
+      });
       catalogState.set({ server: server.id, state }, 1);
     });
   }

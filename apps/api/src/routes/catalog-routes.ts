@@ -4,6 +4,7 @@ import {
   catalogReadBySchema,
   catalogStatusSchema,
   catalogToolSchema,
+  SERVER_CATALOG_STATES,
   serverIdSchema,
 } from '@agentq/shared';
 import { z } from 'zod';
@@ -13,7 +14,7 @@ import { commonErrors, notFoundError } from './common-schemas.js';
 const catalogViewSchema = z
   .looseObject({
     serverId: z.string(),
-    state: z.enum(['connected', 'stale', 'error', 'disabled', 'never-warmed']),
+    state: z.enum(SERVER_CATALOG_STATES),
     tools: z.array(catalogToolSchema),
     version: z.string().optional(),
     refreshedAt: z.number().optional(),

@@ -1,4 +1,4 @@
-import { kbSourceInputSchema, type AgentqClient } from '@agentq/client';
+import { kbSourceInputSchema, kbSourcesInputSchema, type AgentqClient } from '@agentq/client';
 import { AgentqError, kbDefinitionSchema, kbDocumentSchema, kbIngestResultSchema, kbNameSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
@@ -114,16 +114,17 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
       path: '/v1/kbs/{kb}/sources',
       operationId: 'addKbSource',
       summary:
-        'Queue a URL, or a file or folder under AGENTQ_KB_FILE_ROOT, for ingestion (re-adding unchanged content is a no-op)',
+        'Queue a URL, or a file or folder under AGENTQ_KB_FILE_ROOT, for ingestion (re-adding unchanged content is a no-op); `{ sources: [...] }` adds several, all or nothing',
       tag: 'kbs',
       params: kbParams,
-      body: kbSourceInputSchema,
+      body: z.union([kbSourceInputSchema, kbSourcesInputSchema]),
       responses: {
         202: {
           description: 'Queued, one ingest job per file or URL',
           schema: z.strictObject({
             kb: z.string(),
             jobs: z.array(z.strictObject({ jobId: z.string(), source: z.string() })),
+            sources: z.array(z.strictObject({ source: z.string(), queued: z.number().int() })),
           }),
         },
         400: validationError,
@@ -137,7 +138,11 @@ export function kbsRoutes(client: AgentqClient): ApiRoute[] {
       },
       async handler({ params, body }) {
         // Always the `api` origin: a caller of the API is never the operator, whatever its token.
-        return { status: 202, body: await client.addKbSource(params.kb, body, { origin: 'api' }) };
+        const added =
+          'sources' in body
+            ? await client.addKbSources(params.kb, body.sources, { origin: 'api' })
+            : await client.addKbSource(params.kb, body, { origin: 'api' });
+        return { status: 202, body: added };
       },
     }),
     defineRoute({

@@ -1,5 +1,11 @@
 import type { AgentqClient } from '@agentq/client';
-import { AgentqError, catalogStatusSchema, serverDefinitionSchema, serverIdSchema } from '@agentq/shared';
+import {
+  AgentqError,
+  catalogStatusSchema,
+  SERVER_CATALOG_STATES,
+  serverDefinitionSchema,
+  serverIdSchema,
+} from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, conflictError, errorBodySchema, notFoundError, validationError } from './common-schemas.js';
@@ -7,7 +13,11 @@ import { commonErrors, conflictError, errorBodySchema, notFoundError, validation
 const serverParams = z.strictObject({ serverId: serverIdSchema });
 
 const serverInfoSchema = z
-  .strictObject({ definition: serverDefinitionSchema, status: catalogStatusSchema.nullable() })
+  .strictObject({
+    definition: serverDefinitionSchema,
+    state: z.enum(SERVER_CATALOG_STATES),
+    status: catalogStatusSchema.nullable(),
+  })
   .meta({ id: 'ServerInfo' });
 
 /** `/v1/servers`: MCP server definitions and their lifecycle. */

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { startApi, type RunningApi } from '@agentq/api';
@@ -21,12 +20,16 @@ import {
 } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
+import { loadDevToken, type DevToken } from '../dev/dev-token.js';
 import { findRedis, type DevRedis } from '../dev/find-redis.js';
+import { inspectRedis, type RedisInspection } from '../dev/inspect-redis.js';
 import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { waitForShutdown } from '../dev/wait-for-shutdown.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { cliInvocation } from '../output/cli-invocation.js';
+import { maskRedisUrl } from '../output/mask-redis-url.js';
+import { shellEnvPrefix } from '../output/shell-env-prefix.js';
 
 /** Options of `agentq dev`. */
 export interface DevCommandOptions {
@@ -46,6 +49,14 @@ export interface DevCommandOptions {
   sampleKb?: boolean;
   /** Folder the filesystem MCP server may touch; created at start. @default ./sandbox */
   sandbox: string;
+  /** `--redis <url>`: the Redis to use (wins over `REDIS_URL`). */
+  redis?: string;
+  /** `--private-redis`: start a throwaway `redis-server` even when one answers on 6379. @default false */
+  privateRedis?: boolean;
+  /** `--rotate-token`: replace the kept dev token with a new one. @default false */
+  rotateToken?: boolean;
+  /** Folder of the kept dev token. @default ./.agentq */
+  stateDir?: string;
   /** Resolves to stop (tests); SIGINT/SIGTERM otherwise. */
   until?: Promise<unknown>;
 }
@@ -66,12 +77,20 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
       message: `unknown demo "${options.demo}" (use --demo or --demo kb)`,
     });
   }
-  const redis = await findRedis(io.env);
-  const generatedToken = !io.env.AGENTQ_API_TOKEN;
+  const redis = await findRedis({ env: io.env, url: options.redis, private: options.privateRedis });
+  let devToken: DevToken | undefined;
+  try {
+    devToken = io.env.AGENTQ_API_TOKEN
+      ? undefined
+      : await loadDevToken({ dir: resolve(options.stateDir ?? '.agentq'), rotate: options.rotateToken });
+  } catch (error) {
+    await redis.stop();
+    throw error;
+  }
   const env: Record<string, string | undefined> = {
     ...io.env,
     REDIS_URL: redis.url,
-    AGENTQ_API_TOKEN: io.env.AGENTQ_API_TOKEN || randomBytes(24).toString('base64url'),
+    AGENTQ_API_TOKEN: io.env.AGENTQ_API_TOKEN || devToken?.token,
     AGENTQ_MODEL: pickDefaultModel(io.env),
     AGENTQ_ALLOW_PRIVATE_FETCH: io.env.AGENTQ_ALLOW_PRIVATE_FETCH || 'true',
     AGENTQ_API_PORT: options.port ?? io.env.AGENTQ_API_PORT,
@@ -103,6 +122,15 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     // AGENTQ_SANDBOX is still honoured as the folder to use.
     env.AGENTQ_SECRET_SANDBOX = io.env.AGENTQ_SECRET_SANDBOX || io.env.AGENTQ_SANDBOX || sandbox;
     const config = loadConfig(env);
+    // Before anything is written: say which Redis this is, and warn when it holds someone else's keys.
+    const inspection: RedisInspection = await inspectRedis({ url: redis.url, keyPrefix: config.keyPrefix }).catch(
+      () => ({ complete: false }),
+    );
+    if ((inspection.otherKeys ?? 0) > 0) {
+      io.err(
+        `warning: the Redis at ${maskRedisUrl(redis.url)} holds ${inspection.complete ? '' : 'at least '}${inspection.otherKeys} keys that are not agentq's (prefix ${config.keyPrefix}); agentq dev adds its servers, queues and sample knowledge base beside them. Use --private-redis for a throwaway Redis, or --redis <url> for another one.`,
+      );
+    }
     const logger = createLogger({ level: config.logLevel, name: 'agentq-dev', secretValues: secretValuesOf(config) });
     const telemetry = await startTelemetry({ serviceName: 'agentq-dev', logger, env });
     started.push({ name: 'telemetry', close: () => telemetry.shutdown() });
@@ -139,7 +167,7 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     const api: RunningApi = await startApi({ config, logger, client });
     started.push({ name: 'api', close: () => api.close(), role: true });
 
-    io.out(banner({ api, config, redis, imported, generatedToken, env: io.env }));
+    io.out(banner({ api, config, redis, inspection, imported, devToken, env: io.env }));
     if (options.demo === 'kb') {
       // kb_search reads Redis only: let the indexer finish the first ingest of the docs first.
       await waitForKbVersion(client, SAMPLE_KB, 60_000);
@@ -211,21 +239,44 @@ async function importServers(options: { io: CliIo; client: AgentqClient; config:
   return definitions.map((definition) => definition.id);
 }
 
+function describeRedisChoice(redis: DevRedis, inspection: RedisInspection): string {
+  const source = {
+    '--redis': 'from --redis',
+    REDIS_URL: 'from REDIS_URL',
+    local: 'found on 127.0.0.1:6379',
+    private: 'private redis-server, no persistence, stopped on exit',
+  }[redis.source];
+  const version = inspection.version ? `Redis ${inspection.version}` : 'version unknown';
+  const others =
+    inspection.otherKeys === undefined
+      ? 'other keys not counted'
+      : inspection.otherKeys === 0
+        ? 'no other keys'
+        : `${inspection.complete ? '' : 'at least '}${inspection.otherKeys} other keys`;
+  return `${maskRedisUrl(redis.url)} (${source}; ${version}; ${others})`;
+}
+
+function describeToken(config: Config, devToken: DevToken | undefined): string {
+  if (!devToken) return `${config.apiToken}  (from AGENTQ_API_TOKEN)`;
+  const where = relative(process.cwd(), devToken.path) || devToken.path;
+  const how = { kept: 'kept in', generated: 'new, saved in', rotated: 'rotated, saved in' }[devToken.source];
+  return `${devToken.token}  (${how} ${where}; --rotate-token for a new one)`;
+}
+
 function banner(options: {
   api: RunningApi;
   config: Config;
   redis: DevRedis;
+  inspection: RedisInspection;
   imported: string[];
-  generatedToken: boolean;
+  devToken: DevToken | undefined;
   env: Record<string, string | undefined>;
 }): string {
   const { api, config, redis } = options;
-  const shellEnv: string[] = [];
-  if (redis.url !== 'redis://127.0.0.1:6379') shellEnv.push(`REDIS_URL=${redis.url}`);
-  if (config.prefix !== 'agentq') shellEnv.push(`AGENTQ_PREFIX=${config.prefix}`);
-  const agentq = cliInvocation(options.env);
-  const next = `${shellEnv.length > 0 ? `${shellEnv.join(' ')} ` : ''}${agentq} run --demo --wait`;
-  const redisNote = redis.source === 'private' ? 'private redis-server, stopped on exit' : redis.source;
+  const agentq = `${shellEnvPrefix({ redisUrl: redis.url, prefix: config.prefix })}${cliInvocation(options.env)}`;
+  // Runs started from another terminal link to this API's pages only if they know where it is.
+  const apiUrl = api.url === 'http://127.0.0.1:3000' ? '' : `AGENTQ_API_URL=${api.url} `;
+  const next = `${apiUrl}${agentq} run --demo --wait`;
   return [
     '',
     'agentq dev is running: catalog warmer, agent worker, indexer and API in this process.',
@@ -234,11 +285,15 @@ function banner(options: {
     `  Bull Board   ${api.url}/admin/queues`,
     `  REST API     ${api.url}/v1  (OpenAPI: ${api.url}/v1/openapi.json)`,
     `  Metrics      ${api.url}/metrics`,
-    `  API token    ${config.apiToken}${options.generatedToken ? '  (generated; set AGENTQ_API_TOKEN to choose one)' : ''}`,
-    `  Redis        ${redis.url} (${redisNote}), prefix ${config.prefix}`,
+    `  API token    ${describeToken(config, options.devToken)}`,
+    `  Redis        ${describeRedisChoice(redis, options.inspection)}, prefix ${config.prefix}`,
     `  Model        ${config.defaultModel}`,
     `  Knowledge    ${SAMPLE_KB} (the docs folder; try \`npm run agentq -- kb search ${SAMPLE_KB} approval\`)`,
     `  MCP servers  ${options.imported.length > 0 ? `${options.imported.join(', ')} (from ${config.serversFile})` : 'none imported'}`,
+    '',
+    'For curl in another terminal:',
+    '',
+    `  export TOKEN=${config.apiToken}`,
     '',
     'Next: log in to the inbox with the token, then in another terminal start the demo run:',
     '',

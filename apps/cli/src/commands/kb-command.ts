@@ -82,8 +82,10 @@ export interface AddKbSourceCommandOptions {
 }
 
 /**
- * `agentq kb add <kb> <path|url>...`: enqueues one ingest per file (folders are expanded here) or
- * URL. With `--wait`, follows the jobs and fails (exit 1) when one of them failed.
+ * `agentq kb add <kb> <path|url>...`: checks every source first, then enqueues one ingest per file
+ * (folders are expanded here) or URL, all or nothing: one missing file queues none of them.
+ * Prints what each source became. With `--wait`, follows the jobs and fails (exit 1) when one of
+ * them failed.
  */
 export async function addKbSourceCommand(
   io: CliIo,
@@ -96,15 +98,17 @@ export async function addKbSourceCommand(
     throw new AgentqError({ code: 'USAGE', field: 'timeout', message: '--timeout must be a positive number of ms' });
   }
   return await withClient(io, async (client) => {
-    const jobs: Array<{ jobId: string; source: string }> = [];
-    for (const target of targets) {
-      const source = /^https?:\/\//i.test(target) ? { url: target } : { path: target };
-      const added = await client.addKbSource(kb, source, { origin: 'local' });
-      jobs.push(...added.jobs);
+    const sources = targets.map((target) => (/^https?:\/\//i.test(target) ? { url: target } : { path: target }));
+    const added = await client.addKbSources(kb, sources, { origin: 'local' });
+    const { jobs } = added;
+    if (!options.json) {
+      for (const source of added.sources) {
+        io.out(`  ${source.source}: queued ${source.queued} ${source.queued === 1 ? 'document' : 'documents'}`);
+      }
     }
     if (!options.wait) {
-      if (options.json) io.out(JSON.stringify({ kb, jobs }, null, 2));
-      else io.out(`Queued ${jobs.length} source${jobs.length === 1 ? '' : 's'} for ${kb} (an indexer ingests them).`);
+      if (options.json) io.out(JSON.stringify(added, null, 2));
+      else io.out(`Queued ${jobs.length} document${jobs.length === 1 ? '' : 's'} for ${kb} (an indexer ingests them).`);
       return EXIT_CODES.ok;
     }
     const finished = await waitForIngests(client, jobs, timeoutMs);

@@ -1,6 +1,7 @@
 import { AgentqError, runSpecSchema } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
-import { runSpecFromOptions } from './run-command.js';
+import type { RunInfo } from '@agentq/client';
+import { describeRun, runPageUrl, runSpecFromOptions } from './run-command.js';
 
 const base = { timeout: 1000 };
 
@@ -33,5 +34,57 @@ describe('runSpecFromOptions', () => {
   it('needs a prompt unless --demo', () => {
     expect(() => runSpecFromOptions(undefined, base, {})).toThrow(AgentqError);
     expect(runSpecFromOptions(undefined, { ...base, demo: true }, {}).assistant.mcpServers).toEqual(['everything']);
+  });
+});
+
+describe('describeRun (agentq status)', () => {
+  const step = (index: number) => ({
+    step: index,
+    text: '',
+    finishReason: 'tool-calls',
+    toolCalls: [],
+    usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
+  });
+  const completed: RunInfo = {
+    runId: 'r1',
+    state: 'completed',
+    spec: undefined,
+    // What a worker leaves behind: progress after each step but the last.
+    progress: { step: 4, lastTool: 'echo', status: 'running' },
+    attemptsMade: 1,
+    createdAt: 1_000,
+    startedAt: 30_000,
+    finishedAt: 31_000,
+    pendingApprovals: [],
+    result: {
+      runId: 'r1',
+      text: 'done',
+      finishReason: 'stop',
+      steps: [0, 1, 2, 3, 4].map(step),
+      toolCalls: [],
+      usage: { inputTokens: 50, outputTokens: 10, totalTokens: 60 },
+      warnings: [],
+    } as unknown as RunInfo['result'],
+  };
+
+  it('counts a finished run from its result, with tokens, duration and page', () => {
+    const lines = describeRun(completed, 'http://api.test/admin/runs/r1');
+    expect(lines[1]).toMatch(/^ {2}5 steps · 0 tool calls · 60 tokens · took 30s$/);
+    expect(lines).not.toContainEqual(expect.stringMatching(/step 4/));
+    expect(lines).toContain('  page: http://api.test/admin/runs/r1');
+  });
+
+  it('says how many steps a running run has finished', () => {
+    const running: RunInfo = { ...completed, state: 'active', result: undefined, finishedAt: undefined };
+    expect(describeRun(running, 'p')[1]).toMatch(/^ {2}4 steps done · last tool echo · .* so far$/);
+  });
+
+  it('links the run page at AGENTQ_API_URL, else at the listen address', () => {
+    expect(runPageUrl({ apiUrl: 'https://ops.example/agentq', apiHost: '0.0.0.0', apiPort: 1 }, 'a b')).toBe(
+      'https://ops.example/agentq/admin/runs/a%20b',
+    );
+    expect(runPageUrl({ apiUrl: undefined, apiHost: '0.0.0.0', apiPort: 3000 }, 'r')).toBe(
+      'http://127.0.0.1:3000/admin/runs/r',
+    );
   });
 });

@@ -1,11 +1,13 @@
-import type { AgentqClient } from '@agentq/client';
-import { AgentqError, type RunResult, type RunSpecInput } from '@agentq/shared';
+import { runDurationMs, type AgentqClient, type RunInfo } from '@agentq/client';
+import { AgentqError, apiBaseUrlOf, type Config, type RunResult, type RunSpecInput } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { cliInvocation } from '../output/cli-invocation.js';
+import { formatAge } from '../output/format-table.js';
 import { createProgressPrinter } from '../output/progress-printer.js';
+import { shellEnvPrefix } from '../output/shell-env-prefix.js';
 import { withClient } from '../with-client.js';
 
 /** Options of `agentq run`. */
@@ -51,22 +53,33 @@ export function runSpecFromOptions(
   };
 }
 
+/** The run's page in the admin UI, at the API the configuration names (`AGENTQ_API_URL`). */
+export function runPageUrl(config: Pick<Config, 'apiUrl' | 'apiHost' | 'apiPort'>, runId: string): string {
+  return `${apiBaseUrlOf(config)}/admin/runs/${encodeURIComponent(runId)}`;
+}
+
 /** `agentq run`: enqueue a run and, with `--wait`, follow it to its result. */
 export async function runCommand(io: CliIo, prompt: string | undefined, options: RunCommandOptions): Promise<number> {
   const spec = runSpecFromOptions(prompt, options, io.env);
-  return await withClient(io, async (client) => {
+  return await withClient(io, async (client, config) => {
     const { runId, created } = await client.enqueueRun(spec, { runId: options.runId });
-    if (!options.json)
+    const page = runPageUrl(config, runId);
+    // Suggested commands carry the Redis and prefix this run went to.
+    const agentq = `${shellEnvPrefix(config)}${cliInvocation(io.env)}`;
+    if (!options.json) {
       io.out(`${created ? 'Enqueued' : 'Already enqueued'} run ${runId} (model ${spec.assistant.model})`);
+      io.out(`Page: ${page}`);
+    }
     if (!options.wait) {
-      if (options.json) io.out(JSON.stringify({ runId, created }));
-      else io.out(`Follow it with: ${cliInvocation(io.env)} status ${runId}`);
+      if (options.json) io.out(JSON.stringify({ runId, created, page }));
+      else io.out(`Follow it with: ${agentq} status ${runId}`);
       return EXIT_CODES.ok;
     }
     const result = await followRun({
       io,
       client,
       runId,
+      agentq,
       timeoutMs: options.timeout,
       json: options.json ?? false,
     });
@@ -87,10 +100,12 @@ async function followRun(options: {
   io: CliIo;
   client: AgentqClient;
   runId: string;
+  /** How to run `agentq` against this run's Redis, for the approve and deny hints. */
+  agentq: string;
   timeoutMs: number;
   json: boolean;
 }): Promise<RunResult> {
-  const printer = createProgressPrinter({ out: (line) => options.io.out(line), agentq: cliInvocation(options.io.env) });
+  const printer = createProgressPrinter({ out: (line) => options.io.out(line), agentq: options.agentq });
   // Updates render one after another, each from a fresh timeline read.
   let rendering: Promise<void> = Promise.resolve();
   const render = () => {
@@ -118,19 +133,45 @@ async function followRun(options: {
 
 /** `agentq status <runId>`: one look at a run. */
 export async function statusCommand(io: CliIo, runId: string, options: { json?: boolean }): Promise<number> {
-  return await withClient(io, async (client) => {
+  return await withClient(io, async (client, config) => {
     const run = await client.getRun(runId);
     if (options.json) {
       io.out(JSON.stringify(run, null, 2));
       return EXIT_CODES.ok;
     }
-    io.out(`run ${run.runId}: ${run.state}`);
-    if (run.progress.step !== undefined)
-      io.out(`  step ${run.progress.step}${run.progress.lastTool ? ` · last tool ${run.progress.lastTool}` : ''}`);
-    for (const approval of run.pendingApprovals)
-      io.out(`  waiting for approval ${approval.approvalId} (${approval.toolName})`);
-    if (run.result) io.out(`\n${run.result.text}`);
-    if (run.error) io.out(`  error: ${run.error.message}`);
+    for (const line of describeRun(run, runPageUrl(config, run.runId))) io.out(line);
     return run.state === 'failed' ? EXIT_CODES.failed : EXIT_CODES.ok;
   });
+}
+
+/**
+ * The lines of `agentq status`. A worker reports progress after each step but the last (the job's
+ * completion says that one), and `progress.step` counts the steps finished: a finished run is
+ * described from its result, a running one as "N steps done".
+ */
+export function describeRun(run: RunInfo, page: string): string[] {
+  const lines = [`run ${run.runId}: ${run.state}`];
+  const took = formatAge(runDurationMs(run));
+  if (run.result) {
+    const { steps, toolCalls, usage } = run.result;
+    lines.push(
+      `  ${plural(steps.length, 'step')} · ${plural(toolCalls.length, 'tool call')} · ${usage.totalTokens} tokens · took ${took}`,
+    );
+  } else if (run.state !== 'failed') {
+    const done = run.progress.step ?? 0;
+    const lastTool = run.progress.lastTool ? ` · last tool ${run.progress.lastTool}` : '';
+    lines.push(`  ${plural(done, 'step')} done${lastTool} · ${took} so far`);
+  } else {
+    lines.push(`  failed after ${took}`);
+  }
+  lines.push(`  page: ${page}`);
+  for (const approval of run.pendingApprovals)
+    lines.push(`  waiting for approval ${approval.approvalId} (${approval.toolName})`);
+  if (run.result) lines.push('', run.result.text);
+  if (run.error) lines.push(`  error: ${run.error.message}`);
+  return lines;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -32,10 +32,10 @@ export async function listServersCommand(io: CliIo, options: { json?: boolean })
     io.out(
       formatTable(
         ['ID', 'ENABLED', 'STATE', 'TOOLS', 'LAST SUCCESS', 'TRANSPORT', 'ERROR'],
-        servers.map(({ definition, status }) => [
+        servers.map(({ definition, state, status }) => [
           definition.id,
           definition.enabled ? 'yes' : 'no',
-          status?.state ?? 'never-warmed',
+          state,
           status ? String(status.toolCount) : '—',
           status?.lastSuccessAt ? `${formatAge(Date.now() - status.lastSuccessAt)} ago` : '—',
           definition.transport.type === 'stdio'

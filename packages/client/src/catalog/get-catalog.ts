@@ -5,12 +5,13 @@ import {
   definitionHash,
   parseWith,
   safeParseJson,
+  serverCatalogStateOf,
   serverIdSchema,
   type CatalogCacheScope,
   type CatalogReadBy,
-  type CatalogState,
   type CatalogStatus,
   type CatalogTool,
+  type ServerCatalogState,
   type ServerDefinition,
 } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
@@ -20,10 +21,11 @@ export interface CatalogView {
   serverId: string;
   definition: ServerDefinition | null;
   /**
-   * `never-warmed` when no list is cached for the current definition (missing key, or a list read
-   * from an older command line or URL, which runs never use); otherwise the cache entry's state.
+   * The server's catalog state (see `SERVER_CATALOG_STATES`), derived from definition, entry and
+   * status by `serverCatalogStateOf`, as everywhere else. `tools` is empty unless it is
+   * `connected` or `stale` (or the server is no longer defined but its list is still cached).
    */
-  state: CatalogState | 'never-warmed';
+  state: ServerCatalogState;
   tools: CatalogTool[];
   version?: string;
   /** Epoch ms of the read that produced `tools`. */
@@ -58,22 +60,23 @@ export async function getCatalog(context: ClientContext, serverId: string): Prom
   if (!definition && entryText === null && statusText === null) {
     throw new AgentqError({ code: 'NOT_FOUND', field: 'serverId', message: `MCP server ${serverId} does not exist` });
   }
+  const current =
+    entry?.success && (!definition || entry.data.definitionHash === definitionHash(definition)) ? entry.data : null;
   const view: CatalogView = {
     serverId,
     definition,
-    state: 'never-warmed',
+    state: serverCatalogStateOf({ definition, entry: current, status: status?.success ? status.data : null }),
     tools: [],
     status: status?.success ? status.data : null,
   };
-  if (entry?.success && (!definition || entry.data.definitionHash === definitionHash(definition))) {
-    view.state = entry.data.state;
-    view.tools = entry.data.tools;
-    view.version = entry.data.version;
-    view.refreshedAt = entry.data.refreshedAt;
-    view.ageMs = Math.max(0, Date.now() - entry.data.refreshedAt);
-    if (entry.data.cacheScope !== undefined) view.cacheScope = entry.data.cacheScope;
-    if (entry.data.ttlMs !== undefined) view.ttlMs = entry.data.ttlMs;
-    if (entry.data.readBy !== undefined) view.readBy = entry.data.readBy;
+  if (current) {
+    view.tools = current.tools;
+    view.version = current.version;
+    view.refreshedAt = current.refreshedAt;
+    view.ageMs = Math.max(0, Date.now() - current.refreshedAt);
+    if (current.cacheScope !== undefined) view.cacheScope = current.cacheScope;
+    if (current.ttlMs !== undefined) view.ttlMs = current.ttlMs;
+    if (current.readBy !== undefined) view.readBy = current.readBy;
   }
   return view;
 }

@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import {
   AgentqError,
   kbIngestJobOptions,
@@ -6,6 +8,7 @@ import {
   kbNameSchema,
   kbSourceOriginSchema,
   parseWith,
+  ValidationError,
   type KbDefinition,
   type KbDocument,
   type KbIngestResult,
@@ -36,6 +39,14 @@ export const kbSourceInputSchema = z.union([
 /** See {@link kbSourceInputSchema}. */
 export type KbSourceInput = z.infer<typeof kbSourceInputSchema>;
 
+/** Most sources one {@link addKbSources} call takes. */
+export const MAX_KB_SOURCES_PER_CALL = 100;
+
+/** Several sources, added all or nothing (see {@link addKbSources}). */
+export const kbSourcesInputSchema = z.strictObject({
+  sources: z.array(kbSourceInputSchema).min(1).max(MAX_KB_SOURCES_PER_CALL),
+});
+
 /** Options of {@link addKbSource}. */
 export interface AddKbSourceOptions {
   /**
@@ -46,10 +57,13 @@ export interface AddKbSourceOptions {
   origin?: KbSourceOrigin;
 }
 
-/** The ingest jobs one `addKbSource` call enqueued. */
+/** The ingest jobs one `addKbSource` or `addKbSources` call enqueued. */
 export interface AddedKbSource {
   kb: string;
+  /** One job per file or URL, in the order of the sources. */
   jobs: Array<{ jobId: string; source: string }>;
+  /** Each source as given, with the number of jobs it became (a folder becomes one per file). */
+  sources: Array<{ source: string; queued: number }>;
 }
 
 /** One ingest job's state. */
@@ -117,21 +131,53 @@ export async function addKbSource(
   context: ClientContext,
   input: { kb: string; source: unknown; options?: AddKbSourceOptions },
 ): Promise<AddedKbSource> {
+  parseWith(kbNameSchema, input.kb, 'knowledge base name');
+  parseWith(kbSourceOriginSchema, input.options?.origin ?? 'local', 'origin');
+  // Parsed here too, so that a bad lone source is named `url` or `path`, not `sources.0.url`.
+  const source = parseWith(kbSourceInputSchema, input.source, 'knowledge base source');
+  return await addKbSources(context, { kb: input.kb, sources: [source], options: input.options });
+}
+
+/**
+ * Adds several sources all or nothing: every source is checked first (well-formed, the file or
+ * folder exists and its files are readable, under `kbFileRoot` for the `api` origin), and only
+ * then are all their jobs enqueued in one `addBulk`. One bad source queues nothing: a lone source
+ * fails with its own error; in a batch, the error lists every bad source (`sources.<index>`) and
+ * carries the code of the first.
+ */
+export async function addKbSources(
+  context: ClientContext,
+  input: { kb: string; sources: readonly unknown[]; options?: AddKbSourceOptions },
+): Promise<AddedKbSource> {
   const kb = parseWith(kbNameSchema, input.kb, 'knowledge base name');
   const origin = parseWith(kbSourceOriginSchema, input.options?.origin ?? 'local', 'origin');
-  const source = parseWith(kbSourceInputSchema, input.source, 'knowledge base source');
+  const { sources: inputs } = parseWith(kbSourcesInputSchema, { sources: input.sources }, 'knowledge base sources');
   await context.kbs.get(kb);
-  let sources: KbSource[];
-  if ('url' in source) {
-    sources = [{ type: 'url', url: source.url }];
-  } else {
-    // Outside the root, the answer is the same whether or not the path exists.
-    if (origin === 'api') await resolveUnderRoot(source.path, context.kbFileRoot);
-    sources = await expandFileSource({ path: source.path });
+  const expanded: KbSource[][] = [];
+  const failures: Array<{ index: number; error: unknown }> = [];
+  for (const [index, source] of inputs.entries()) {
+    try {
+      expanded.push(await resolveKbSource(context, source, origin));
+    } catch (error) {
+      failures.push({ index, error });
+    }
   }
+  const first = failures[0];
+  if (first) {
+    if (inputs.length === 1) throw first.error;
+    throw new ValidationError({
+      what: `knowledge base sources (${failures.length} of ${inputs.length} refused; nothing was queued)`,
+      code: AgentqError.isInstance(first.error) ? first.error.code : 'VALIDATION',
+      issues: failures.map(({ index, error }) => ({
+        field: `sources.${index}`,
+        message: (error as Error).message,
+      })),
+    });
+  }
+  const all = expanded.flat();
   const requestedAt = Date.now();
   const jobs = await context.queues.kbIngest.addBulk(
-    sources.map((each) => ({
+    all.map((each) => ({
       name: KB_INGEST_JOB_NAME,
       data: kbIngestJobSchema.parse({ kb, source: each, origin, requestedAt }),
       opts: kbIngestJobOptions,
@@ -140,10 +186,35 @@ export async function addKbSource(
   return {
     kb,
     jobs: jobs.map((job, index) => {
-      const each = sources[index] as KbSource;
+      const each = all[index] as KbSource;
       return { jobId: job.id ?? '', source: each.type === 'url' ? each.url : each.path };
     }),
+    sources: inputs.map((source, index) => ({
+      source: 'url' in source ? source.url : source.path,
+      queued: expanded[index]?.length ?? 0,
+    })),
   };
+}
+
+/** The ingest sources of one input source, checked; throws what is wrong with it. */
+async function resolveKbSource(
+  context: ClientContext,
+  source: KbSourceInput,
+  origin: KbSourceOrigin,
+): Promise<KbSource[]> {
+  if ('url' in source) return [{ type: 'url', url: source.url }];
+  // Outside the root, the answer is the same whether or not the path exists.
+  if (origin === 'api') await resolveUnderRoot(source.path, context.kbFileRoot);
+  const files = await expandFileSource({ path: source.path });
+  // The indexer reads them later; one it cannot read would fail there, after the others went in.
+  for (const file of files) {
+    try {
+      await access(file.path, constants.R_OK);
+    } catch {
+      throw new AgentqError({ code: 'FORBIDDEN', field: 'source.path', message: `${file.path}: not readable` });
+    }
+  }
+  return files;
 }
 
 /** The state of one ingest job. `NOT_FOUND` when the job is unknown (or already removed). */

@@ -38,6 +38,8 @@ export interface RunSummary {
   prompt?: string;
   createdAt: number;
   finishedAt?: number;
+  /** Tokens the run used, once it completed. */
+  totalTokens?: number;
 }
 
 /** A page of runs, newest first, and how many match. */
@@ -89,6 +91,8 @@ export async function listRuns(context: ClientContext, input: ListRunsInput = {}
       const prompt = promptOfRun(data?.input);
       if (prompt !== undefined) summary.prompt = prompt.length > 200 ? `${prompt.slice(0, 199)}…` : prompt;
       if (job.finishedOn) summary.finishedAt = job.finishedOn;
+      const usage = (job.returnvalue as { usage?: { totalTokens?: unknown } } | null | undefined)?.usage;
+      if (typeof usage?.totalTokens === 'number') summary.totalTokens = usage.totalTokens;
       return summary;
     }),
   );

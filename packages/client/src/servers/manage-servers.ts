@@ -1,13 +1,16 @@
 import {
   AgentqError,
+  catalogEntrySchema,
   catalogStatusSchema,
   parseWith,
   requestRefresh,
   safeParseJson,
+  serverCatalogStateOf,
   serverDefinitionSchema,
   serverIdSchema,
   type CatalogStatus,
   type RefreshReason,
+  type ServerCatalogState,
   type ServerDefinition,
   type ServerOrigin,
 } from '@agentq/shared';
@@ -16,20 +19,34 @@ import type { ClientContext } from '../client-context.js';
 /** A server definition with the outcome of its latest catalog refresh. */
 export interface ServerInfo {
   definition: ServerDefinition;
+  /** The server's catalog state, the same word `getCatalog`, the pages and the metrics use. */
+  state: ServerCatalogState;
   /** `null` until a warmer has tried it. */
   status: CatalogStatus | null;
 }
 
-/** Every valid server definition, sorted by id, with its catalog status. */
+/** Every valid server definition, sorted by id, with its catalog state and status. */
 export async function listServers(context: ClientContext): Promise<ServerInfo[]> {
   const definitions = await context.servers.list();
   if (definitions.length === 0) return [];
   const texts = await Promise.all(
-    definitions.map((definition) => context.redis.get(context.keys.status(definition.id))),
+    definitions.map((definition) =>
+      Promise.all([
+        context.redis.get(context.keys.status(definition.id)),
+        context.redis.get(context.keys.tools(definition.id)),
+      ]),
+    ),
   );
   return definitions.map((definition, index) => {
-    const parsed = texts[index] ? safeParseJson(texts[index], catalogStatusSchema, 'catalog status') : null;
-    return { definition, status: parsed?.success ? parsed.data : null };
+    const [statusText, entryText] = texts[index] ?? [null, null];
+    const parsed = statusText ? safeParseJson(statusText, catalogStatusSchema, 'catalog status') : null;
+    const entry = entryText ? safeParseJson(entryText, catalogEntrySchema, 'catalog entry') : null;
+    const status = parsed?.success ? parsed.data : null;
+    return {
+      definition,
+      state: serverCatalogStateOf({ definition, entry: entry?.success ? entry.data : null, status }),
+      status,
+    };
   });
 }
 

@@ -180,6 +180,15 @@ export const configVariables = [
     description: 'Port the API listens on (0 picks a free port).',
   },
   {
+    env: 'AGENTQ_API_URL',
+    key: 'apiUrl',
+    schema: z
+      .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+      .transform((url) => url.replace(/\/+$/, '')),
+    description:
+      'Base URL of the API as the operator reaches it, for the run page links the CLI prints (`agentq run`, `agentq status`). Unset: `http://<AGENTQ_API_HOST>:<AGENTQ_API_PORT>` (127.0.0.1 when the API listens on every address).',
+  },
+  {
     env: 'AGENTQ_SERVERS_FILE',
     key: 'serversFile',
     schema: z.string().min(1),

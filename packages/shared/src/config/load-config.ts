@@ -33,6 +33,8 @@ export interface Config {
   loginRateLimit: number;
   apiHost: string;
   apiPort: number;
+  /** `AGENTQ_API_URL`, without a trailing slash; see {@link apiBaseUrlOf}. */
+  apiUrl: string | undefined;
   serversFile: string;
   approvalTimeoutMs: number;
   workerConcurrency: number;
@@ -175,4 +177,14 @@ export function secretValuesOf(config: Config): string[] {
     }
   }
   return out;
+}
+
+/**
+ * The API's base URL as the operator reaches it: `AGENTQ_API_URL`, else the listen address and
+ * port (a wildcard listen address is reached on 127.0.0.1).
+ */
+export function apiBaseUrlOf(config: Pick<Config, 'apiUrl' | 'apiHost' | 'apiPort'>): string {
+  if (config.apiUrl) return config.apiUrl;
+  const host = config.apiHost === '0.0.0.0' || config.apiHost === '::' ? '127.0.0.1' : config.apiHost;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.apiPort}`;
 }

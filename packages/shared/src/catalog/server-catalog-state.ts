@@ -1,0 +1,43 @@
+import type { CatalogEntry, CatalogStatus } from '../schemas/catalog.js';
+import type { ServerDefinition } from '../schemas/server-definition.js';
+import { definitionHash } from '../servers/definition-hash.js';
+
+/**
+ * The words for a server's catalog state, the same in the CLI, the REST API, the admin pages and
+ * the `agentq_catalog_state` metric:
+ * - `connected`: the latest refresh succeeded; runs get a fresh list;
+ * - `stale`: the latest refresh failed (or the server's watcher lost it); runs get the last good list;
+ * - `error`: the latest refresh failed and there is no usable list; runs get no tools from it;
+ * - `never-warmed`: no refresh of the current definition has finished yet;
+ * - `disabled`: the operator disabled the server; runs do not use it.
+ */
+export const SERVER_CATALOG_STATES = ['connected', 'stale', 'error', 'never-warmed', 'disabled'] as const;
+
+/** One of {@link SERVER_CATALOG_STATES}. */
+export type ServerCatalogState = (typeof SERVER_CATALOG_STATES)[number];
+
+/**
+ * Derives the one state word of a server from its definition, its cached list and its status
+ * record. Only a list and a status of the current definition count: after an edit the server is
+ * `never-warmed` until a warmer has read the new definition, whatever the old one did.
+ */
+export function serverCatalogStateOf(input: {
+  /** `null` when the server is no longer defined (a leftover cache entry). */
+  definition: ServerDefinition | null;
+  entry: CatalogEntry | null;
+  status: CatalogStatus | null;
+}): ServerCatalogState {
+  const { definition } = input;
+  if (definition && !definition.enabled) return 'disabled';
+  const hash = definition ? definitionHash(definition) : undefined;
+  const current = (recordHash: string | undefined) => hash === undefined || recordHash === hash;
+  const entry = input.entry && current(input.entry.definitionHash) ? input.entry : null;
+  // A status without a hash predates hashes in status records: take it as current.
+  const status =
+    input.status && (input.status.definitionHash === undefined || current(input.status.definitionHash))
+      ? input.status
+      : null;
+  const failed = status?.state === 'stale' || status?.state === 'error';
+  if (entry) return failed || entry.state === 'stale' ? 'stale' : 'connected';
+  return failed ? 'error' : 'never-warmed';
+}
