@@ -121,6 +121,16 @@ describe('encoded paths get the authority of the route that serves them', () => 
     }
   });
 
+  it('answers an unknown admin path 401 without a session and 404 with one, in any spelling', async () => {
+    const cookie = await adminLogin(api.url, TEST_TOKEN);
+    for (const path of ['/admin/nope', '/%61dmin/nope']) {
+      const anonymous = await rawRequest(api.url, { method: 'GET', path });
+      expect(anonymous.status, path).toBe(401);
+      expect(anonymous.headers['x-frame-options'], path).toBe('DENY');
+      expect((await rawRequest(api.url, { method: 'GET', path, headers: { cookie } })).status, path).toBe(404);
+    }
+  });
+
   it('applies the CSRF rule on encoded admin paths: a cookie-only change is refused', async () => {
     const cookie = await adminLogin(api.url, TEST_TOKEN);
     const runs = queues[QUEUE_NAMES.agentRuns] as Queue;

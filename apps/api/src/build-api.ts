@@ -87,9 +87,11 @@ export function apiRoutes(client: AgentqClient): ApiRoute[] {
 
 /**
  * Builds the HTTP control plane (not listening yet): REST under `/v1`, the OpenAPI document,
- * Bull Board, the approvals inbox, `/metrics`, `/healthz` and `/readyz`. Everything but `/healthz`
- * needs a token (`AGENTQ_API_TOKEN`, or a named one of `AGENTQ_API_TOKENS`) with the scope of the
- * route: as a bearer header, or for the admin pages as the session the login form starts.
+ * Bull Board, the approvals inbox, `/metrics`, `/healthz` and `/readyz`. Every route declares who
+ * may call it (`RouteAccess`), checked against the route Fastify matched: everything but the probes,
+ * the favicon and the login form needs a token (`AGENTQ_API_TOKEN`, or a named one of
+ * `AGENTQ_API_TOKENS`) with the route's scope, as a bearer header, or for the admin pages as the
+ * session the login form starts.
  */
 export async function buildApi(options: BuildApiOptions): Promise<FastifyInstance> {
   const tokens = createApiTokenSet(options.config);
