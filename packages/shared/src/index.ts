@@ -164,6 +164,8 @@ export {
   SECRET_MASK,
   secretValueVariants,
 } from './servers/mask-secret-values.js';
+export { allowListedSecretValues, createSecretValueSet } from './servers/secret-value-set.js';
+export type { SecretValueSet } from './servers/secret-value-set.js';
 export type {
   ResolvedServerDefinition,
   ResolveSecretPlaceholdersOptions,

@@ -163,6 +163,7 @@ async function processRun(options: {
         recorded,
         owner: attemptId,
         fence,
+        secrets: dependencies.secrets,
         onLockLost: () =>
           attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
         onExecute: async (toolName) => {

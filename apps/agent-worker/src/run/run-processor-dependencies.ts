@@ -1,5 +1,5 @@
 import type { CatalogReader, McpToolCaller, ToolRegistry, ToolVectorStore } from '@agentq/registry';
-import type { Config, Logger, RedisConnection } from '@agentq/shared';
+import type { Config, Logger, RedisConnection, SecretValueSet } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunStore } from './run-store.js';
@@ -29,6 +29,12 @@ export interface RunProcessorDependencies {
    */
   approvalSecret?: Uint8Array;
   logger: Logger;
+  /**
+   * The process's secret values, masked out of every tool result before it is journaled,
+   * checkpointed, returned or shown to the model.
+   * @default nothing masked
+   */
+  secrets?: SecretValueSet;
   /** Environment of the test crash hooks. */
   env: Record<string, string | undefined>;
   /**
