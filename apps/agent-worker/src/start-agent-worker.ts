@@ -126,6 +126,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     redis: connection,
     prefix,
     logger,
+    budget: { maxEntryBytes: config.maxCatalogEntryBytes, maxTools: config.maxToolsPerServer },
     // Cache-only: a never-warmed server asks the warmers once and contributes nothing to this run.
     onColdServer: async (serverId) => {
       await requestRefresh(refreshQueue, { serverId, reason: 'first-seen' });

@@ -68,6 +68,7 @@ export {
   catalogStatusSchema,
   catalogToolSchema,
   catalogUpdatedEventSchema,
+  MAX_SKIPPED_TOOLS_SHOWN,
   objectJsonSchemaSchema,
 } from './schemas/catalog.js';
 export type {

@@ -18,9 +18,12 @@ export interface RunProcessorDependencies {
   caller: McpToolCaller;
   models: ModelResolver;
   approvalsQueue: Queue;
-  /** `maxInputBytes` and `maxMcpServers` set the run spec limits; the defaults apply without them. */
+  /**
+   * `maxInputBytes` and `maxMcpServers` set the run spec limits, `maxToolCallsPerStep` the calls one
+   * model step may execute; the defaults apply without them.
+   */
   config: Pick<Config, 'approvalTimeoutMs'> &
-    Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments'>>;
+    Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments' | 'maxToolCallsPerStep'>>;
   /** This worker's id, recorded on run spans. */
   workerId?: string;
   /**
