@@ -77,7 +77,7 @@ describe('budgets on what an MCP server lists', () => {
     const status = await harness.status('flood');
     expect(status).toMatchObject({ state: 'stale', errorCode: 'MCP_LIST_TOO_LARGE', toolCount: tools.length });
     // The limit and what the server sent, both named.
-    expect(status?.error).toContain('1000');
+    expect(status?.error).toContain(String(harness.config().maxToolsPerServer));
     expect(status?.error).toContain(String(20_000 + tools.length));
     const entry = await harness.entry('flood');
     expect(entry?.tools.map((tool) => tool.name)).toEqual(tools);

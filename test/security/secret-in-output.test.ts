@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createModelResolver, startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { startApi, type RunningApi } from '@agentq/api';
-import { runResultSchema, silentLogger, type CatalogTool } from '@agentq/shared';
+import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
+import { catalogEntrySchema, keyNames, runResultSchema, silentLogger, type CatalogEntry } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import { MockLanguageModelV3 } from 'ai/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiCaller, testConfig as apiTestConfig, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { putServer, writeCatalogEntry } from '../worker/helpers/catalog.js';
+import { putServer } from '../worker/helpers/catalog.js';
 import { enqueueRun, runsQueue, testConfig, waitForJob, fastTuning } from '../worker/helpers/worker-harness.js';
 import { adminLogin } from './admin-helpers.js';
 
@@ -75,45 +76,21 @@ async function dumpKeys(redis: TestContext['redis'], prefix: string): Promise<Ma
   return out;
 }
 
-const fillerTools: CatalogTool[] = Array.from({ length: 6 }, (_, index) => ({
-  name: `filler_${index}`,
-  description: `Filler tool ${index}. ${'It looks things up in a large collection of records and answers with a page. '.repeat(8)}`,
-  inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'What to look for.' } } },
-}));
-
 describe('a secret a server echoes in a successful result', () => {
   let ctx: TestContext;
   let fixture: HttpFixture;
   let worker: AgentWorker;
+  let warmer: CatalogWarmer;
   let api: RunningApi;
   let http: ApiCaller;
   let queue: Queue;
   const models: MockLanguageModelV3[] = [];
+  let echoEntry: CatalogEntry;
 
   beforeAll(async () => {
     ctx = createTestContext();
-    fixture = await startHttpFixture({ echoHeaders: true, tools: 0 });
-    const definition = await putServer({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      definition: {
-        id: 'echo',
-        transport: { type: 'streamable-http', url: fixture.url, headers: { 'x-echo-key': `\${${secretName}}` } },
-      },
-    });
-    await writeCatalogEntry({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      definition,
-      tools: [
-        {
-          name: 'echo_headers',
-          description: 'Answers with the request headers it was called with.',
-          inputSchema: { type: 'object', properties: {} },
-        },
-        ...fillerTools,
-      ],
-    });
+    // Six synthetic tools besides echo_headers: enough for a small window to defer them all.
+    fixture = await startHttpFixture({ echoHeaders: true, tools: 6 });
     const config = testConfig({
       redisUrl: ctx.redisUrl,
       prefix: ctx.prefix,
@@ -135,6 +112,28 @@ describe('a secret a server echoes in a successful result', () => {
         },
       },
     });
+    // The warmer lists the server for real; its listed description quotes the request headers.
+    warmer = await startCatalogWarmer({
+      config,
+      logger: silentLogger(),
+      env: { ...process.env, [secretName]: secret },
+    });
+    await putServer({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      definition: {
+        id: 'echo',
+        transport: { type: 'streamable-http', url: fixture.url, headers: { 'x-echo-key': `\${${secretName}}` } },
+      },
+    });
+    echoEntry = await vi.waitFor(
+      async () => {
+        const text = await ctx.redis.get(keyNames(ctx.prefix).tools('echo'));
+        expect(text).not.toBeNull();
+        return catalogEntrySchema.parse(JSON.parse(text as string));
+      },
+      { timeout: 60_000, interval: 50 },
+    );
     api = await startApi({ config: apiTestConfig(ctx), logger: silentLogger() });
     http = apiCaller(api.url);
     queue = runsQueue(ctx);
@@ -143,6 +142,7 @@ describe('a secret a server echoes in a successful result', () => {
   afterAll(async () => {
     await api?.close();
     await worker?.close();
+    await warmer?.close();
     await fixture?.stop();
     await queue?.obliterate({ force: true });
     await queue?.close();
@@ -204,6 +204,11 @@ describe('a secret a server echoes in a successful result', () => {
     const prompts = models.flatMap((model) => model.doGenerateCalls.map((call) => JSON.stringify(call.prompt)));
     expect(prompts.some((prompt) => prompt.includes('x-echo-key'))).toBe(true);
     for (const prompt of prompts) expectNoSecret('a model prompt', prompt);
+
+    // The warmer cached the server's tools with the quoted header masked.
+    const quoted = echoEntry.tools.find((tool) => tool.name === 'echo_headers')?.description ?? '';
+    expect(quoted).toContain('x-echo-key');
+    expect(quoted).toContain('[redacted]');
 
     const keys = await dumpKeys(ctx.redis, ctx.prefix);
     expect([...keys.keys()].some((key) => key.includes('echo-invoke'))).toBe(true);

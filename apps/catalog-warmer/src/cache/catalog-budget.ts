@@ -3,7 +3,7 @@ import { NonRetryableError, type CatalogTool, type Config } from '@agentq/shared
 
 /** What one server's tool list may cost the cache, from `AGENTQ_MAX_*` (see the config table). */
 export interface CatalogBudget {
-  /** `AGENTQ_MAX_TOOLS_PER_SERVER`. @default 1000 */
+  /** `AGENTQ_MAX_TOOLS_PER_SERVER`. @default 2000 */
   maxTools: number;
   /** `AGENTQ_MAX_CATALOG_ENTRY_BYTES`: bytes of the cached tools' JSON. @default 4194304 */
   maxEntryBytes: number;
@@ -15,7 +15,7 @@ export interface CatalogBudget {
 
 /** The budget the configuration defaults give. */
 export const DEFAULT_CATALOG_BUDGET: Readonly<CatalogBudget> = {
-  maxTools: 1_000,
+  maxTools: 2_000,
   maxEntryBytes: 4_194_304,
   maxDescriptionChars: 8_000,
   maxSchemaDepth: 32,

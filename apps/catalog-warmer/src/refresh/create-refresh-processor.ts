@@ -18,6 +18,7 @@ import {
   type Logger,
   type RedisConnection,
   type RefreshReason,
+  maskSecretsDeep,
   maskServerError,
 } from '@agentq/shared';
 import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
@@ -336,7 +337,11 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         await options.capabilities
           ?.write(serverId, { definitionHash: hash, listChanged, seenAt: Date.now() })
           .catch((error: unknown) => logger.warn({ error }, 'could not record server capabilities'));
-        const { tools, skipped } = toCatalogTools(rawTools, budget);
+        // A server that quotes its own URL or header in a description must not put it in the cache,
+        // where every run's model reads it. The masking walk reaches past the schema depth budget
+        // (list, tool, schema: three levels above it), so a too deep schema still reads as too deep.
+        const masked = maskSecretsDeep(rawTools, secretValues, budget.maxSchemaDepth + 8);
+        const { tools, skipped } = toCatalogTools(masked, budget);
         for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
         // Refused before anything is written or embedded: the last good list stays.
         checkListBytes(tools, budget);

@@ -371,7 +371,7 @@ export const configVariables = [
     env: 'AGENTQ_MAX_TOOLS_PER_SERVER',
     key: 'maxToolsPerServer',
     schema: positiveInt,
-    default: '1000',
+    default: '2000',
     description:
       'Most tools one MCP server may list. A warmer stops reading a longer list, records `MCP_LIST_TOO_LARGE` with the limit and the count on the server status, and keeps the last good list; a worker ignores a cached list over the limit.',
   },

@@ -54,7 +54,7 @@ describe('loadConfig', () => {
       secretHosts: '',
       maxInputBytes: 262144,
       maxMcpServers: 200,
-      maxToolsPerServer: 1000,
+      maxToolsPerServer: 2000,
       maxCatalogEntryBytes: 4_194_304,
       maxToolDescriptionChars: 8000,
       maxSchemaDepth: 32,
