@@ -119,6 +119,21 @@ describe('catalog reader (real Redis)', () => {
     expect(warnings.map((warning) => warning.serverId).sort()).toEqual(['bad-json', 'bad-shape']);
   });
 
+  it('ignores an entry over its budget (bytes or tools), whoever wrote it, as cold over-budget', async () => {
+    const { logger, warnings } = recordingLogger();
+    const tight = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger, budget: { maxTools: 1 } });
+    expect(await tight.listTools('ready')).toMatchObject({ state: 'cold', coldReason: 'over-budget', tools: [] });
+    const small = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, budget: { maxEntryBytes: 50 } });
+    expect(await small.listTools('ready')).toMatchObject({ state: 'cold', coldReason: 'over-budget' });
+    expect(warnings.some((warning) => warning.serverId === 'ready')).toBe(true);
+    const roomy = createCatalogReader({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      budget: { maxTools: 2, maxEntryBytes: 100_000 },
+    });
+    expect((await roomy.listTools('ready')).state).toBe('ready');
+  });
+
   it('ignores a corrupt status but keeps the tools', async () => {
     await writeCatalog(ctx.redis, ctx.prefix, [
       { definition: { id: 'odd-status', transport: neverStarted }, tools: [tool('x')] },

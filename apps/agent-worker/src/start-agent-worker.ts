@@ -10,12 +10,15 @@ import {
 } from '@agentq/registry';
 import {
   AgentqError,
+  allowListedSecretValues,
   createRedisConnection,
+  createSecretValueSet,
   expireRunState,
   keyPrefix,
   RunShardRouter,
   QUEUE_NAMES,
   requestRefresh,
+  secretValuesOf,
   type Config,
   type Logger,
   type RedisConnection,
@@ -26,7 +29,7 @@ import { createApprovalProcessor } from './approvals/create-approval-processor.j
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
 import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
-import { createModelResolver } from './models/create-model-resolver.js';
+import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
 import { createRunProcessor } from './run/create-run-processor.js';
 import { RunStore } from './run/run-store.js';
 import { resolveWorkerTuning, type AgentWorkerTuning } from './worker-options.js';
@@ -50,6 +53,11 @@ export interface AgentWorkerOptions {
    * @default none
    */
   knowledgeBaseReader?: KnowledgeBaseReader;
+  /**
+   * Turns a run's `assistant.model` into a model; tests pass one that records what the model saw.
+   * @default the providers configured in `config`
+   */
+  models?: ModelResolver;
 }
 
 /** A running agent worker. */
@@ -118,14 +126,19 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     redis: connection,
     prefix,
     logger,
+    budget: { maxEntryBytes: config.maxCatalogEntryBytes, maxTools: config.maxToolsPerServer },
     // Cache-only: a never-warmed server asks the warmers once and contributes nothing to this run.
     onColdServer: async (serverId) => {
       await requestRefresh(refreshQueue, { serverId, reason: 'first-seen' });
     },
   });
+  // Every secret this process holds or resolves is masked out of tool results: a tool that echoes
+  // a header, a key or a URL must not hand it to the journal, the checkpoint or the model.
+  const secrets = createSecretValueSet([...secretValuesOf(config), ...allowListedSecretValues(env)]);
   const pool = new McpClientPool({
     logger,
     env,
+    secrets,
     idleMs: tuning.mcpIdleMs,
     maxClients: tuning.mcpPoolSize,
     allowPrivateFetch: config.allowPrivateFetch,
@@ -134,7 +147,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const registry = new ToolRegistry({ logger });
   // Always registered; each run's settings decide which of them it gets.
   registerBuiltinTools(registry, { config, env, knowledgeBaseReader: options.knowledgeBaseReader });
-  const models = createModelResolver({ config });
+  const models = options.models ?? createModelResolver({ config });
   // Hybrid search when an embedding model is configured; a missing key fails start-up here.
   const embedder = createEmbedder(config);
   const embedding = embedder
@@ -160,6 +173,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       approvalsQueue: approvalsQueueOf(shard),
       config,
       logger: shardLogger,
+      secrets,
       env,
       workerId: id,
       embedding,

@@ -17,6 +17,7 @@ import {
 } from '@agentq/shared';
 import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
+import { catalogBudgetOf } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';
 import { ServerCapabilities } from './cache/server-capabilities.js';
 import { pruneDeadWarmers, writeWarmerRecord, type WarmerRecord } from './health/warmer-health.js';
@@ -156,6 +157,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     registerSecrets,
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
+    budget: catalogBudgetOf(config),
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
     delegateToOwner: (request) => delegation.toOwner(request),
     scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),

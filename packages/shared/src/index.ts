@@ -68,6 +68,7 @@ export {
   catalogStatusSchema,
   catalogToolSchema,
   catalogUpdatedEventSchema,
+  MAX_SKIPPED_TOOLS_SHOWN,
   objectJsonSchemaSchema,
 } from './schemas/catalog.js';
 export type {
@@ -166,6 +167,8 @@ export {
   SECRET_MASK,
   secretValueVariants,
 } from './servers/mask-secret-values.js';
+export { allowListedSecretValues, createSecretValueSet } from './servers/secret-value-set.js';
+export type { SecretValueSet } from './servers/secret-value-set.js';
 export type {
   ResolvedServerDefinition,
   ResolveSecretPlaceholdersOptions,

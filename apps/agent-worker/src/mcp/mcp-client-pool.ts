@@ -57,6 +57,11 @@ export interface McpClientPoolOptions {
   fetch?: typeof fetch;
   /** Builds transports; tests swap in in-memory ones. @default the transports of `@agentq/mcp-connect` */
   openTransport?: (definition: ServerDefinition) => Transport;
+  /**
+   * Told every value a connection resolves, so that the process masks it out of tool results.
+   * @default none (the root logger's redactor is told in any case)
+   */
+  secrets?: SecretRegistry;
 }
 
 interface PoolEntry {
@@ -99,12 +104,13 @@ export class McpClientPool {
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
   private readonly fetch: typeof fetch | undefined;
-  private readonly secrets: SecretRegistry | undefined;
+  private readonly secrets: SecretRegistry[];
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientPoolOptions) {
     // The redactor hangs off the root logger only; a child does not carry it.
-    this.secrets = (options.logger as Logger & { secrets?: SecretRegistry }).secrets;
+    const redactor = (options.logger as Logger & { secrets?: SecretRegistry }).secrets;
+    this.secrets = [redactor, options.secrets].filter((each): each is SecretRegistry => each !== undefined);
     this.logger = options.logger.child({ component: 'mcp-pool' });
     this.env = options.env ?? process.env;
     this.idleMs = options.idleMs ?? 60_000;
@@ -205,7 +211,7 @@ export class McpClientPool {
     try {
       const resolved = resolveSecrets(definition, this.env);
       entry.secretValues = resolved.secretValues;
-      this.secrets?.add(resolved.secretValues);
+      for (const registry of this.secrets) registry.add(resolved.secretValues);
       const connection = await connectMcpServer({
         definition: resolved.definition,
         logger: this.logger,

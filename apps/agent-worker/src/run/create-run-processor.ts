@@ -39,6 +39,7 @@ import type { ModelResolver } from '../models/create-model-resolver.js';
 import { buildRunTools } from './build-run-tools.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { crashPoint } from './crash-hook.js';
+import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
 import { recordToolExecutions } from './record-tool-executions.js';
 import type { RecordedToolResult, RunFence } from './run-store.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
@@ -52,6 +53,9 @@ export interface RunProgress {
 }
 
 type AgentRunJob = Job<unknown, RunResult>;
+
+// AGENTQ_MAX_TOOL_CALLS_PER_STEP's default, for processors built without a full configuration.
+const DEFAULT_MAX_TOOL_CALLS_PER_STEP = 32;
 
 const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
@@ -163,6 +167,7 @@ async function processRun(options: {
         recorded,
         owner: attemptId,
         fence,
+        secrets: dependencies.secrets,
         onLockLost: () =>
           attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
         onExecute: async (toolName) => {
@@ -295,6 +300,9 @@ async function runModelLoop(options: {
   const attemptContext = activeContext();
   const traced = options.span.isRecording();
   let stepStartedAt = Date.now();
+  const perStep = limitToolCallsPerStep(runTools.tools, {
+    maxCalls: dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
+  });
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
     const stepSpan = agentqTracer().startSpan(
@@ -424,7 +432,11 @@ async function runModelLoop(options: {
       model: resolved.model,
       system,
       messages: baseMessages,
-      tools: runTools.tools,
+      tools: perStep.tools,
+      prepareStep: () => {
+        perStep.startStep();
+        return undefined;
+      },
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
       experimental_repairToolCall: createToolCallRepair({ model: resolved.model, logger, abortSignal: signal }),
       abortSignal: signal,

@@ -1,3 +1,4 @@
+import { createSecretValueSet, SECRET_MASK } from '@agentq/shared';
 import { tool, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -142,5 +143,32 @@ describe('recordToolExecutions', () => {
     await expect(call(recordToolExecutions(base, options), 'c1')).rejects.toThrow('nope');
     await expect(call(recordToolExecutions(base, { ...options, recorded: new Map() }), 'c1')).rejects.toThrow('nope');
     expect(runs).toBe(1);
+  });
+
+  it('masks secrets out of results, error messages and replays before journaling them', async () => {
+    const { store, hash } = memoryStore();
+    const secrets = createSecretValueSet(['known-secret-value']);
+    const base: ToolSet = {
+      count: tool({
+        inputSchema: z.object({}),
+        execute: async (_input, { toolCallId }) => {
+          if (toolCallId === 'fails') throw new Error('denied for known-secret-value');
+          return { content: [{ text: `key=${encodeURIComponent('known-secret-value')}` }] };
+        },
+      }),
+    };
+    const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined, secrets };
+    const tools = recordToolExecutions(base, options);
+    expect(await call(tools, 'works')).toEqual({ content: [{ text: `key=${SECRET_MASK}` }] });
+    await expect(call(tools, 'fails')).rejects.toThrow(`denied for ${SECRET_MASK}`);
+    expect(JSON.stringify([...hash.values()])).not.toContain('known-secret');
+    // A journal entry written before masking comes back masked.
+    const replayed = recordToolExecutions(base, {
+      ...options,
+      recorded: new Map([
+        ['old', { ok: true, output: 'was known-secret-value', toolName: 'count', startedAt: 0, finishedAt: 0 }],
+      ]),
+    });
+    expect(await call(replayed, 'old')).toBe(`was ${SECRET_MASK}`);
   });
 });

@@ -1,4 +1,4 @@
-import { activeSpan } from '@agentq/shared';
+import { activeSpan, type SecretValueSet } from '@agentq/shared';
 import type { Tool, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from './run-store.js';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
@@ -29,6 +29,12 @@ export interface RecordToolExecutionsOptions {
    * re-apply what that result implies (what a meta tool call marked as inspected, say).
    */
   onReplay?: (call: { toolName: string; toolCallId: string; input: unknown; recorded: RecordedToolResult }) => void;
+  /**
+   * The process's secret values, masked out of every result and error message before it is
+   * journaled, checkpointed or shown to the model.
+   * @default nothing masked
+   */
+  secrets?: Pick<SecretValueSet, 'mask'>;
 }
 
 /** The error a call gets when an earlier attempt claimed it and stopped without a result. */
@@ -37,6 +43,12 @@ export const INTERRUPTED_TOOL_CALL =
 
 /**
  * Wraps every tool's `execute` so that each tool call id reaches the outside world at most once,
+ * and so that no result carries a secret of this process: this wrapper is the one place every
+ * tool's result passes (MCP tools, built-in tools, meta tools and the calls `tool_invoke` makes),
+ * so the result, or the error message, is masked here before anything stores or shows it. Masking
+ * is idempotent, so a nested call's result masked twice stays the same.
+ *
+ * Recording:
  * ever. A call is claimed in Redis (fenced by the run's lock) right before its request leaves (the
  * MCP pool claims once it has a connection; see {@link claimCurrentToolCall}) and its result
  * recorded after; tools that call nothing outside are not claimed, only recorded;
@@ -57,6 +69,7 @@ export function recordToolExecutions(tools: ToolSet, options: RecordToolExecutio
 function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions): Tool {
   const execute = tool.execute;
   if (!execute || wrapped.has(tool)) return tool;
+  const mask = <T>(value: T): T => (options.secrets ? options.secrets.mask(value) : value);
   const replaying: Tool = {
     ...tool,
     execute: async (input: unknown, executionOptions) => {
@@ -67,7 +80,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
       const replayed = (recorded: RecordedToolResult) => {
         span?.setAttribute('agentq.tool.outcome', 'claimedBy' in recorded ? 'interrupted' : 'replayed');
         options.onReplay?.({ toolName: name, toolCallId, input, recorded });
-        return replay(recorded);
+        return replay(recorded, mask);
       };
       const known = options.recorded.get(toolCallId);
       if (known) return replayed(known);
@@ -90,12 +103,15 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
       await options.onExecute?.(name, toolCallId);
       let output: unknown;
       try {
-        output = await withToolCallClaim(claim, () =>
-          (execute as (input: unknown, options: unknown) => unknown)(input, executionOptions),
+        output = mask(
+          await withToolCallClaim(claim, () =>
+            (execute as (input: unknown, options: unknown) => unknown)(input, executionOptions),
+          ),
         );
-      } catch (error) {
-        const claimed = findClaimed(error);
+      } catch (thrown) {
+        const claimed = findClaimed(thrown);
         if (claimed) return replayed(claimed.recorded);
+        const error = maskedError(thrown, mask);
         // An aborted call did not finish; it must run again when the run resumes.
         span?.setAttribute('agentq.tool.outcome', executionOptions.abortSignal?.aborted ? 'aborted' : 'error');
         if (!executionOptions.abortSignal?.aborted) {
@@ -132,10 +148,31 @@ function findClaimed(error: unknown): ToolCallAlreadyClaimed | undefined {
   return undefined;
 }
 
-function replay(recorded: RecordedToolResult): unknown {
+// A journal entry written before masking existed is masked on its way back too.
+function replay(recorded: RecordedToolResult, mask: <T>(value: T) => T): unknown {
   if ('claimedBy' in recorded) throw new Error(INTERRUPTED_TOOL_CALL);
-  if (recorded.ok) return recorded.output;
-  throw new Error(recorded.error);
+  if (recorded.ok) return mask(recorded.output);
+  throw new Error(mask(recorded.error));
+}
+
+/**
+ * `error` with its message masked. Only the message travels on (the SDK hands the model the
+ * message, and the journal keeps it); the same error is kept when there is nothing to mask, so its
+ * class and code reach whoever inspects it.
+ */
+function maskedError(error: unknown, mask: <T>(value: T) => T): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  const masked = mask(message);
+  if (masked === message) return error;
+  if (error instanceof Error) {
+    try {
+      error.message = masked;
+      if (error.message === masked) return error;
+    } catch {
+      // A frozen or accessor message: replaced below.
+    }
+  }
+  return new Error(masked);
 }
 
 function toJson(value: unknown): unknown {

@@ -1,5 +1,5 @@
 import type { CatalogReader, McpToolCaller, ToolRegistry, ToolVectorStore } from '@agentq/registry';
-import type { Config, Logger, RedisConnection } from '@agentq/shared';
+import type { Config, Logger, RedisConnection, SecretValueSet } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunStore } from './run-store.js';
@@ -18,9 +18,12 @@ export interface RunProcessorDependencies {
   caller: McpToolCaller;
   models: ModelResolver;
   approvalsQueue: Queue;
-  /** `maxInputBytes` and `maxMcpServers` set the run spec limits; the defaults apply without them. */
+  /**
+   * `maxInputBytes` and `maxMcpServers` set the run spec limits, `maxToolCallsPerStep` the calls one
+   * model step may execute; the defaults apply without them.
+   */
   config: Pick<Config, 'approvalTimeoutMs'> &
-    Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments'>>;
+    Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments' | 'maxToolCallsPerStep'>>;
   /** This worker's id, recorded on run spans. */
   workerId?: string;
   /**
@@ -29,6 +32,12 @@ export interface RunProcessorDependencies {
    */
   approvalSecret?: Uint8Array;
   logger: Logger;
+  /**
+   * The process's secret values, masked out of every tool result before it is journaled,
+   * checkpointed, returned or shown to the model.
+   * @default nothing masked
+   */
+  secrets?: SecretValueSet;
   /** Environment of the test crash hooks. */
   env: Record<string, string | undefined>;
   /**

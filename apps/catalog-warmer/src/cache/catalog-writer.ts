@@ -7,6 +7,7 @@ import {
   isClusterConnection,
   keyNames,
   maskServerError,
+  MAX_SKIPPED_TOOLS_SHOWN,
   safeParseJson,
   serverDefinitionSchema,
   type CatalogCacheScope,
@@ -78,6 +79,16 @@ export type WriteResult =
     }
   | { written: false; reason: 'superseded' };
 
+/** The skipped tools a status shows: the first few, names and reasons cut to the schema's bounds. */
+function shownSkips(
+  skipped: ReadonlyArray<{ name: string; reason: string }> | undefined,
+): Array<{ name: string; reason: string }> | undefined {
+  if (!skipped || skipped.length === 0) return undefined;
+  return skipped
+    .slice(0, MAX_SKIPPED_TOOLS_SHOWN)
+    .map((each) => ({ name: each.name.slice(0, 200), reason: each.reason.slice(0, 500) }));
+}
+
 /** What a refresh started from: the stored definition text, as read at the start. */
 export interface RefreshBase {
   serverId: string;
@@ -140,6 +151,8 @@ export class CatalogWriter {
       ttlMs?: number;
       cacheScope?: CatalogCacheScope;
       refreshAfterMs?: number;
+      /** Tools left out or changed on the way in, and why; recorded on the status. @default none */
+      skipped?: ReadonlyArray<{ name: string; reason: string }>;
     },
   ): Promise<WriteResult> {
     const version = digestOf(input.tools);
@@ -165,6 +178,7 @@ export class CatalogWriter {
         definitionHash: hash,
         ...hints,
         nextRefreshAt: input.refreshAfterMs === undefined ? undefined : now + input.refreshAfterMs,
+        skippedTools: shownSkips(input.skipped),
       });
       const changed = !snapshot.entry || snapshot.entry.version !== version || snapshot.entry.definitionHash !== hash;
       return {
@@ -183,7 +197,7 @@ export class CatalogWriter {
    * definition stays invisible to readers through its hash) and the status says `error`. The
    * failure count and `nextAttemptAt` grow the backoff.
    */
-  async recordFailure(input: RefreshBase & { error: string }): Promise<WriteResult> {
+  async recordFailure(input: RefreshBase & { error: string; code?: string }): Promise<WriteResult> {
     return await this.commit(input, (snapshot, hash, now) => {
       const previous = snapshot.status?.definitionHash === hash ? snapshot.status : undefined;
       const failures = (previous?.failures ?? 0) + 1;
@@ -194,6 +208,7 @@ export class CatalogWriter {
         // Callers mask secrets; the bound holds here too, whoever calls, so a server that answers
         // with a megabyte of error page cannot grow the status record.
         error: maskServerError(input.error, []),
+        errorCode: input.code?.slice(0, 100),
         lastAttemptAt: now,
         lastSuccessAt: previous?.lastSuccessAt ?? good?.refreshedAt,
         toolCount: good?.tools.length ?? 0,

@@ -50,4 +50,24 @@ describe('toCatalogTools', () => {
     ];
     expect(toCatalogTools(items).tools).toEqual(toCatalogTools([...items].reverse()).tools);
   });
+
+  it('cuts long descriptions and titles with a note, and skips only a tool whose input schema nests too deep', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 10; level += 1) deep = { type: 'object', properties: { inner: deep } };
+    const { tools, skipped } = toCatalogTools(
+      [
+        { name: 'long', title: 't'.repeat(100), description: 'd'.repeat(100), inputSchema: objectSchema },
+        { name: 'deep', inputSchema: deep },
+        { name: 'deep-output', inputSchema: objectSchema, outputSchema: deep },
+      ],
+      { maxDescriptionChars: 40, maxSchemaDepth: 6 },
+    );
+    expect(tools.map((tool) => tool.name)).toEqual(['deep-output', 'long']);
+    const long = tools.find((tool) => tool.name === 'long');
+    expect(long?.description).toHaveLength(40);
+    expect(long?.description?.endsWith('… [truncated]')).toBe(true);
+    expect(long?.title?.endsWith('… [truncated]')).toBe(true);
+    expect(tools.find((tool) => tool.name === 'deep-output')?.outputSchema).toBeUndefined();
+    expect(skipped.map((entry) => entry.name)).toEqual(['deep', 'deep-output']);
+  });
 });

@@ -1,4 +1,5 @@
 import { catalogToolSchema, objectJsonSchemaSchema, type CatalogTool } from '@agentq/shared';
+import { DEFAULT_CATALOG_BUDGET, nestsDeeperThan, truncateText, type CatalogBudget } from './catalog-budget.js';
 
 /** A tool left out of the cache, and why. */
 export interface SkippedTool {
@@ -12,14 +13,26 @@ export interface SkippedTool {
  * skipped and reported, and its siblings are kept; an output schema that is not an object is
  * dropped from its tool. A repeated name keeps its first occurrence. The result is sorted by name,
  * so a server that lists the same tools in another order does not look changed.
+ *
+ * The budget applies here, so no worker ever sees an entry over it: a description or title longer
+ * than `maxDescriptionChars` is cut and ends with `… [truncated]`; a tool whose input schema nests
+ * deeper than `maxSchemaDepth` is skipped (only that tool: one odd tool must not cost a server all
+ * of its others), and an output schema nesting deeper is dropped from its tool.
  */
-export function toCatalogTools(rawTools: readonly unknown[]): { tools: CatalogTool[]; skipped: SkippedTool[] } {
+export function toCatalogTools(
+  rawTools: readonly unknown[],
+  budget: Pick<CatalogBudget, 'maxDescriptionChars' | 'maxSchemaDepth'> = DEFAULT_CATALOG_BUDGET,
+): { tools: CatalogTool[]; skipped: SkippedTool[] } {
   const tools: CatalogTool[] = [];
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
   rawTools.forEach((raw, index) => {
     const item = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     const name = typeof item.name === 'string' && item.name.length > 0 ? item.name : `#${index}`;
+    if (nestsDeeperThan(item.inputSchema, budget.maxSchemaDepth)) {
+      skipped.push({ name, reason: `inputSchema nests deeper than AGENTQ_MAX_SCHEMA_DEPTH=${budget.maxSchemaDepth}` });
+      return;
+    }
     if (!objectJsonSchemaSchema.safeParse(item.inputSchema).success) {
       skipped.push({ name, reason: 'inputSchema is not a JSON-Schema object' });
       return;
@@ -28,14 +41,23 @@ export function toCatalogTools(rawTools: readonly unknown[]): { tools: CatalogTo
       skipped.push({ name, reason: 'duplicate tool name' });
       return;
     }
-    const outputSchema = objectJsonSchemaSchema.safeParse(item.outputSchema).success ? item.outputSchema : undefined;
+    const outputTooDeep = nestsDeeperThan(item.outputSchema, budget.maxSchemaDepth);
+    const outputSchema =
+      !outputTooDeep && objectJsonSchemaSchema.safeParse(item.outputSchema).success ? item.outputSchema : undefined;
     if (item.outputSchema !== undefined && outputSchema === undefined) {
-      skipped.push({ name, reason: 'outputSchema is not a JSON-Schema object; dropped from the tool' });
+      skipped.push({
+        name,
+        reason: outputTooDeep
+          ? `outputSchema nests deeper than AGENTQ_MAX_SCHEMA_DEPTH=${budget.maxSchemaDepth}; dropped from the tool`
+          : 'outputSchema is not a JSON-Schema object; dropped from the tool',
+      });
     }
+    const text = (value: unknown) =>
+      typeof value === 'string' ? truncateText(value, budget.maxDescriptionChars) : undefined;
     const parsed = catalogToolSchema.safeParse({
       name: item.name,
-      title: typeof item.title === 'string' ? item.title : undefined,
-      description: typeof item.description === 'string' ? item.description : undefined,
+      title: text(item.title),
+      description: text(item.description),
       inputSchema: item.inputSchema,
       outputSchema,
       annotations:

@@ -18,6 +18,7 @@ import {
   type Logger,
   type RedisConnection,
   type RefreshReason,
+  maskSecretsDeep,
   maskServerError,
 } from '@agentq/shared';
 import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
@@ -25,6 +26,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
+import { checkListBytes, DEFAULT_CATALOG_BUDGET, type CatalogBudget } from '../cache/catalog-budget.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
 import { CACHE_TTL_JOB_NAME } from '../schedule/refresh-schedules.js';
@@ -87,6 +89,11 @@ export interface RefreshProcessorOptions {
   scheduleRefresh?: (request: { serverId: string; dueAt: number }) => Promise<void>;
   /** Where `tools.listChanged` support is recorded for watcher owners. */
   capabilities?: ServerCapabilities;
+  /**
+   * What one server's list may cost (`AGENTQ_MAX_TOOLS_PER_SERVER` and the other `AGENTQ_MAX_*`).
+   * @default {@link DEFAULT_CATALOG_BUDGET}
+   */
+  budget?: CatalogBudget;
   /** Base wait before a job whose server is locked tries again. @default 250 */
   lockRetryMs?: number;
   /**
@@ -132,6 +139,7 @@ export interface RefreshProcessor {
  */
 export function createRefreshProcessor(options: RefreshProcessorOptions): RefreshProcessor {
   const keys = keyNames(options.prefix);
+  const budget = options.budget ?? DEFAULT_CATALOG_BUDGET;
   const closing = new Set<Promise<void>>();
   let running = 0;
 
@@ -283,7 +291,14 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
           const tools = client.getServerCapabilities()?.tools;
           listChanged = tools?.listChanged === true;
           return tools
-            ? await listToolsWithHints({ client, serverId, timeoutMs: listMs, signal, secretValues })
+            ? await listToolsWithHints({
+                client,
+                serverId,
+                timeoutMs: listMs,
+                signal,
+                secretValues,
+                maxItems: budget.maxTools,
+              })
             : { tools: [], hints: {} };
         };
         const openFresh = async () => {
@@ -323,11 +338,18 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         await options.capabilities
           ?.write(serverId, { definitionHash: hash, listChanged, seenAt: Date.now() })
           .catch((error: unknown) => logger.warn({ error }, 'could not record server capabilities'));
-        const { tools, skipped } = toCatalogTools(rawTools);
+        // A server that quotes its own URL or header in a description must not put it in the cache,
+        // where every run's model reads it. The masking walk reaches past the schema depth budget
+        // (list, tool, schema: three levels above it), so a too deep schema still reads as too deep.
+        const masked = maskSecretsDeep(rawTools, secretValues, budget.maxSchemaDepth + 8);
+        const { tools, skipped } = toCatalogTools(masked, budget);
         for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
+        // Refused before anything is written or embedded: the last good list stays.
+        checkListBytes(tools, budget);
         const result = await options.writer.recordSuccess({
           ...base,
           tools,
+          skipped,
           startedAt,
           readBy: { warmerId: options.warmerId, session },
           ttlMs: listed.hints.ttlMs,
@@ -375,7 +397,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
           logger.debug({ code, error: message }, 'refresh cut off by shutdown; status left as it was');
           throw new NonRetryableError({ code: 'WARMER_STOPPING', message: `refresh cut off by shutdown: ${message}` });
         }
-        const result = await options.writer.recordFailure({ ...base, error: message }).catch(() => {
+        const result = await options.writer.recordFailure({ ...base, error: message, code }).catch(() => {
           throw error;
         });
         logger.warn(

@@ -25,6 +25,8 @@ export async function listToolsWithHints(options: {
   signal?: AbortSignal;
   /** Resolved secrets, masked out of errors. */
   secretValues?: readonly string[];
+  /** Most tools taken (`AGENTQ_MAX_TOOLS_PER_SERVER`); see {@link listServerTools}. */
+  maxItems?: number;
 }): Promise<ListedTools> {
   const pages: CacheHints[] = [];
   const client = options.client;

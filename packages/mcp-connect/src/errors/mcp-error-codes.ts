@@ -11,6 +11,8 @@ export const MCP_ERROR_CODES = {
   connectTimeout: 'MCP_CONNECT_TIMEOUT',
   /** `tools/list` failed, or paged forever. */
   listFailed: 'MCP_LIST_FAILED',
+  /** The server lists more tools (or bytes) than the caller takes (`AGENTQ_MAX_TOOLS_PER_SERVER`). */
+  listTooLarge: 'MCP_LIST_TOO_LARGE',
   /** The whole tool list took longer than `timeouts.listMs`. */
   listTimeout: 'MCP_LIST_TIMEOUT',
   /** `tools/call` failed: a JSON-RPC error answer, or a transport failure. */

@@ -77,7 +77,7 @@ export async function callServerTool(options: CallServerToolOptions): Promise<Mc
     structuredContent: result.structuredContent,
   };
   // An error result is the server's own error text and may echo the request (a resolved URL or
-  // header); a successful one is the tool's output and passes as it is (a resolved path can be what
-  // the model needs).
+  // header), so it is masked here already. A successful one is masked by the agent worker, where
+  // every tool's result passes (MCP or not), against every secret the process knows.
   return answer.isError ? maskSecretsDeep(answer, options.secretValues ?? []) : answer;
 }

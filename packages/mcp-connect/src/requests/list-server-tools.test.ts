@@ -47,6 +47,27 @@ describe('listServerTools', () => {
     await connection.close();
   });
 
+  it('stops at the first page past maxItems with MCP_LIST_TOO_LARGE, asking for no further page', async () => {
+    const asked: Array<string | undefined> = [];
+    const { connection } = await connected(async (cursor) => {
+      asked.push(cursor);
+      const page = Number(cursor ?? '0');
+      return { tools: [tool(`a${page}`), tool(`b${page}`)], nextCursor: String(page + 1) };
+    });
+    const caught = await listServerTools({
+      client: connection.client,
+      serverId: 'mem',
+      timeoutMs: 5_000,
+      maxItems: 3,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await connection.close();
+    expect(AgentqError.isInstance(caught) && caught.code).toBe('MCP_LIST_TOO_LARGE');
+    expect(asked).toEqual([undefined, '1']);
+  });
+
   it('fails with MCP_LIST_FAILED on a repeated cursor instead of looping', async () => {
     const error = await listFailure(async () => ({ tools: [tool('a')], nextCursor: 'same' }));
     expect(AgentqError.isInstance(error) && error.code).toBe('MCP_LIST_FAILED');

@@ -25,6 +25,12 @@ export interface ListServerToolsOptions {
   signal?: AbortSignal;
   /** Masked out of the error message. @default [] */
   secretValues?: readonly string[];
+  /**
+   * Most tools taken. Reading stops at the first page that goes past it, with `MCP_LIST_TOO_LARGE`
+   * naming the limit and how many tools were seen by then.
+   * @default no limit
+   */
+  maxItems?: number;
 }
 
 /**
@@ -66,7 +72,15 @@ export async function listServerTools(options: ListServerToolsOptions): Promise<
       if (kind === 'closed') throw fail(MCP_ERROR_CODES.transportClosed, 'connection closed during tools/list', true);
       throw fail(MCP_ERROR_CODES.listFailed, `tools/list failed (${messageOf(error)})`, kind !== 'answered');
     }
-    items.push(...result.tools);
+    for (const tool of result.tools) items.push(tool);
+    if (options.maxItems !== undefined && items.length > options.maxItems) {
+      const more = result.nextCursor === undefined ? '' : ' (and more pages)';
+      throw fail(
+        MCP_ERROR_CODES.listTooLarge,
+        `lists ${items.length} tools${more}, over AGENTQ_MAX_TOOLS_PER_SERVER=${options.maxItems}`,
+        false,
+      );
+    }
     cursor = result.nextCursor;
     if (cursor === undefined) return items;
     if (seenCursors.has(cursor)) throw fail(MCP_ERROR_CODES.listFailed, `cursor ${cursor} repeated`, false);

@@ -25,7 +25,7 @@ import { memoizedDefinitionHash } from './memoized-definition-hash.js';
  * another definition. `corrupt`: the entry (or the definition) failed its schema. `unknown-server`:
  * no such server. `disabled`: the server is turned off.
  */
-export type ColdReason = 'missing' | 'definition-changed' | 'corrupt' | 'unknown-server' | 'disabled';
+export type ColdReason = 'missing' | 'definition-changed' | 'corrupt' | 'over-budget' | 'unknown-server' | 'disabled';
 
 /** What the cache holds for one server, read without ever touching the server itself. */
 export interface CatalogRead {
@@ -77,6 +77,18 @@ export interface CreateCatalogReaderOptions {
   logger?: Logger;
   /** Clock for `ageMs`. @default Date.now */
   now?: () => number;
+  /**
+   * Checked on every entry read, whoever wrote it: an entry over either bound is ignored (the
+   * server reads as cold, `over-budget`), so a list that got past an older or misconfigured warmer
+   * never reaches a run whole. Warmers refuse such lists in the first place.
+   * @default no bound
+   */
+  budget?: {
+    /** `AGENTQ_MAX_CATALOG_ENTRY_BYTES`: bytes of the stored entry. */
+    maxEntryBytes?: number;
+    /** `AGENTQ_MAX_TOOLS_PER_SERVER`. */
+    maxTools?: number;
+  };
 }
 
 const fieldsPerServer = 2;
@@ -167,6 +179,11 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       return read;
     };
     if (entryBytes === null) return cold('missing');
+    const maxEntryBytes = options.budget?.maxEntryBytes;
+    if (maxEntryBytes !== undefined && entryBytes.length > maxEntryBytes) {
+      logger.warn({ serverId, bytes: entryBytes.length, maxEntryBytes }, 'catalog entry over budget; ignoring it');
+      return cold('over-budget');
+    }
     let entryParsed: ReturnType<typeof safeParseJson<typeof catalogEntrySchema>>;
     if (known && known.bytes.equals(entryBytes)) {
       entryParsed = { success: true, data: known.entry };
@@ -186,6 +203,11 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       return cold('corrupt');
     }
     const entry = entryParsed.data;
+    const maxTools = options.budget?.maxTools;
+    if (maxTools !== undefined && entry.tools.length > maxTools) {
+      logger.warn({ serverId, toolCount: entry.tools.length, maxTools }, 'catalog entry over budget; ignoring it');
+      return cold('over-budget');
+    }
     // A list is only valid for the definition it was read from: an old command line or URL may
     // point at a different server altogether.
     if (entry.definitionHash !== hash) return cold('definition-changed');

@@ -384,6 +384,46 @@ export const configVariables = [
     description: 'Most `assistant.mcpServers` a run spec may name.',
   },
   {
+    env: 'AGENTQ_MAX_TOOLS_PER_SERVER',
+    key: 'maxToolsPerServer',
+    schema: positiveInt,
+    default: '2000',
+    description:
+      'Most tools one MCP server may list. A warmer stops reading a longer list, records `MCP_LIST_TOO_LARGE` with the limit and the count on the server status, and keeps the last good list; a worker ignores a cached list over the limit.',
+  },
+  {
+    env: 'AGENTQ_MAX_CATALOG_ENTRY_BYTES',
+    key: 'maxCatalogEntryBytes',
+    schema: positiveInt,
+    default: '4194304',
+    description:
+      'Largest cached tool list of one server, in bytes of JSON. A warmer refuses a bigger list the same way as a too long one (`MCP_LIST_TOO_LARGE`, last good list kept); a worker ignores a bigger cache entry.',
+  },
+  {
+    env: 'AGENTQ_MAX_TOOL_DESCRIPTION_CHARS',
+    key: 'maxToolDescriptionChars',
+    schema: positiveInt,
+    default: '8000',
+    description:
+      'Longest MCP tool description (and title) cached, in characters. A longer one is cut and ends with `… [truncated]`, so the model can tell.',
+  },
+  {
+    env: 'AGENTQ_MAX_SCHEMA_DEPTH',
+    key: 'maxSchemaDepth',
+    schema: positiveInt,
+    default: '32',
+    description:
+      "Deepest nesting of an MCP tool's input schema (objects and arrays), counted from the schema itself. A tool whose input schema nests deeper is left out of the cache and named in the server status (`skippedTools`); the server's other tools are kept. An output schema nesting deeper is dropped from its tool.",
+  },
+  {
+    env: 'AGENTQ_MAX_TOOL_CALLS_PER_STEP',
+    key: 'maxToolCallsPerStep',
+    schema: positiveInt,
+    default: '32',
+    description:
+      'Most tool calls one model step may execute. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed: no request, no MCP call.',
+  },
+  {
     env: 'AGENTQ_SEARXNG_URL',
     key: 'searxngUrl',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),

@@ -73,6 +73,16 @@ export interface Config {
   maxInputBytes: number;
   /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
   maxMcpServers: number;
+  /** `AGENTQ_MAX_TOOLS_PER_SERVER`: the most tools a server's cached list may hold. */
+  maxToolsPerServer: number;
+  /** `AGENTQ_MAX_CATALOG_ENTRY_BYTES`: the largest cached list of one server, in bytes of JSON. */
+  maxCatalogEntryBytes: number;
+  /** `AGENTQ_MAX_TOOL_DESCRIPTION_CHARS`: longer tool descriptions are cut with a note. */
+  maxToolDescriptionChars: number;
+  /** `AGENTQ_MAX_SCHEMA_DEPTH`: a tool whose input schema nests deeper is left out. */
+  maxSchemaDepth: number;
+  /** `AGENTQ_MAX_TOOL_CALLS_PER_STEP`: calls past it in one model step are refused, not made. */
+  maxToolCallsPerStep: number;
   /** `AGENTQ_SEARXNG_URL`: the SearXNG instance of `web_search`. */
   searxngUrl: string | undefined;
   /** `AGENTQ_WEB_SEARCH_PROVIDER`: the default `web_search` provider. */

@@ -67,10 +67,24 @@ export const catalogEntrySchema = z
   })
   .transform((entry) => ({ ...entry, version: entry.version ?? digestOf(entry.tools) }));
 
+/** Most skipped tools a server status lists. */
+export const MAX_SKIPPED_TOOLS_SHOWN = 100;
+
 /** `P:mcp.status.<serverId>`: the outcome of the latest refresh attempt. */
 export const catalogStatusSchema = z.strictObject({
   state: catalogStateSchema,
   error: z.string().optional(),
+  /** Code of `error` (`MCP_LIST_TOO_LARGE`, `MCP_CONNECT_TIMEOUT`, ...), when the failure had one. */
+  errorCode: z.string().max(100).optional(),
+  /**
+   * Tools of the latest successful read left out of the cache or changed on the way in (a schema
+   * that is not an object or nests too deep, a repeated name), with the reason; the first
+   * {@link MAX_SKIPPED_TOOLS_SHOWN} of them.
+   */
+  skippedTools: z
+    .array(z.strictObject({ name: z.string().max(200), reason: z.string().max(500) }))
+    .max(100)
+    .optional(),
   lastAttemptAt: z.number().int().nonnegative(),
   lastSuccessAt: z.number().int().nonnegative().optional(),
   toolCount: z.number().int().nonnegative(),

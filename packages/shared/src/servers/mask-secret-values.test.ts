@@ -36,6 +36,20 @@ describe('maskSecretValues', () => {
     }
   });
 
+  it('masks hex, doubly JSON-escaped and \\u-escaped forms', () => {
+    const quoted = 'k3y"with\\quote-ü';
+    const forms = [
+      Buffer.from(quoted).toString('hex'),
+      Buffer.from(quoted).toString('hex').toUpperCase(),
+      JSON.stringify(JSON.stringify(quoted).slice(1, -1)).slice(1, -1),
+      'k3y\\"with\\\\quote-\\u00fc',
+    ];
+    for (const form of forms) {
+      const masked = maskSecretValues(`answer ${form} end`, [quoted]);
+      expect(masked, form).toBe(`answer ${SECRET_MASK} end`);
+    }
+  });
+
   it('masks the stable middle of base64 at every offset, standard and url-safe', () => {
     for (let offset = 0; offset < 6; offset += 1) {
       const embedded = Buffer.from(`${'u'.repeat(offset)}:${secret}:tail`);

@@ -13,7 +13,10 @@ const maxCachedSecrets = 1_000;
 
 /**
  * The forms in which a secret value travels and can be echoed back, longest first:
- * - raw, and as JSON string content;
+ * - raw, and as JSON string content: escaped once, escaped twice (JSON text quoted inside JSON,
+ *   as a tool result that carries another answer's body), and with every non-ASCII character as
+ *   `\uXXXX` (what many JSON writers other than JavaScript's emit);
+ * - hex, lower- and upper-case, of its UTF-8 bytes;
  * - percent-encoded by `encodeURIComponent` and by `encodeURI`, with upper- or lower-case hex,
  *   and as the URL parser encodes it in a path and in a query;
  * - form-encoded (`application/x-www-form-urlencoded`, spaces as `+`);
@@ -24,11 +27,35 @@ const maxCachedSecrets = 1_000;
  *   encode whole 3-byte groups of the value alone are the same wherever it sits, so those are
  *   masked. At most two bytes at each end stay visible in encoded form; that is the price of not
  *   knowing the neighbours.
+ *
+ * Every encoding applies to the raw value and to its JSON-escaped form.
  */
 export function secretValueVariants(secret: string): readonly string[] {
   const cached = variantCache.get(secret);
   if (cached) return cached;
-  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
+  const jsonEscaped = JSON.stringify(secret).slice(1, -1);
+  const forms = new Set<string>([
+    secret,
+    jsonEscaped,
+    JSON.stringify(jsonEscaped).slice(1, -1),
+    jsonEscaped.replace(
+      /[\u0080-\uffff]/g,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    ),
+  ]);
+  // A value inside a JSON text that is then encoded (a JSON body echoed in a query, in hex or in
+  // base64) is encoded in its escaped form, so each encoding is applied to both.
+  for (const text of new Set([secret, jsonEscaped])) addEncodedForms(forms, text);
+  for (const form of [...forms]) {
+    if (/[+/=]/.test(form) && form !== secret) forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  const variants = [...forms].filter((form) => form.length >= 4).sort((a, b) => b.length - a.length);
+  if (variantCache.size >= maxCachedSecrets) variantCache.clear();
+  variantCache.set(secret, variants);
+  return variants;
+}
+
+function addEncodedForms(forms: Set<string>, secret: string): void {
   for (const encoded of [encodeURIComponent(secret), encodeURI(secret)]) {
     forms.add(encoded);
     forms.add(encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
@@ -46,6 +73,9 @@ export function secretValueVariants(secret: string): readonly string[] {
   }
   forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
   const bytes = Buffer.from(secret, 'utf8');
+  const hex = bytes.toString('hex');
+  forms.add(hex);
+  forms.add(hex.toUpperCase());
   const whole = bytes.toString('base64');
   forms.add(whole);
   forms.add(whole.replace(/=+$/, ''));
@@ -55,13 +85,6 @@ export function secretValueVariants(secret: string): readonly string[] {
     const middle = bytes.subarray(skip, skip + groups * 3).toString('base64');
     if (middle.length >= minimumFragmentLength) forms.add(middle);
   }
-  for (const form of [...forms]) {
-    if (/[+/=]/.test(form) && form !== secret) forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
-  }
-  const variants = [...forms].filter((form) => form.length >= 4).sort((a, b) => b.length - a.length);
-  if (variantCache.size >= maxCachedSecrets) variantCache.clear();
-  variantCache.set(secret, variants);
-  return variants;
 }
 
 /**
