@@ -101,7 +101,11 @@ function modelOf(config: EmbedderConfig, options: CreateEmbedderOptions): Embedd
     return createOpenAI({
       apiKey: config.openaiApiKey,
       baseURL: config.embeddingBaseUrl,
-      fetch: embeddingFetch(config, options, { baseURL: config.embeddingBaseUrl, apiKey: config.openaiApiKey }),
+      fetch: embeddingFetch(config, options, {
+        // Without a base URL the provider reads OPENAI_BASE_URL itself: allow where it will go.
+        baseURL: config.embeddingBaseUrl ?? (process.env.OPENAI_BASE_URL || undefined),
+        apiKey: config.openaiApiKey,
+      }),
     }).embeddingModel(model);
   }
   if (provider === 'openai-compatible') {

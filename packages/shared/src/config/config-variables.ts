@@ -327,14 +327,14 @@ export const configVariables = [
     key: 'fetchAllowHosts',
     schema: hostPatternList,
     description:
-      'Comma-separated hosts that warmers, workers and the indexer may reach on private, loopback or link-local addresses (MCP servers, knowledge-base URLs, redirects of search providers and embedding servers) while every other host stays refused: exact names (`mcp.internal`), IP literals (`10.0.0.5`, `[fd00::1]`) or `*.suffix` for every name below suffix (`*.corp.example`), each optionally with `:port` (`127.0.0.1:8888`, `[::1]:3000`) to allow that port only; an entry without a port allows every port. `web_fetch` never uses this list (see `AGENTQ_WEB_FETCH_ALLOW_HOSTS`).',
+      'Comma-separated hosts that may be reached on private, loopback or link-local addresses (MCP servers, knowledge-base URLs, redirects): names, IP literals (`[fd00::1]`) or `*.suffix`, each optionally `:port` for that port only (bare: every port). Not for `web_fetch` (see `AGENTQ_WEB_FETCH_ALLOW_HOSTS`).',
   },
   {
     env: 'AGENTQ_WEB_FETCH_ALLOW_HOSTS',
     key: 'webFetchAllowHosts',
     schema: hostPatternList,
     description:
-      'The private, loopback or link-local hosts `web_fetch` may reach, in the form of `AGENTQ_FETCH_ALLOW_HOSTS` (prefer `host:port` entries). The model chooses `web_fetch` URLs, so it gets its own list: unset, `web_fetch` reaches public addresses only, whatever `AGENTQ_FETCH_ALLOW_HOSTS` allows (`AGENTQ_ALLOW_PRIVATE_FETCH=true` still opens everything).',
+      'The private, loopback or link-local hosts `web_fetch` may reach, written as in `AGENTQ_FETCH_ALLOW_HOSTS` (prefer `host:port`). Unset: public addresses only, whatever `AGENTQ_FETCH_ALLOW_HOSTS` says (`AGENTQ_ALLOW_PRIVATE_FETCH=true` still opens all).',
   },
   {
     env: 'AGENTQ_ALLOW_STDIO_FROM_API',

@@ -107,9 +107,10 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ AGENTQ_FETCH_ALLOW_HOSTS: ' MCP.internal , *.Corp.example,,10.0.0.5 ' }).fetchAllowHosts,
     ).toEqual(['mcp.internal', '*.corp.example', '10.0.0.5']);
-    expect(
-      loadConfig({ AGENTQ_WEB_FETCH_ALLOW_HOSTS: 'MCP.internal:08080, [::1]:3000' }).webFetchAllowHosts,
-    ).toEqual(['mcp.internal:8080', '[::1]:3000']);
+    expect(loadConfig({ AGENTQ_WEB_FETCH_ALLOW_HOSTS: 'MCP.internal:08080, [::1]:3000' }).webFetchAllowHosts).toEqual([
+      'mcp.internal:8080',
+      '[::1]:3000',
+    ]);
     for (const value of ['*', 'mcp.internal:0', 'mcp.internal:65536', 'https://mcp.internal', 'a.*.b', '::1:80']) {
       const error = configError({ AGENTQ_FETCH_ALLOW_HOSTS: value });
       expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_FETCH_ALLOW_HOSTS']);

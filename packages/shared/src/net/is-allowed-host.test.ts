@@ -17,12 +17,26 @@ describe('normalizeHostPattern', () => {
     expect(normalizeHostPattern(entry)).toBe(pattern);
   });
 
-  it.each(['', '*', '*.', 'a.*.b', 'host:', 'host:0', 'host:65536', 'host:80:80', '::1:80', 'host:8o', 'user@host', 'host/path', 'host?x', 'ho st', '[not-ipv6]', '**.a'])(
-    'refuses %j',
-    (entry) => {
-      expect(normalizeHostPattern(entry)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    '*',
+    '*.',
+    'a.*.b',
+    'host:',
+    'host:0',
+    'host:65536',
+    'host:80:80',
+    '::1:80',
+    'host:8o',
+    'user@host',
+    'host/path',
+    'host?x',
+    'ho st',
+    '[not-ipv6]',
+    '**.a',
+  ])('refuses %j', (entry) => {
+    expect(normalizeHostPattern(entry)).toBeUndefined();
+  });
 });
 
 describe('isAllowedHost', () => {
