@@ -303,6 +303,24 @@ describe('an approval replayed onto a new run with the same id (hole 2)', () => 
     expect(await notes()).not.toContain('removed');
   });
 
+  it('refuses a decision for a removed run that was enqueued again under its id meanwhile', async () => {
+    const runId = 'removed-then-again';
+    await paths.client().enqueue(runId, oneCall('first'));
+    const [first] = await parked(runId, 1);
+    await (await Job.fromId(queue, runId))?.remove({ removeChildren: true });
+    await paths.client().enqueue(runId, oneCall('second'));
+    const [second] = (await parked(runId, 2)).filter((each) => each.approvalId !== first?.approvalId);
+    expect(second?.input).toEqual({ note: 'second' });
+    // The old approval names the run id, but the run under it now is another incarnation.
+    expect(await paths.client().decide(first?.approvalId as string, true)).toEqual({ code: 'ALREADY_DECIDED' });
+    expect(await recordOf(first?.approvalId as string)).toMatchObject({ outcome: 'no-decision' });
+    expect(await paths.client().decide(second?.approvalId as string, false)).toEqual({});
+    const result = await resultOf(runId);
+    expect(result.toolCalls[0]).toMatchObject({ input: { note: 'second' }, approval: { approved: false } });
+    expect(await notes()).not.toContain('first');
+    expect(await notes()).not.toContain('second');
+  });
+
   it('checks the call against the decision record, not the checkpoint: a tampered checkpoint is denied', async () => {
     const runId = 'tampered-checkpoint';
     await paths.client().enqueue(runId, oneCall('seen'));
