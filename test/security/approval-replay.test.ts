@@ -350,6 +350,21 @@ describe('an approval replayed onto a new run with the same id (hole 2)', () => 
     expect(await notes()).not.toContain('seen');
   });
 
+  it('fails closed on an approval recorded before incarnations: denied with a reason, never run', async () => {
+    const runId = 'legacy-record';
+    await paths.client().enqueue(runId, oneCall('legacy'));
+    const [pending] = await parked(runId, 1);
+    // The record as a worker from before this change wrote it: no incarnation, no server id.
+    const key = keyNames(ctx.prefix).decision(pending?.approvalId as string);
+    const { incarnation: _incarnation, serverId: _serverId, ...legacy } = pending as ApprovalJob;
+    await ctx.redis.hset(key, 'request', JSON.stringify(legacy));
+    expect(await paths.client().decide(pending?.approvalId as string, true)).toEqual({});
+    const result = await resultOf(runId);
+    expect(result.toolCalls[0]).toMatchObject({ input: { note: 'legacy' }, approval: { approved: false } });
+    expect(result.toolCalls[0]?.approval?.reason).toMatch(/ask again/);
+    expect(await notes()).not.toContain('legacy');
+  });
+
   it('still runs the call a person approved (the control)', async () => {
     const runId = 'honest-replay-control';
     await paths.rest().enqueue(runId, oneCall('honest'));
