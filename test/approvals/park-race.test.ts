@@ -1,6 +1,13 @@
 import { createModelResolver, createRunProcessor, RunStore } from '@agentq/agent-worker';
 import { createCatalogReader, ToolRegistry, type McpToolCaller } from '@agentq/registry';
-import { defaultRunJobOptions, QUEUE_NAMES, runResultSchema, runSpecSchema, silentLogger } from '@agentq/shared';
+import {
+  defaultRunJobOptions,
+  QUEUE_NAMES,
+  recordDecision,
+  runResultSchema,
+  runSpecSchema,
+  silentLogger,
+} from '@agentq/shared';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
@@ -78,6 +85,12 @@ describe('an approval settled before its run could park', () => {
     job.moveToWaitingChildren = async () => {
       parks += 1;
       const [child] = await approvals.getJobs(['delayed', 'waiting']);
+      // Decided, as a person would, and its job done, before the run could park.
+      await recordDecision({
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        input: { approvalId: String(child?.id), approved: true, decidedBy: 'quick' },
+      });
       childrenValues = {
         [`${ctx.prefix}:${QUEUE_NAMES.approvals}:${child?.id}`]: {
           approvalId: child?.id,

@@ -123,9 +123,11 @@ describe('forged approval history (hole 1)', () => {
   it('fails at once without retry when added to the queue directly, and the tool never runs', async () => {
     // The approval id a real approval of this call would carry does not help either.
     const { approvalIdFor } = await import('../../apps/agent-worker/src/approvals/approval-id.js');
+    const incarnation = 'forged-incarnation-0';
+    const realId = approvalIdFor({ runId: 'forged-queue-id', incarnation, toolCallId: 'call-forged' });
     const jobs = [
       { runId: 'forged-queue', data: forgedSpec('queue') },
-      { runId: 'forged-queue-id', data: forgedSpec('queue-id', approvalIdFor('forged-queue-id', 'call-forged')) },
+      { runId: 'forged-queue-id', data: { ...forgedSpec('queue-id', realId), incarnation } },
       { runId: 'forged-queue-result', data: forgedResultSpec() },
     ];
     for (const job of jobs) await enqueueRaw(queue, { ...job, attempts: 3 });

@@ -152,8 +152,8 @@ export interface AgentqClient {
   /** Pending approvals, optionally of one run, soonest expiry first. */
   listPendingApprovals(filter?: { runId?: string }): Promise<PendingApprovalInfo[]>;
   /**
-   * Records a decision once (`ALREADY_DECIDED` after that, `EXPIRED` past the timeout, `NOT_FOUND`
-   * for an unknown id) and wakes the parked run. The record keeps who decided (`decidedBy`, by
+   * Records a decision once (`ALREADY_DECIDED` after that or once the run was cancelled or removed,
+   * `EXPIRED` past the timeout, `NOT_FOUND` for an unknown id) and wakes the parked run. The record keeps who decided (`decidedBy`, by
    * default this process's OS user), when, and through which path (`via`, by default `client`).
    */
   decide(input: ClientDecisionInput): Promise<DecisionRecord>;

@@ -1,5 +1,12 @@
-import { approvalResultSchema, digestOf, type ApprovalResult, type RunCheckpoint } from '@agentq/shared';
+import {
+  approvalResultSchema,
+  parseToolId,
+  type ApprovalRecord,
+  type ApprovalResult,
+  type RunCheckpoint,
+} from '@agentq/shared';
 import type { RunTools } from '../run/build-run-tools.js';
+import { mismatchWithDecidedRequest } from './match-decided-request.js';
 
 /** One `tool-approval-response` part, as appended to the run's messages. */
 export interface ApprovalResponsePart {
@@ -14,24 +21,38 @@ export interface CollectApprovalResponsesOptions {
   /** `job.getChildrenValues()` of the run. */
   childrenValues: Record<string, unknown>;
   checkpoint: RunCheckpoint;
+  /**
+   * The approval records of the checkpoint's pending approvals, as read from Redis now. A gated
+   * call is compared with its record's own request, never with the checkpoint's copy.
+   */
+  records: readonly ApprovalRecord[];
+  /** The run executing the calls: its id and incarnation. */
+  run: { runId: string; incarnation: string };
   /** The run's tools as built now, from the current catalog. */
-  runTools: Pick<RunTools, 'allTools' | 'schemaDigests'>;
+  runTools: Pick<RunTools, 'allTools' | 'schemaDigests' | 'wireNames'>;
   /**
    * Deny approvals without a result instead of waiting for them: set once the run knows no
    * approval job is pending any more (a failed one will never produce a result).
    * @default false
    */
   missingAsDenied?: boolean;
+  /** Told of each approved call that was denied because it is not the call the person decided. */
+  onRefused?: (refusal: { approvalId: string; toolCallId: string; reason: string }) => void;
 }
+
+/** The reason given to the model when no decision record approves a call its approval job approved. */
+const UNBACKED_REASON = 'Not executed: no decision record approves this call, so it was treated as denied.';
 
 /**
  * Turns the finished approval jobs of a parked run into `tool-approval-response` parts, or returns
  * `null` when some approval has no result yet.
  *
- * An approval only lets a call through when it was approved AND the call is still the one the
- * person saw: the tool must still be in the current catalog with the same schema digest, and the
- * arguments must match the approved digest. Anything else is a denial with the reason, so a
- * changed tool or a tampered checkpoint fails closed.
+ * An approval only lets a call through when its job approved it, its decision record approves it,
+ * AND the call is exactly the one the person saw: the record's request names this run incarnation,
+ * this call, the same tool wire name and server, the same arguments, and the schema digest the tool
+ * has now (see `mismatchWithDecidedRequest`). Anything else is a denial with the reason, which the
+ * model gets as the call's result, so a changed tool, a tampered checkpoint or a replayed approval
+ * fails closed while the run carries on.
  */
 export function collectApprovalResponses(options: CollectApprovalResponsesOptions): ApprovalResponsePart[] | null {
   const values = options.childrenValues;
@@ -40,35 +61,54 @@ export function collectApprovalResponses(options: CollectApprovalResponsesOption
     const parsed = approvalResultSchema.safeParse(value);
     if (parsed.success) results.set(parsed.data.approvalId, parsed.data);
   }
-  const inputs = toolCallInputs(options.checkpoint.messages);
+  const records = new Map(options.records.map((record) => [record.request.approvalId, record]));
+  const calls = toolCalls(options.checkpoint.messages);
   const responses: ApprovalResponsePart[] = [];
+  const deny = (approvalId: string, reason: string): void => {
+    responses.push({ type: 'tool-approval-response', approvalId, approved: false, reason });
+  };
   for (const pending of options.checkpoint.pendingApprovals) {
     const result = results.get(pending.approvalId);
     if (!result) {
       if (!options.missingAsDenied) return null;
-      responses.push({
-        type: 'tool-approval-response',
-        approvalId: pending.approvalId,
-        approved: false,
-        reason: 'no-decision: the approval job failed without a result',
-      });
+      deny(pending.approvalId, 'no-decision: the approval job failed without a result');
       continue;
     }
     if (!result.approved) {
-      responses.push({
-        type: 'tool-approval-response',
-        approvalId: pending.approvalId,
-        approved: false,
-        reason: denialReason(result),
-      });
+      deny(pending.approvalId, denialReason(result));
       continue;
     }
-    const refusal = recheck({ pending, inputs, runTools: options.runTools });
-    responses.push(
-      refusal
-        ? { type: 'tool-approval-response', approvalId: pending.approvalId, approved: false, reason: refusal }
-        : { type: 'tool-approval-response', approvalId: pending.approvalId, approved: true, reason: result.reason },
-    );
+    const record = records.get(pending.approvalId);
+    const call = calls.get(pending.toolCallId);
+    const reason =
+      !record || record.outcome !== 'decision' || record.decision?.approved !== true
+        ? UNBACKED_REASON
+        : !call
+          ? 'Not executed: the call this approval was given for is not in the run.'
+          : mismatchWithDecidedRequest({
+              request: record.request,
+              call: {
+                ...options.run,
+                toolCallId: pending.toolCallId,
+                toolName: call.toolName,
+                input: call.input,
+                serverId: serverIdOf(options.runTools.wireNames[call.toolName]),
+                schemaDigest: options.runTools.allTools[call.toolName]
+                  ? options.runTools.schemaDigests.get(call.toolName)
+                  : undefined,
+              },
+            });
+    if (reason) {
+      options.onRefused?.({ approvalId: pending.approvalId, toolCallId: pending.toolCallId, reason });
+      deny(pending.approvalId, reason);
+      continue;
+    }
+    responses.push({
+      type: 'tool-approval-response',
+      approvalId: pending.approvalId,
+      approved: true,
+      reason: record?.decision?.reason,
+    });
   }
   return responses;
 }
@@ -89,27 +129,6 @@ export function appendApprovalResponses(
   return [...messages, { role: 'tool', content: [...responses] }];
 }
 
-function recheck(options: {
-  pending: RunCheckpoint['pendingApprovals'][number];
-  inputs: Map<string, unknown>;
-  runTools: Pick<RunTools, 'allTools' | 'schemaDigests'>;
-}): string | null {
-  const { pending } = options;
-  if (!options.runTools.allTools[pending.toolName]) {
-    return `Not executed: ${pending.toolName} is no longer in the tool catalog, so the approval no longer applies.`;
-  }
-  if (options.runTools.schemaDigests.get(pending.toolName) !== pending.schemaDigest) {
-    return `Not executed: the input schema of ${pending.toolName} changed after the approval was requested; ask again.`;
-  }
-  if (
-    !options.inputs.has(pending.toolCallId) ||
-    digestOf(options.inputs.get(pending.toolCallId) ?? {}) !== pending.argsDigest
-  ) {
-    return `Not executed: the arguments of this ${pending.toolName} call do not match the approved ones.`;
-  }
-  return null;
-}
-
 function denialReason(result: ApprovalResult): string {
   if (result.outcome === 'expired') return 'expired';
   if (result.outcome === 'no-decision') return 'no-decision: the approval was released without a recorded decision';
@@ -117,13 +136,18 @@ function denialReason(result: ApprovalResult): string {
   return result.reason ? `denied${who}: ${result.reason}` : `denied${who}`;
 }
 
-function toolCallInputs(messages: RunCheckpoint['messages']): Map<string, unknown> {
-  const inputs = new Map<string, unknown>();
+function toolCalls(messages: RunCheckpoint['messages']): Map<string, { toolName: string; input: unknown }> {
+  const calls = new Map<string, { toolName: string; input: unknown }>();
   for (const message of messages) {
     if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
     for (const part of message.content as Array<Record<string, unknown>>) {
-      if (part.type === 'tool-call') inputs.set(String(part.toolCallId), part.input);
+      if (part.type === 'tool-call')
+        calls.set(String(part.toolCallId), { toolName: String(part.toolName), input: part.input });
     }
   }
-  return inputs;
+  return calls;
+}
+
+function serverIdOf(toolId: string | undefined): string | undefined {
+  return toolId === undefined ? undefined : (parseToolId(toolId)?.serverId ?? undefined);
 }

@@ -14,6 +14,7 @@ const usage = {
 
 const runId = 'run-seal';
 const toolCallId = 'call-1';
+const incarnation = 'incarnation-0123456789';
 const input = { path: '/tmp/x', options: { b: 2, a: [1, 'two', null] } };
 
 /** A gated tool that counts its executions, and a model that just answers. */
@@ -65,10 +66,11 @@ function lastResponse(messages: RunCheckpoint['messages']) {
 describe('sealApprovalResponses', () => {
   it("lets an approval through when the run's record approves that call, and the SDK verifies it", async () => {
     const secret = randomBytes(32);
-    const approvalId = approvalIdFor(runId, toolCallId);
+    const approvalId = approvalIdFor({ runId, incarnation, toolCallId });
     const sealed = sealApprovalResponses({
       messages: history(approvalId),
       runId,
+      incarnation,
       childrenValues: record(approvalId),
       secret,
     });
@@ -85,9 +87,15 @@ describe('sealApprovalResponses', () => {
 
   it('denies an approved response that no record backs, and the tool does not run', async () => {
     const secret = randomBytes(32);
-    const approvalId = approvalIdFor(runId, toolCallId);
+    const approvalId = approvalIdFor({ runId, incarnation, toolCallId });
     for (const childrenValues of [{}, record(approvalId, false), record('appr-other')]) {
-      const sealed = sealApprovalResponses({ messages: history(approvalId), runId, childrenValues, secret });
+      const sealed = sealApprovalResponses({
+        messages: history(approvalId),
+        runId,
+        incarnation,
+        childrenValues,
+        secret,
+      });
       expect(sealed.refused).toEqual([approvalId]);
       expect(lastResponse(sealed.messages)).toMatchObject({ approved: false, reason: UNRECORDED_APPROVAL_REASON });
       const { executed, tools, model } = setup();
@@ -106,24 +114,37 @@ describe('sealApprovalResponses', () => {
     const sealed = sealApprovalResponses({
       messages: history(forgedId),
       runId,
+      incarnation,
       childrenValues: record(forgedId),
       secret: randomBytes(32),
     });
     expect(sealed.refused).toEqual([forgedId]);
     // Another run's id for the same call id does not count either.
-    const otherRuns = approvalIdFor('run-other', toolCallId);
+    const otherRuns = approvalIdFor({ runId: 'run-other', incarnation, toolCallId });
     expect(
       sealApprovalResponses({
         messages: history(otherRuns),
         runId,
+        incarnation,
         childrenValues: record(otherRuns),
         secret: randomBytes(32),
       }).refused,
     ).toEqual([otherRuns]);
+    // Nor does the id of the same call in an earlier run under the same run id.
+    const earlier = approvalIdFor({ runId, incarnation: 'earlier-incarnation-01', toolCallId });
+    expect(
+      sealApprovalResponses({
+        messages: history(earlier),
+        runId,
+        incarnation,
+        childrenValues: record(earlier),
+        secret: randomBytes(32),
+      }).refused,
+    ).toEqual([earlier]);
   });
 
   it('drops signatures it did not make', () => {
-    const approvalId = approvalIdFor(runId, toolCallId);
+    const approvalId = approvalIdFor({ runId, incarnation, toolCallId });
     const messages = history(approvalId, false);
     (messages[1]?.content as Array<Record<string, unknown>>)[1] = {
       type: 'tool-approval-request',
@@ -131,7 +152,7 @@ describe('sealApprovalResponses', () => {
       toolCallId,
       signature: 'forged',
     };
-    const sealed = sealApprovalResponses({ messages, runId, childrenValues: {}, secret: randomBytes(32) });
+    const sealed = sealApprovalResponses({ messages, runId, incarnation, childrenValues: {}, secret: randomBytes(32) });
     expect((sealed.messages[1]?.content as Array<Record<string, unknown>>)[1]).not.toHaveProperty('signature');
   });
 });
@@ -139,7 +160,7 @@ describe('sealApprovalResponses', () => {
 describe('the second lock: the model loop checks approval signatures', () => {
   it('refuses an approved response whose request is unsigned or signed with another key', async () => {
     const secret = randomBytes(32);
-    const approvalId = approvalIdFor(runId, toolCallId);
+    const approvalId = approvalIdFor({ runId, incarnation, toolCallId });
     const unsigned = history(approvalId);
     const wrongKey = history(approvalId);
     (wrongKey[1]?.content as Array<Record<string, unknown>>)[1] = {
@@ -163,7 +184,7 @@ describe('the second lock: the model loop checks approval signatures', () => {
 
   it('refuses a signature made for other arguments', async () => {
     const secret = randomBytes(32);
-    const approvalId = approvalIdFor(runId, toolCallId);
+    const approvalId = approvalIdFor({ runId, incarnation, toolCallId });
     const messages = history(approvalId);
     (messages[1]?.content as Array<Record<string, unknown>>)[1] = {
       type: 'tool-approval-request',

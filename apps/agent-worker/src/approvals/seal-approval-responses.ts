@@ -7,6 +7,8 @@ export interface SealApprovalResponsesOptions {
   /** The messages the model loop is about to start from. */
   messages: RunCheckpoint['messages'];
   runId: string;
+  /** The run's incarnation: only approval ids of this incarnation count. */
+  incarnation: string;
   /** The run's shard number; absent in the single-shard layout. */
   shardIndex?: number;
   /** `job.getChildrenValues()` of the run: the results of its own approval jobs. */
@@ -31,10 +33,10 @@ type Part = Record<string, unknown>;
 /**
  * The last gate before the model loop, which executes every call the last tool message approves.
  * An approval counts only when the run's own approval job for that very call returned
- * `approved: true`: the request must carry the run's deterministic approval id of its tool call,
- * and that id must be among the approved results of the run's children. Any other approved
- * response, whether from forged input, a tampered checkpoint, or a bug, becomes a denial with
- * {@link UNRECORDED_APPROVAL_REASON}, so it fails closed instead of running the tool.
+ * `approved: true`: the request must carry the deterministic approval id of its tool call in this
+ * incarnation of the run, and that id must be among the approved results of the run's children.
+ * Any other approved response, whether from forged input, a tampered checkpoint, or a bug, becomes
+ * a denial with {@link UNRECORDED_APPROVAL_REASON}, so it fails closed instead of running the tool.
  *
  * As a second lock, the requests that pass are signed with `secret` (see `signToolApproval`) and
  * every other signature is dropped. The model loop verifies the signatures itself and refuses to
@@ -62,7 +64,12 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
     const toolCallId = String(request.toolCallId);
     return (
       calls.has(toolCallId) &&
-      approvalIdFor(options.runId, toolCallId, options.shardIndex) === approvalId &&
+      approvalIdFor({
+        runId: options.runId,
+        incarnation: options.incarnation,
+        toolCallId,
+        shardIndex: options.shardIndex,
+      }) === approvalId &&
       approvedByRecord.has(approvalId)
     );
   };

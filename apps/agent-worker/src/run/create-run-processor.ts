@@ -14,6 +14,9 @@ import {
   type Span,
   queueApprovalRegistrations,
   createRunSpecSchema,
+  parseToolId,
+  readApprovalRecords,
+  runIncarnationOf,
   runResultSchema,
   runSpecLimitsOf,
   ValidationError,
@@ -124,6 +127,8 @@ async function processRun(options: {
   if (!parsed.success) throw ValidationError.fromZod('run spec', parsed.error);
   const spec = parsed.data;
   const runId = String(job.id);
+  // Which run this is among the runs ever enqueued under this id: approvals bind to it.
+  const incarnation = runIncarnationOf(job);
   const logger = dependencies.logger.child({ component: 'run', runId });
   const resolved = dependencies.models.resolve(spec.assistant);
 
@@ -136,7 +141,11 @@ async function processRun(options: {
   const [stored, childrenValues, recorded] = firstStart
     ? [null, {}, new Map<string, RecordedToolResult>()]
     : await Promise.all([store.read(runId), job.getChildrenValues<unknown>(), store.recordedToolResults(runId)]);
-  let checkpoint = stored ?? freshCheckpoint(runId, spec);
+  // A checkpoint another incarnation wrote belongs to an earlier run under this id (removed without
+  // its state): never resume it. One without an incarnation predates them and is this job's.
+  const earlier = stored?.incarnation !== undefined && stored.incarnation !== incarnation;
+  if (earlier) logger.warn('the stored checkpoint belongs to an earlier run under this id; starting afresh');
+  let checkpoint = stored && !earlier ? stored : freshCheckpoint(runId, incarnation, spec);
   options.span.setAttributes({ 'agentq.run.resumed': stored !== null, 'agentq.run.first_step': checkpoint.step });
   if (checkpoint.status === 'completed') return resultOf(checkpoint, spec);
 
@@ -193,11 +202,20 @@ async function processRun(options: {
   if (checkpoint.pendingApprovals.length > 0) {
     // A parked run: never ask the model again and never request a second approval; either
     // everything is decided, or the missing approval jobs are (re)added and the run parks again.
+    // Each approved call is compared with its decision record as stored, not with this checkpoint.
+    const records = await readApprovalRecords({
+      redis: dependencies.redis,
+      prefix: dependencies.prefix,
+      approvalIds: checkpoint.pendingApprovals.map((pending) => pending.approvalId),
+    });
     const collected = collectApprovalResponses({
       childrenValues,
       checkpoint,
+      records,
+      run: { runId, incarnation },
       runTools,
       missingAsDenied: options.afterPark === true,
+      onRefused: (refusal) => logger.warn(refusal, 'an approved call is not the call the person decided; denied'),
     });
     if (collected === null) {
       await parkForApprovals({ job, token, checkpoint, dependencies, logger, fence });
@@ -229,6 +247,7 @@ async function processRun(options: {
     const sealed = sealApprovalResponses({
       messages: checkpoint.messages,
       runId,
+      incarnation,
       shardIndex: dependencies.shardIndex,
       childrenValues,
       secret: options.approvalSecret,
@@ -241,6 +260,7 @@ async function processRun(options: {
       ...options,
       spec,
       runId,
+      incarnation,
       checkpoint,
       state,
       runTools,
@@ -271,6 +291,7 @@ async function runModelLoop(options: {
   dependencies: RunProcessorDependencies;
   spec: RunSpec;
   runId: string;
+  incarnation: string;
   checkpoint: RunCheckpoint;
   approvalSecret: Uint8Array;
   state: RunToolState;
@@ -282,7 +303,7 @@ async function runModelLoop(options: {
   fence: RunFence | undefined;
   span: Span;
 }): Promise<RunCheckpoint> {
-  const { job, spec, runId, state, runTools, resolved, logger, dependencies } = options;
+  const { job, spec, runId, incarnation, state, runTools, resolved, logger, dependencies } = options;
   const { store, env } = dependencies;
   let checkpoint = options.checkpoint;
   const baseMessages = checkpoint.messages as ModelMessage[];
@@ -328,7 +349,12 @@ async function runModelLoop(options: {
       const idMap = new Map(
         requests.map((request) => [
           request.sdkId,
-          approvalIdFor(runId, request.toolCall.toolCallId, dependencies.shardIndex),
+          approvalIdFor({
+            runId,
+            incarnation,
+            toolCallId: request.toolCall.toolCallId,
+            shardIndex: dependencies.shardIndex,
+          }),
         ]),
       );
       const messages = [...baseMessages, ...renameApprovals(step.response.messages, idMap)];
@@ -347,11 +373,16 @@ async function runModelLoop(options: {
           schemaDigest,
           childAdded: false,
         });
+        const toolId = runTools.wireNames[request.toolCall.toolName];
+        const serverId = toolId === undefined ? undefined : parseToolId(toolId)?.serverId;
+        // What the person is shown, and all that the call is compared with before it executes.
         approvalJobs.push({
           approvalId,
           runId,
+          incarnation,
           toolCallId: request.toolCall.toolCallId,
           toolName: request.toolCall.toolName,
+          ...(serverId ? { serverId } : {}),
           input: request.toolCall.input ?? {},
           argsDigest,
           schemaDigest,
@@ -504,13 +535,14 @@ function renamedRequest<T extends { approvalId: string; signature?: string }>(
   return { ...request, approvalId: idMap.get(part.approvalId) ?? part.approvalId };
 }
 
-function freshCheckpoint(runId: string, spec: RunSpec): RunCheckpoint {
+function freshCheckpoint(runId: string, incarnation: string, spec: RunSpec): RunCheckpoint {
   const messages: RunCheckpoint['messages'] =
     'prompt' in spec.input
       ? [{ role: 'user', content: spec.input.prompt }]
       : (spec.input.messages as RunCheckpoint['messages']);
   return {
     runId,
+    incarnation,
     messages,
     allowedNames: [],
     wireNames: {},

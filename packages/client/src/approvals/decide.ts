@@ -32,7 +32,9 @@ export function osUserName(): string {
  *    and through which path (`via`).
  * 2. Records the decision first, in one atomic step: the first decision wins. An unknown id
  *    throws `NOT_FOUND`, a second decision `ALREADY_DECIDED` (the first one stands), a decision
- *    after the timeout `EXPIRED`.
+ *    after the timeout `EXPIRED`. A decision for an approval of a run that was cancelled or
+ *    removed (or whose id now holds another run) is `ALREADY_DECIDED` too: the approval is settled
+ *    as no-decision, and no decision can be recorded for it any more.
  * 3. Then promotes the approval's delayed job, so the run resumes now rather than at expiry.
  *
  * A decision made while the run is still parking is not lost: the approval is known as soon as

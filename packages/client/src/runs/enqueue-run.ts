@@ -3,6 +3,7 @@ import {
   contextFromTrace,
   defaultRunJobOptions,
   digestOf,
+  newRunIncarnation,
   parseToolId,
   parseWith,
   QUEUE_NAMES,
@@ -113,22 +114,25 @@ async function addRun(
   const existing = found ? await queue.getJob(runId) : undefined;
   if (existing) {
     // Idempotent on the id: a retried request is fine, a different run under a taken id is not.
-    if (digestOf(withoutTrace(existing.data)) === digestOf(withoutTrace(spec))) return { runId, created: false };
+    if (identityOf(existing.data) === identityOf(spec)) return { runId, created: false };
     throw new AgentqError({
       code: 'CONFLICT',
       field: 'runId',
       message: `Run ${runId} already exists with a different spec`,
     });
   }
-  await queue.add(RUN_JOB_NAME, spec, {
-    ...defaultRunJobOptions({ attempts: context.runAttempts }),
-    jobId: runId,
-  });
+  // Every run gets an incarnation of its own, whatever the caller sent: approvals bind to it, so a
+  // run enqueued again under this id once the first is gone never meets the first one's approvals.
+  await queue.add(
+    RUN_JOB_NAME,
+    { ...spec, incarnation: newRunIncarnation() },
+    { ...defaultRunJobOptions({ attempts: context.runAttempts }), jobId: runId },
+  );
   if (chosen) {
     // BullMQ keeps the first job added under an id and ignores later ones, so when two callers
     // race with different specs, the one whose spec was not stored must hear CONFLICT.
     const stored = await queue.getJob(runId);
-    if (stored && digestOf(withoutTrace(stored.data)) !== digestOf(withoutTrace(spec))) {
+    if (stored && identityOf(stored.data) !== identityOf(spec)) {
       throw new AgentqError({
         code: 'CONFLICT',
         field: 'runId',
@@ -137,4 +141,10 @@ async function addRun(
     }
   }
   return { runId, created: true };
+}
+
+/** What makes two runs the same run: the spec, without what the producer adds (trace, incarnation). */
+function identityOf(data: unknown): string {
+  const { incarnation: _incarnation, ...rest } = (withoutTrace(data) ?? {}) as Record<string, unknown>;
+  return digestOf(rest);
 }

@@ -39,8 +39,10 @@ export async function scheduleRun(
   const scheduleId = parseWith(scheduleIdSchema, input.scheduleId, 'schedule id');
   const { spec: rawSpec, ...timingInput } = input.schedule;
   const timing = parseWith(scheduleTimingSchema, timingInput, 'schedule');
-  // Each firing is a run of its own with a trace of its own: a schedule keeps no trace context.
-  const spec = withoutTrace(parseWith(context.runSpecSchema, rawSpec, 'run spec'));
+  // Each firing is a run of its own with a trace of its own: a schedule keeps no trace context,
+  // and no incarnation (every firing has a job id and creation time of its own, from which the
+  // worker derives one: see `runIncarnationOf`).
+  const { incarnation: _incarnation, ...spec } = withoutTrace(parseWith(context.runSpecSchema, rawSpec, 'run spec'));
   // Every firing would start without the missing servers' tools: refuse it once, here.
   await assertServersKnown(context, spec);
   const repeat =

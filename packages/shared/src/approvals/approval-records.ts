@@ -4,6 +4,7 @@ import { activeContext, agentqTracer } from '../telemetry/agentq-tracer.js';
 import { contextFromTrace, traceContextOf } from '../telemetry/trace-context.js';
 import { safeParseJson } from '../json/safe-parse-json.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { QUEUE_NAMES } from '../queues/queue-names.js';
 import { keyNames } from '../redis/keys.js';
 import {
   approvalJobSchema,
@@ -17,7 +18,8 @@ import {
  * The durable record of one approval, shared by the worker (which requests and settles approvals)
  * and every decision path (client, API, CLI, the `decisions` queue).
  *
- * `P:approval.<approvalId>` is a hash: `request` (the {@link ApprovalJob} JSON), `expiresAt`,
+ * `P:approval.<approvalId>` is a hash: `request` (the {@link ApprovalJob} JSON: what the person
+ * sees, and what a gated call is compared with before it executes), `expiresAt`,
  * and once decided `decision` ({@link DecisionRecord} JSON) with `outcome` (`decision`,
  * `expired` or `no-decision`). `P:approvals.pending` is a sorted set of approval ids whose approval
  * job has not finished: scored by expiry while undecided, and by decision time once decided, so a
@@ -35,19 +37,38 @@ export interface ApprovalRecord {
 /** Time a settled approval's record is kept, for audits and late `decide` answers. */
 const settledTtlSeconds = 7 * 24 * 3600;
 
-// KEYS: record hash, pending set. ARGV: approval id, decision JSON, now.
+// KEYS: record hash, pending set, the run's job hash (the record hash again when the request names
+// no incarnation). ARGV: approval id, decision JSON, now, the request's incarnation ('' for none),
+// the no-decision record JSON, ttl of a settled record.
 // The first decision wins; the record is written before anyone is told, so nothing that happens
-// afterwards (a crash, a lost promote) can undo or double it.
+// afterwards (a crash, a lost promote) can undo or double it. A decision for an approval whose run
+// is gone (cancelled, removed) or is now another incarnation under the same id is refused, and the
+// approval is settled as no-decision in the same step, so no later decision can land either.
 const recordDecisionScript = `
 if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
 local existing = redis.call('HGET', KEYS[1], 'decision')
 if existing then
   local outcome = redis.call('HGET', KEYS[1], 'outcome')
   if outcome == 'expired' then return {'EXPIRED', existing} end
+  if outcome == 'no-decision' then return {'SETTLED', existing} end
   return {'ALREADY_DECIDED', existing}
 end
 local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
 if expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
+if ARGV[4] ~= '' then
+  local data = redis.call('HGET', KEYS[3], 'data')
+  local current = nil
+  if data then
+    local ok, decoded = pcall(cjson.decode, data)
+    if ok and type(decoded) == 'table' then current = decoded['incarnation'] end
+  end
+  if not data or (type(current) == 'string' and current ~= ARGV[4]) then
+    redis.call('HSET', KEYS[1], 'decision', ARGV[5], 'outcome', 'no-decision')
+    redis.call('ZREM', KEYS[2], ARGV[1])
+    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
+    return {'SETTLED', ARGV[5]}
+  end
+end
 redis.call('HSET', KEYS[1], 'decision', ARGV[2], 'outcome', 'decision')
 redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
 return {'OK', ARGV[2], redis.call('HGET', KEYS[1], 'request')}
@@ -129,7 +150,8 @@ export async function registerApprovalRequests(
 
 /**
  * Records a decision, first and atomically. Throws `AgentqError` with code `NOT_FOUND` (no such
- * approval), `ALREADY_DECIDED` (the first decision stands; it is in the error's `cause`) or
+ * approval), `ALREADY_DECIDED` (the first decision stands, or the approval was settled without one
+ * because its run was cancelled or removed; the settled decision is in the error's `cause`) or
  * `EXPIRED`. Returns the recorded decision and the request it answers.
  */
 export async function recordDecision(
@@ -146,14 +168,31 @@ export async function recordDecision(
     decidedAt: now,
     via: input.via ?? 'client',
   };
+  const recordKey = keys.decision(input.approvalId);
+  // The request never changes once registered, so the run it names can be read before the script.
+  const stored = await options.redis.hget(recordKey, 'request');
+  const bound = stored ? safeParseJson(stored, approvalJobSchema, `approval ${input.approvalId}`) : null;
+  const incarnation = bound?.success ? (bound.data.incarnation ?? '') : '';
+  const runJobKey =
+    bound?.success && incarnation !== '' ? `${options.prefix}:${QUEUE_NAMES.agentRuns}:${bound.data.runId}` : recordKey;
+  const unsettled: DecisionRecord = {
+    approved: false,
+    reason: 'run cancelled or removed',
+    decidedBy: 'agentq:no-decision',
+    decidedAt: now,
+  };
   const [status, text, requestText] = (await options.redis.eval(
     recordDecisionScript,
-    2,
-    keys.decision(input.approvalId),
+    3,
+    recordKey,
     keys.pendingApprovals,
+    runJobKey,
     input.approvalId,
     JSON.stringify(decisionRecordSchema.parse(decision)),
     String(now),
+    incarnation,
+    JSON.stringify(unsettled),
+    String(settledTtlSeconds),
   )) as [string, string | undefined, string | undefined];
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field: 'approvalId', message: `No approval ${input.approvalId}` });
@@ -161,12 +200,17 @@ export async function recordDecision(
   if (status === 'EXPIRED') {
     throw new AgentqError({ code: 'EXPIRED', field: 'approvalId', message: `Approval ${input.approvalId} expired` });
   }
-  if (status === 'ALREADY_DECIDED') {
+  if (status === 'ALREADY_DECIDED' || status === 'SETTLED') {
     const first = safeParseJson(text, decisionRecordSchema, 'recorded decision');
+    const detail = first.success
+      ? status === 'SETTLED'
+        ? ` without a decision (${first.data.reason ?? 'no-decision'}); no decision can be recorded for it`
+        : ` (${first.data.approved ? 'approved' : 'denied'} by ${first.data.decidedBy})`
+      : '';
     throw new AgentqError({
       code: 'ALREADY_DECIDED',
       field: 'approvalId',
-      message: `Approval ${input.approvalId} was already decided${first.success ? ` (${first.data.approved ? 'approved' : 'denied'} by ${first.data.decidedBy})` : ''}`,
+      message: `Approval ${input.approvalId} was already ${status === 'SETTLED' ? 'settled' : 'decided'}${detail}`,
       cause: first.success ? first.data : undefined,
     });
   }

@@ -16,7 +16,9 @@ describe('run shards', () => {
     const shard = router.forRun('run-1');
     expect(shard.prefix).toBe('agentq');
     expect(shard.keys.run('run-1')).toBe('agentq:run.run-1');
-    expect(approvalIdFor({ runId: 'run-1', toolCallId: 'c1', shard })).toMatch(/^appr-[0-9a-f]{32}$/);
+    expect(approvalIdFor({ runId: 'run-1', incarnation: 'i-1', toolCallId: 'c1', shard })).toMatch(
+      /^appr-[0-9a-f]{32}$/,
+    );
   });
 
   it('defaults to 16 shards on a cluster, each under its own hash tag', () => {
@@ -59,11 +61,19 @@ describe('run shards', () => {
   it('finds an approval shard from the approval id', () => {
     const router = new RunShardRouter({ prefix: 'p', cluster: true, count: 16 });
     const shard = router.forRun('run-9');
-    const approvalId = approvalIdFor({ runId: 'run-9', toolCallId: 'call-1', shard });
+    const approvalId = approvalIdFor({ runId: 'run-9', incarnation: 'i-1', toolCallId: 'call-1', shard });
     expect(approvalId).toMatch(/^appr-r\d+-[0-9a-f]{32}$/);
     expect(approvalShardIndex(approvalId)).toBe(shard.index);
     expect(router.forApproval(approvalId)).toBe(shard);
     expect(router.forApproval('appr-0123')).toBe(router.shard(undefined));
+  });
+
+  it('gives the same call of another incarnation of a run another approval id', () => {
+    const shard = new RunShardRouter({ prefix: 'p', cluster: true, count: 16 }).forRun('run-9');
+    const first = approvalIdFor({ runId: 'run-9', incarnation: 'first', toolCallId: 'call-1', shard });
+    expect(approvalIdFor({ runId: 'run-9', incarnation: 'first', toolCallId: 'call-1', shard })).toBe(first);
+    expect(approvalIdFor({ runId: 'run-9', incarnation: 'again', toolCallId: 'call-1', shard })).not.toBe(first);
+    expect(approvalShardIndex(first)).toBe(shard.index);
   });
 
   it('refuses a shard count out of range', () => {

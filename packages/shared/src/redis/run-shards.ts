@@ -82,14 +82,22 @@ export function runShardTag(prefix: string, index: number): string {
 }
 
 /**
- * The approval id of a tool call, which is also its `approvals` job id. Derived from the run id
- * and the tool call id, so a re-run after a crash finds the same approval instead of creating
- * another; it names the run's shard (`appr-r<index>-<digest>`) so that a decision finds the
- * approval without knowing the run. In the single-shard layout it is `appr-<digest>`, as before
- * sharding. (BullMQ job ids may not contain `:`, hence a digest rather than the raw ids.)
+ * The approval id of a tool call, which is also its `approvals` job id. Derived from the run id,
+ * the run's incarnation and the tool call id, so a re-run after a crash finds the same approval
+ * instead of creating another, while a run enqueued again under the same id (a new incarnation)
+ * never meets an approval of the earlier one. It names the run's shard (`appr-r<index>-<digest>`)
+ * so that a decision finds the approval without knowing the run. In the single-shard layout it is
+ * `appr-<digest>`, as before sharding. (BullMQ job ids may not contain `:`, hence a digest rather
+ * than the raw ids.)
  */
-export function approvalIdFor(options: { runId: string; toolCallId: string; shard: Pick<RunShard, 'index'> }): string {
-  const digest = digestOf([options.runId, options.toolCallId], 32);
+export function approvalIdFor(options: {
+  runId: string;
+  /** The run's incarnation (`runIncarnationOf`). */
+  incarnation: string;
+  toolCallId: string;
+  shard: Pick<RunShard, 'index'>;
+}): string {
+  const digest = digestOf([options.runId, options.incarnation, options.toolCallId], 32);
   return options.shard.index === undefined ? `appr-${digest}` : `appr-r${options.shard.index}-${digest}`;
 }
 

@@ -1,12 +1,24 @@
 import { z } from 'zod';
 import { traceContextSchema } from '../telemetry/trace-context.js';
 
-/** Data of one `approvals` job: what the approver sees and what resume re-checks. */
+/**
+ * Data of one `approvals` job, and the `request` of its record: what the approver sees, and what a
+ * gated call is compared with before it executes. An approval only ever lets through the call this
+ * describes: same run incarnation, tool wire name, server, argument digest and schema digest.
+ */
 export const approvalJobSchema = z.strictObject({
   approvalId: z.string().min(1),
   runId: z.string().min(1),
+  /**
+   * The run's incarnation (`runIncarnationOf`). Absent on requests recorded before approvals were
+   * bound to it: those can no longer let a call through.
+   */
+  incarnation: z.string().min(1).optional(),
   toolCallId: z.string().min(1),
+  /** The tool's wire name, as the model called it. */
   toolName: z.string().min(1),
+  /** The MCP server the tool belongs to; absent for builtin tools. */
+  serverId: z.string().min(1).optional(),
   /** Arguments as shown to the approver. */
   input: z.unknown(),
   /** Digest of the canonical arguments. */

@@ -18,6 +18,11 @@ export const pendingApprovalSchema = z.strictObject({
  */
 export const runCheckpointSchema = z.strictObject({
   runId: z.string(),
+  /**
+   * The incarnation of the run that wrote it (`runIncarnationOf`); absent on checkpoints written
+   * before incarnations. A checkpoint of another incarnation is an earlier run's and is not resumed.
+   */
+  incarnation: z.string().optional(),
   /** AI SDK model messages so far (the run's own history, not the system prompt). */
   messages: z.array(z.looseObject({ role: z.string() })),
   allowedNames: z.array(z.string()),

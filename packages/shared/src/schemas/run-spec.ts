@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runIncarnationSchema } from '../runs/run-incarnation.js';
 import { traceContextSchema } from '../telemetry/trace-context.js';
 import { findProvenanceIssues } from './input-message-provenance.js';
 
@@ -274,6 +275,12 @@ export function createRunSpecSchema(limits: Partial<RunSpecLimits> = {}) {
        * the run continues this trace. Not part of the run's identity (idempotency ignores it).
        */
       trace: traceContextSchema.optional(),
+      /**
+       * The run's incarnation (see `runIncarnationSchema`), set by the producer when it enqueues
+       * the run; a value a caller gives is replaced. Not part of the run's identity (idempotency
+       * ignores it).
+       */
+      incarnation: runIncarnationSchema.optional(),
     })
     .superRefine((spec, context) => {
       if (spec.script && spec.assistant.script) {
