@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
+  ServerSessions,
   ServerStore,
   createRedisConnection,
   keyNames,
@@ -144,6 +145,16 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     capabilities,
     requestRefresh: listChanged,
+    sessions: new ServerSessions({ redis, prefix }),
+    recordConnectFailure: async (failure) => {
+      const result = await writer.recordWatcherFailure(failure);
+      if (result.written) {
+        logger.warn(
+          { serverId: failure.serverId, error: failure.error, state: result.state },
+          'watcher could not connect; status recorded',
+        );
+      }
+    },
   });
   const processor = createRefreshProcessor({
     redis,
@@ -157,6 +168,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
+    renewSession: (serverId, hash) => watchers.renewSession(serverId, hash),
     delegateToOwner: (request) => delegation.toOwner(request),
     scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),
     capabilities,

@@ -213,6 +213,16 @@ export class CatalogWriter {
     });
   }
 
+  /**
+   * Records a failed connect of a server's watcher the way {@link recordFailure} records a failed
+   * refresh, as long as the stored definition is still the enabled one the watcher tried (`hash`).
+   */
+  async recordWatcherFailure(input: { serverId: string; definitionHash: string; error: string }): Promise<WriteResult> {
+    const definitionText = await this.sameListDefinition(input.serverId, input.definitionHash, true);
+    if (definitionText === undefined) return { written: false, reason: 'superseded' };
+    return await this.recordFailure({ serverId: input.serverId, definitionText, error: input.error });
+  }
+
   /** Clears the entry of a disabled server and marks it `disabled`. */
   async recordDisabled(input: RefreshBase): Promise<WriteResult> {
     return await this.commit(input, (snapshot, hash, now) => {
