@@ -16,6 +16,7 @@ import {
   RunShardRouter,
   QUEUE_NAMES,
   requestRefresh,
+  ServerSessions,
   type Config,
   type Logger,
   type RedisConnection,
@@ -130,6 +131,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     maxClients: tuning.mcpPoolSize,
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
+    sessions: new ServerSessions({ redis: connection, prefix }),
   });
   const registry = new ToolRegistry({ logger });
   // Always registered; each run's settings decide which of them it gets.
