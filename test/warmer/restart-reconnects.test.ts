@@ -121,5 +121,13 @@ describe('servers restart', () => {
     expect([watcherPid, newWatcherPid]).not.toContain(nextPid);
     await waitFor(() => !processAlive(poolPid), { ...slow, what: "the pool's old session to end" });
     expect(await call('after again')).toBe(nextPid);
+
+    // A removed server leaves no session generation behind.
+    expect(await harness.ctx.redis.get(harness.keys.serverSession(serverId))).toBe('1');
+    await client.removeServer(serverId);
+    await waitFor(async () => (await harness.ctx.redis.exists(harness.keys.serverSession(serverId))) === 0, {
+      ...slow,
+      what: 'the session generation to go with the server',
+    });
   }, 300_000);
 });
