@@ -277,8 +277,9 @@ export class WatchCoordinator {
    */
   private async outdatedSessions(): Promise<Set<OwnedServer>> {
     const sessions = this.options.sessions;
+    // A watcher that failed before it read a generation has nothing to compare: its backoff rules.
     const candidates = [...this.owned.values()].filter(
-      (server) => server.mode === 'watching' || server.mode === 'broken',
+      (server) => (server.mode === 'watching' || server.mode === 'broken') && server.sessionGeneration !== undefined,
     );
     if (!sessions || candidates.length === 0) return new Set();
     const generations = await Promise.all(candidates.map((server) => sessions.current(server.serverId)));
