@@ -2,11 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readWarmerHealth, resolveWarmerTimings, type RefreshOutcome } from '@agentq/catalog-warmer';
+import { resolveWarmerTimings, type RefreshOutcome } from '@agentq/catalog-warmer';
 import { requestRefresh, type CatalogEntry } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
-import { createWarmerHarness, waitFor, type WarmerHarness } from './warmer-harness.js';
+import { createWarmerHarness, liveWarmerIds, waitFor, type WarmerHarness } from './warmer-harness.js';
 
 // Issue #10, break 3: a server whose tools depend on the MCP session. Its notifications belong to
 // the session of the warmer that owns its watcher; a list read by the other warmer over a fresh
@@ -85,9 +85,7 @@ describe('session-true list_changed with two warmers', () => {
     // Both warmers live, one owns the watcher, and the cache holds a list read over its session.
     const owner = await waitFor(
       async () => {
-        const live = (await readWarmerHealth({ redis: harness.ctx.redis, prefix: harness.ctx.prefix, livenessMs }))
-          .filter((warmer) => warmer.live && warmer.record?.state === 'running')
-          .map((warmer) => warmer.id);
+        const live = await liveWarmerIds(harness, livenessMs);
         const holder = await harness.ctx.redis.get(harness.keys.watchLease(serverId));
         const entry = await harness.entry(serverId);
         return (

@@ -18,7 +18,7 @@ import {
   type Logger,
   type ServerDefinitionInput,
 } from '@agentq/shared';
-import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
+import { readWarmerHealth, startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { Queue, QueueEvents } from 'bullmq';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { stopChild, tsxLoaderUrl } from '../fixtures/mcp/spawn-fixture.js';
@@ -152,6 +152,13 @@ export async function createWarmerHarness(options: { watchLeaseMs?: number } = {
       await ctx.close();
     },
   };
+}
+
+/** Ids of the warmers that are live and running, as their health records say. */
+export async function liveWarmerIds(harness: WarmerHarness, livenessMs: number): Promise<string[]> {
+  return (await readWarmerHealth({ redis: harness.ctx.redis, prefix: harness.ctx.prefix, livenessMs }))
+    .filter((warmer) => warmer.live && warmer.record?.state === 'running')
+    .map((warmer) => warmer.id);
 }
 
 /** A real agentq logger whose lines are kept in memory, parsed, for assertions on what was logged. */

@@ -19,6 +19,7 @@ import {
   QUEUE_NAMES,
   requestRefresh,
   secretValuesOf,
+  ServerSessions,
   type Config,
   type Logger,
   type RedisConnection,
@@ -143,6 +144,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     maxClients: tuning.mcpPoolSize,
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
+    sessions: new ServerSessions({ redis: connection, prefix }),
   });
   const registry = new ToolRegistry({ logger });
   // Always registered; each run's settings decide which of them it gets.

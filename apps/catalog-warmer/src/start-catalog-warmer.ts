@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
+  ServerSessions,
   ServerStore,
   createRedisConnection,
   keyNames,
@@ -145,6 +146,16 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     capabilities,
     requestRefresh: listChanged,
+    sessions: new ServerSessions({ redis, prefix }),
+    recordConnectFailure: async (failure) => {
+      const result = await writer.recordWatcherFailure(failure);
+      if (result.written) {
+        logger.warn(
+          { serverId: failure.serverId, error: failure.error, state: result.state },
+          'watcher could not connect; status recorded',
+        );
+      }
+    },
   });
   const processor = createRefreshProcessor({
     redis,
@@ -159,6 +170,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowHosts: config.fetchAllowHosts,
     budget: catalogBudgetOf(config),
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
+    renewSession: (serverId, hash) => watchers.renewSession(serverId, hash),
     delegateToOwner: (request) => delegation.toOwner(request),
     scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),
     capabilities,

@@ -46,6 +46,7 @@ export type { QueueName } from './queues/queue-names.js';
 export { defaultRunJobOptions, kbIngestJobOptions, refreshJobOptions } from './queues/default-job-options.js';
 export {
   isForcedRefreshReason,
+  refreshAnswersLaterRequests,
   refreshDeduplicationId,
   refreshLockKey,
   requestRefresh,
@@ -192,6 +193,8 @@ export {
 } from './servers/server-policy.js';
 export type { PlaceholderUse, ServerOrigin, ServerPolicy } from './servers/server-policy.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
+export { ServerSessions } from './servers/server-sessions.js';
+export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 
 export { canonicalJson, digestOf } from './json/canonical-json.js';

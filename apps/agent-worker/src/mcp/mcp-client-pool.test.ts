@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AgentqError, serverDefinitionSchema, silentLogger, type ServerDefinition } from '@agentq/shared';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { McpClientPool } from './mcp-client-pool.js';
 
@@ -18,6 +18,7 @@ function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition
 function inMemoryServers() {
   const servers: McpServer[] = [];
   let connects = 0;
+  let closed = 0;
   let failNext = 0;
   const openTransport = () => {
     connects += 1;
@@ -31,7 +32,11 @@ function inMemoryServers() {
       content: [{ type: 'text', text }],
     }));
     mcp.registerTool('never', { inputSchema: {} }, async () => await new Promise<never>(() => undefined));
-    void mcp.connect(server);
+    void mcp.connect(server).then(() => {
+      mcp.server.onclose = () => {
+        closed += 1;
+      };
+    });
     servers.push(mcp);
     return client;
   };
@@ -40,6 +45,10 @@ function inMemoryServers() {
     servers,
     get connects() {
       return connects;
+    },
+    /** Server sides whose session ended. */
+    get closed() {
+      return closed;
     },
     failNextConnect() {
       failNext += 1;
@@ -88,6 +97,63 @@ describe('McpClientPool', () => {
     const changed = definition({ transport: { type: 'stdio', command: 'other', args: [], env: {} } });
     await pool.callTool({ serverId: 'mem', definition: changed, toolName: 'echo', input: { text: 'b' } });
     expect(servers.connects).toBe(2);
+  });
+
+  it('opens a new session once the server was restarted, and closes the old one', async () => {
+    const servers = inMemoryServers();
+    const generations = new Map<string, string>();
+    let unreadable = false;
+    pool = new McpClientPool({
+      logger: silentLogger(),
+      openTransport: servers.openTransport,
+      sessions: {
+        current: async (serverId) => {
+          if (unreadable) throw new Error('redis is away');
+          return generations.get(serverId) ?? '';
+        },
+      },
+    });
+    const request = { serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } };
+    await pool.callTool(request);
+    await pool.callTool(request);
+    expect(servers.connects).toBe(1);
+
+    generations.set('mem', '1');
+    await pool.callTool(request);
+    expect(servers.connects).toBe(2);
+    await vi.waitFor(() => expect(servers.closed).toBe(1));
+    expect(pool.size).toBe(1);
+    await pool.callTool(request);
+    expect(servers.connects).toBe(2);
+
+    // Without an answer about the generation, the open client serves the call.
+    unreadable = true;
+    await expect(pool.callTool(request)).resolves.toMatchObject({ content: [{ type: 'text', text: 'x' }] });
+    expect(servers.connects).toBe(2);
+  });
+
+  it('lets a call in flight finish on the old session of a restarted server', async () => {
+    const servers = inMemoryServers();
+    let generation = '';
+    pool = new McpClientPool({
+      logger: silentLogger(),
+      openTransport: servers.openTransport,
+      sessions: { current: async () => generation },
+    });
+    const slow = pool.callTool({
+      serverId: 'mem',
+      definition: definition({ timeouts: { connectMs: 1_000, listMs: 1_000, callMs: 150 } }),
+      toolName: 'never',
+      input: {},
+    });
+    await vi.waitFor(() => expect(servers.connects).toBe(1));
+    generation = '1';
+    await pool.callTool({ serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'x' } });
+    expect(servers.connects).toBe(2);
+    // The old session stays open for the call it carries; it ends with that call.
+    expect(servers.closed).toBe(0);
+    await expect(slow).rejects.toSatisfy((error) => AgentqError.isInstance(error) && error.code === 'MCP_CALL_TIMEOUT');
+    await vi.waitFor(() => expect(servers.closed).toBe(1));
   });
 
   it('evicts a client whose server went away, and reconnects on the next call', async () => {

@@ -6,6 +6,7 @@ import {
   type Logger,
   type SecretRegistry,
   type ServerDefinition,
+  type SessionGenerationReader,
 } from '@agentq/shared';
 import {
   callServerTool,
@@ -62,6 +63,12 @@ export interface McpClientPoolOptions {
    * @default none (the root logger's redactor is told in any case)
    */
   secrets?: SecretRegistry;
+  /**
+   * Session generations of the servers (`ServerSessions`; `restartServer` bumps one). Read before
+   * every call: a client opened under an older generation is dropped (its calls in flight finish)
+   * and the call opens a new session. @default none (clients live until idle or broken)
+   */
+  sessions?: SessionGenerationReader;
 }
 
 interface PoolEntry {
@@ -74,6 +81,8 @@ interface PoolEntry {
   evicted: boolean;
   /** Resolved `${ENV}` values of this connection, masked out of every error it produces. */
   secretValues: string[];
+  /** The server's session generation when this client was opened (`undefined`: not known). */
+  sessionGeneration: string | undefined;
 }
 
 /**
@@ -90,6 +99,10 @@ interface PoolEntry {
  * `MCP_TRANSPORT_CLOSED`, or the guard's `PRIVATE_ADDRESS`); the registry's MCP entries turn it
  * into a tool error the model sees, so a dead server never fails a run.
  *
+ * A restart of a server (`restartServer`) reaches every worker through the server's session
+ * generation in Redis, compared before each call rather than announced: a worker that was busy,
+ * disconnected or not yet started when it happened still opens a new session on its next call.
+ *
  * The pool stays in the worker rather than in `@agentq/mcp-connect`: only runs share connections.
  * A warmer reads each refresh over a fresh session or its watcher's own, and the pool's claim of a
  * run's tool call right before the request leaves is worker business.
@@ -105,6 +118,7 @@ export class McpClientPool {
   private readonly allowHosts: readonly string[];
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry[];
+  private readonly sessions: SessionGenerationReader | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: McpClientPoolOptions) {
@@ -119,6 +133,7 @@ export class McpClientPool {
     this.allowHosts = options.allowHosts ?? [];
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
+    this.sessions = options.sessions;
   }
 
   /** Number of open or opening clients. */
@@ -129,7 +144,9 @@ export class McpClientPool {
   /** Calls one tool, with the definition's `timeouts.callMs` and the caller's abort signal. */
   async callTool(request: McpPoolCallRequest): Promise<McpPoolCallResult> {
     if (this.closing) throw new AgentqError({ code: 'POOL_CLOSED', message: 'the MCP client pool is closed' });
-    const entry = this.acquire(request.definition);
+    const sessionGeneration = await this.sessionGeneration(request.serverId);
+    if (this.closing) throw new AgentqError({ code: 'POOL_CLOSED', message: 'the MCP client pool is closed' });
+    const entry = this.acquire(request.definition, sessionGeneration);
     try {
       const connection = await entry.ready;
       // Last moment before the request leaves: claim the run's tool call (at most once, ever).
@@ -163,10 +180,35 @@ export class McpClientPool {
     return this.closing;
   }
 
-  private acquire(definition: ServerDefinition): PoolEntry {
+  /**
+   * The server's session generation, or `undefined` when there is none to compare (no `sessions`,
+   * or Redis did not answer: a restart is then seen on the next call rather than failing this one).
+   */
+  private async sessionGeneration(serverId: string): Promise<string | undefined> {
+    if (!this.sessions) return undefined;
+    try {
+      return await this.sessions.current(serverId);
+    } catch (error) {
+      this.logger.warn({ serverId, error }, 'could not read the session generation; reusing the open client');
+      return undefined;
+    }
+  }
+
+  private acquire(definition: ServerDefinition, sessionGeneration: string | undefined): PoolEntry {
     const key = `${definition.id}#${definitionHash(definition)}`;
     const existing = this.entries.get(key);
-    if (existing && !existing.evicted) {
+    if (
+      existing &&
+      !existing.evicted &&
+      sessionGeneration !== undefined &&
+      existing.sessionGeneration !== sessionGeneration
+    ) {
+      // The server was restarted since this client opened: calls in flight finish on it, then it
+      // closes; this call and the next open a new session.
+      this.logger.info({ serverId: definition.id }, 'server restarted; opening a new MCP session');
+      this.evict(existing);
+      if (existing.references === 0) void this.closeEntry(existing);
+    } else if (existing && !existing.evicted) {
       existing.references += 1;
       if (existing.idleTimer) clearTimeout(existing.idleTimer);
       existing.idleTimer = undefined;
@@ -185,6 +227,7 @@ export class McpClientPool {
       idleTimer: undefined,
       evicted: false,
       secretValues: [],
+      sessionGeneration,
     };
     entry.ready = this.connect(definition, entry);
     // Callers await `ready` themselves; this only keeps a failed connect from being unhandled.

@@ -62,7 +62,7 @@ return 1
 const clearScript = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 local existed = redis.call('DEL', KEYS[2])
-redis.call('DEL', KEYS[3])
+redis.call('DEL', KEYS[3], KEYS[5])
 if existed == 1 then redis.call('PUBLISH', KEYS[4], ARGV[2]) end
 return 1
 `;
@@ -228,6 +228,16 @@ export class CatalogWriter {
     });
   }
 
+  /**
+   * Records a failed connect of a server's watcher the way {@link recordFailure} records a failed
+   * refresh, as long as the stored definition is still the enabled one the watcher tried (`hash`).
+   */
+  async recordWatcherFailure(input: { serverId: string; definitionHash: string; error: string }): Promise<WriteResult> {
+    const definitionText = await this.sameListDefinition(input.serverId, input.definitionHash, true);
+    if (definitionText === undefined) return { written: false, reason: 'superseded' };
+    return await this.recordFailure({ serverId: input.serverId, definitionText, error: input.error });
+  }
+
   /** Clears the entry of a disabled server and marks it `disabled`. */
   async recordDisabled(input: RefreshBase): Promise<WriteResult> {
     return await this.commit(input, (snapshot, hash, now) => {
@@ -249,7 +259,10 @@ export class CatalogWriter {
     });
   }
 
-  /** Deletes entry and status of a server that no longer exists. Returns whether it cleared. */
+  /**
+   * Deletes entry, status and session generation of a server that no longer exists. Returns
+   * whether it cleared.
+   */
   async clearRemoved(serverId: string): Promise<boolean> {
     const event = catalogUpdatedEventSchema.parse({ serverId, version: '' });
     if (isClusterConnection(this.redis)) {
@@ -257,17 +270,18 @@ export class CatalogWriter {
       // the `put` that re-added it asks for a refresh anyway.
       if ((await this.redis.hexists(this.keys.servers, serverId)) === 1) return false;
       const existed = await this.redis.del(this.keys.tools(serverId));
-      await this.redis.del(this.keys.status(serverId));
+      await this.redis.del(this.keys.status(serverId), this.keys.serverSession(serverId));
       if (existed === 1) await this.redis.publish(this.keys.catalogUpdated, JSON.stringify(event));
       return true;
     }
     const result = await this.redis.eval(
       clearScript,
-      4,
+      5,
       this.keys.servers,
       this.keys.tools(serverId),
       this.keys.status(serverId),
       this.keys.catalogUpdated,
+      this.keys.serverSession(serverId),
       serverId,
       JSON.stringify(event),
     );

@@ -11,6 +11,7 @@ import {
   definitionHash,
   isForcedRefreshReason,
   keyNames,
+  refreshAnswersLaterRequests,
   refreshJobSchema,
   resolveSecrets,
   safeParseJson,
@@ -76,6 +77,11 @@ export interface RefreshProcessorOptions {
   allowHosts?: readonly string[];
   /** The live watcher connection of this warmer for a server and definition, if it has one. */
   watchedConnection?: (serverId: string, definitionHash: string) => Client | undefined;
+  /**
+   * Brings this warmer's watcher session of a server up to its session generation (a restart
+   * asked for a new session) before the refresh borrows it. @default none
+   */
+  renewSession?: (serverId: string, definitionHash: string) => Promise<void>;
   /**
    * Hands a refresh to the server's watcher owner when that is another live warmer; returns the
    * owner's id when it did. Without it every warmer reads over a fresh session.
@@ -314,6 +320,11 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
           });
           return connection.client;
         };
+        // A restart asked for a new session: the watcher reconnects first, and the list is read
+        // over its new session. Not a failure of the server when it cannot: it reads fresh below.
+        await options.renewSession?.(serverId, hash).catch((error: unknown) => {
+          logger.warn({ error }, 'could not renew the watcher session');
+        });
         const borrowed = options.watchedConnection?.(serverId, hash);
         let listed: { tools: unknown[]; hints: CacheHints };
         let session: 'watcher' | 'fresh' = 'fresh';
@@ -467,6 +478,9 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
 }
 
 // Job-scheduler jobs carry the template's fixed `requestedAt`; their creation time is the request.
+// An operator's job may stand for later requests deduplicated into it while it waited: only a read
+// that starts now answers all of them.
 function requestedAtOf(job: Job, data: { reason: RefreshReason; requestedAt: number }): number {
+  if (refreshAnswersLaterRequests(data.reason)) return Math.max(data.requestedAt, Date.now());
   return data.reason === 'scheduled' ? Math.max(data.requestedAt, job.timestamp) : data.requestedAt;
 }

@@ -8,17 +8,23 @@ function deferred(): { promise: Promise<string>; resolve: (value: string) => voi
   return { promise, resolve };
 }
 
+/** Owner refreshes whose runs wait until the test resolves them, in the order they began. */
+function recordingRefreshes() {
+  const runs: Array<{ request: OwnerRefreshRequest; done: ReturnType<typeof deferred> }> = [];
+  const refreshes = new OwnerRefreshes<string>({
+    logger: silentLogger(),
+    run: (request) => {
+      const done = deferred();
+      runs.push({ request, done });
+      return done.promise;
+    },
+  });
+  return { runs, refreshes };
+}
+
 describe('OwnerRefreshes', () => {
   it('answers requests made before a running refresh with it, and later ones with one more', async () => {
-    const runs: Array<{ request: OwnerRefreshRequest; done: ReturnType<typeof deferred> }> = [];
-    const refreshes = new OwnerRefreshes<string>({
-      logger: silentLogger(),
-      run: (request) => {
-        const done = deferred();
-        runs.push({ request, done });
-        return done.promise;
-      },
-    });
+    const { runs, refreshes } = recordingRefreshes();
     const before = Date.now() - 1_000;
     const first = refreshes.request({ serverId: 'docs', reason: 'list-changed', requestedAt: before });
     const covered = refreshes.request({ serverId: 'docs', reason: 'list-changed', requestedAt: before });
@@ -35,11 +41,30 @@ describe('OwnerRefreshes', () => {
     // One more read for everything asked after the first began; forced wins over background.
     expect(runs).toHaveLength(3);
     expect(runs[2]?.request.reason).toBe('on-demand');
+    expect(runs[2]?.request.requestedAt).toBe(later);
     runs[2]?.done.resolve('two');
     runs[1]?.done.resolve('wiki');
     expect(await second).toBe('two');
     expect(await third).toBe('two');
     expect(await other).toBe('wiki');
+    await refreshes.close();
+  });
+
+  it('asks the pending refresh to answer the latest request merged into it', async () => {
+    const { runs, refreshes } = recordingRefreshes();
+    const now = Date.now();
+    const running = refreshes.request({ serverId: 'docs', reason: 'list-changed', requestedAt: now - 1_000 });
+    const early = refreshes.request({ serverId: 'docs', reason: 'list-changed', requestedAt: now + 1_000 });
+    const late = refreshes.request({ serverId: 'docs', reason: 'list-changed', requestedAt: now + 2_000 });
+    const between = refreshes.request({ serverId: 'docs', reason: 'list-changed', requestedAt: now + 1_500 });
+    runs[0]?.done.resolve('one');
+    await running;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(runs).toHaveLength(2);
+    // A read that began between the first and the last of them must not count as their answer.
+    expect(runs[1]?.request.requestedAt).toBe(now + 2_000);
+    runs[1]?.done.resolve('two');
+    expect(await Promise.all([early, late, between])).toEqual(['two', 'two', 'two']);
     await refreshes.close();
   });
 

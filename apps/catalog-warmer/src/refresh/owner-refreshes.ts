@@ -49,10 +49,19 @@ export class OwnerRefreshes<T> {
     }
     if (slot.active && slot.active.startedAt >= request.requestedAt) return slot.active.promise as Promise<T>;
     if (slot.pending) {
-      // A forced reason must not wait behind a background one that the backoff would skip.
-      if (isForcedRefreshReason(request.reason) && !isForcedRefreshReason(slot.pending.request.reason)) {
-        slot.pending.request = { ...slot.pending.request, reason: request.reason };
-      }
+      const merged = slot.pending.request;
+      slot.pending.request = {
+        ...merged,
+        // A forced reason must not wait behind a background one that the backoff would skip.
+        reason:
+          isForcedRefreshReason(request.reason) && !isForcedRefreshReason(merged.reason)
+            ? request.reason
+            : merged.reason,
+        // The pending refresh answers the latest request it stands for: a read that began between
+        // an earlier one and this one (a queued job over the same session) must not count as the
+        // answer and skip it as covered.
+        requestedAt: Math.max(merged.requestedAt, request.requestedAt),
+      };
       return slot.pending.promise as Promise<T>;
     }
     if (!slot.active) return this.begin(slot, request);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   definitionHash,
+  maskServerError,
   resolveSecrets,
   type Logger,
   type RedisConnection,
@@ -8,6 +9,7 @@ import {
   type ServerChangeEvent,
   type ServerDefinition,
   type ServerStore,
+  type SessionGenerationReader,
 } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -48,6 +50,18 @@ export interface WatchCoordinatorOptions {
    * (it is the owner) and enqueues the queue job as the fallback; see `startCatalogWarmer`.
    */
   requestRefresh: (request: { serverId: string; reason: RefreshReason; requestedAt?: number }) => Promise<void>;
+  /**
+   * Records a failed watcher connect in the server's status (`stale` or `error`, the masked error,
+   * `lastAttemptAt`), so that a server whose watcher cannot reconnect shows as failing on the first
+   * failed attempt, to operators and to the model. `definitionHash` is the definition the watcher
+   * tried. @default none
+   */
+  recordConnectFailure?: (failure: { serverId: string; definitionHash: string; error: string }) => Promise<void>;
+  /**
+   * Session generations (`restartServer` bumps one): a watcher whose session is older than its
+   * server's generation closes it and opens a new one. @default none (sessions live until they break)
+   */
+  sessions?: SessionGenerationReader;
 }
 
 type Mode = 'starting' | 'watching' | 'polling' | 'idle' | 'broken';
@@ -61,6 +75,12 @@ interface OwnedServer {
   generation: number;
   failures: number;
   retryAt: number;
+  /** The session generation the current (or last) connect was made under. */
+  sessionGeneration: string | undefined;
+  /** The background connect of this start. */
+  started: Promise<void> | undefined;
+  /** A restart asked for by a newer session generation, while it runs. */
+  renewing: Promise<void> | undefined;
 }
 
 const MAX_RECONNECT_WAIT_MS = 60_000;
@@ -83,6 +103,13 @@ const MAX_RECONNECT_WAIT_MS = 60_000;
  * `refreshIntervalMs`. A watcher that connects asks for one catch-up `list-changed` refresh, since
  * the list may have changed before it subscribed. Connections never block a tick: they start in the
  * background, and a broken one is retried with backoff while the lease is kept.
+ *
+ * The watcher is often the first to learn that a server is gone, and the only one to try it again
+ * soon: every failed connect (the first reconnect after its session closed included) is recorded
+ * in the server's status at once (`recordConnectFailure`), and the list read over the next session
+ * it opens records success again. A restart asks for a new session: the server's session generation
+ * (`sessions`) moved past the one the watcher connected under, so it closes its session and opens
+ * another, on its next tick or before a refresh borrows the session ({@link renewSession}).
  */
 export class WatchCoordinator {
   private readonly options: WatchCoordinatorOptions;
@@ -123,6 +150,23 @@ export class WatchCoordinator {
     const server = this.owned.get(serverId);
     if (server?.mode !== 'watching' || server.definitionHash !== hash) return undefined;
     return server.connection?.client;
+  }
+
+  /**
+   * Brings this warmer's watcher of a server up to the server's session generation before its
+   * session is borrowed: when a restart asked for a new session since it connected, the watcher
+   * closes its session and opens a new one (a new process for stdio), and this waits for that
+   * connect (bounded by the server's connect timeout). Does nothing for a server this warmer does
+   * not watch under `hash`.
+   */
+  async renewSession(serverId: string, hash: string): Promise<void> {
+    const server = this.owned.get(serverId);
+    if (!server || server.definitionHash !== hash || !this.options.sessions) return;
+    if (server.mode !== 'watching' && server.mode !== 'broken') return;
+    if ((await this.options.sessions.current(serverId)) === server.sessionGeneration) return;
+    const definition = await this.options.store.get(serverId);
+    if (!definition?.enabled || definitionHash(definition) !== hash) return;
+    await this.renew(server, definition, { wait: true });
   }
 
   /** Renews, rebalances and repairs leases and watchers. Runs one at a time; never waits on MCP. */
@@ -215,13 +259,43 @@ export class WatchCoordinator {
       }
     }
 
+    const renewed = await this.outdatedSessions();
     const now = Date.now();
-    for (const server of this.owned.values()) {
+    for (const server of [...this.owned.values()]) {
       const definition = byId.get(server.serverId);
-      if (!definition) continue;
+      if (!definition || this.owned.get(server.serverId) !== server) continue;
       const changed = definitionHash(definition) !== server.definitionHash;
-      if (changed || (server.mode === 'broken' && server.retryAt <= now)) await this.restart(server, definition);
+      if (!changed && renewed.has(server)) await this.renew(server, definition, { wait: false });
+      else if (changed || (server.mode === 'broken' && server.retryAt <= now)) await this.restart(server, definition);
     }
+  }
+
+  /**
+   * Watchers whose session is older than their server's session generation. A restart that some
+   * warmer other than the owner handled (or whose refresh found no watcher session) still reaches
+   * the watcher here, within a tick; a broken watcher reconnects at once instead of after its backoff.
+   */
+  private async outdatedSessions(): Promise<Set<OwnedServer>> {
+    const sessions = this.options.sessions;
+    // A watcher that failed before it read a generation has nothing to compare: its backoff rules.
+    const candidates = [...this.owned.values()].filter(
+      (server) => (server.mode === 'watching' || server.mode === 'broken') && server.sessionGeneration !== undefined,
+    );
+    if (!sessions || candidates.length === 0) return new Set();
+    const generations = await Promise.all(candidates.map((server) => sessions.current(server.serverId)));
+    return new Set(candidates.filter((server, index) => generations[index] !== server.sessionGeneration));
+  }
+
+  /** Restarts a watcher for a new session generation, once however many ask; optionally waits for its connect. */
+  private async renew(server: OwnedServer, definition: ServerDefinition, options: { wait: boolean }): Promise<void> {
+    server.renewing ??= (async () => {
+      this.logger.info({ serverId: server.serverId }, 'new session asked for; reconnecting the watcher');
+      // A restart is an operator asking for a new session now, not a failure: no backoff wait.
+      server.failures = 0;
+      await this.restart(server, definition);
+    })();
+    await server.renewing;
+    if (options.wait) await this.owned.get(server.serverId)?.started;
   }
 
   private rank(serverId: string): string {
@@ -242,9 +316,13 @@ export class WatchCoordinator {
       generation: (previous?.generation ?? 0) + 1,
       failures: previous?.failures ?? 0,
       retryAt: 0,
+      sessionGeneration: previous?.sessionGeneration,
+      started: undefined,
+      renewing: undefined,
     };
     this.owned.set(definition.id, server);
     const run: Promise<void> = this.watch(server, definition).finally(() => this.starting.delete(run));
+    server.started = run;
     this.starting.add(run);
   }
 
@@ -295,6 +373,8 @@ export class WatchCoordinator {
       if (!this.current(server, generation)) return;
       const resolved = resolveSecrets(definition, this.options.env);
       this.options.registerSecrets(resolved.secretValues);
+      // Read before connecting: a restart that lands during the connect asks for one more.
+      server.sessionGeneration = await this.options.sessions?.current(server.serverId);
       await this.connectSlot();
       try {
         if (!this.current(server, generation)) return;
@@ -308,6 +388,11 @@ export class WatchCoordinator {
           allowHosts: this.options.allowHosts,
           onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
         });
+      } catch (error) {
+        if (this.current(server, generation)) {
+          await this.recordConnectFailure(server, maskServerError(messageOf(error), resolved.secretValues));
+        }
+        throw error;
       } finally {
         this.releaseConnectSlot();
       }
@@ -381,6 +466,27 @@ export class WatchCoordinator {
       await this.options.schedules.remove(server.serverId);
       if (this.current(server, generation)) server.mode = 'idle';
       logger.info('no list_changed support and no refreshIntervalMs; refreshed on request only');
+    }
+  }
+
+  /**
+   * The watcher is the one process that learns first that a watched server is gone (its session
+   * closes, its reconnect fails), and nothing else may try the server for minutes: the status says
+   * so now. Never throws: a failed record only delays what the next refresh records.
+   */
+  private async recordConnectFailure(server: OwnedServer, error: string): Promise<void> {
+    if (!this.options.recordConnectFailure) return;
+    try {
+      await this.options.recordConnectFailure({
+        serverId: server.serverId,
+        definitionHash: server.definitionHash,
+        error,
+      });
+    } catch (recordError) {
+      this.logger.warn(
+        { serverId: server.serverId, error: recordError },
+        'could not record the failed watcher connect',
+      );
     }
   }
 

@@ -8,6 +8,7 @@ import {
   serverCatalogStateOf,
   serverDefinitionSchema,
   serverIdSchema,
+  ServerSessions,
   type CatalogStatus,
   type RefreshReason,
   type ServerCatalogState,
@@ -83,6 +84,10 @@ export async function setServerEnabled(
  * Asks the warmers to re-read a server's tool list now (`on-demand`) or to reconnect first
  * (`restart`). Deduplicated per server. `NOT_FOUND` for an unknown server, `CONFLICT` for a
  * disabled one.
+ *
+ * A restart starts a new session generation before the refresh is queued: the watcher owner closes
+ * its session and opens a new one before it reads, and every worker's MCP client pool opens a new
+ * session on its next call to the server.
  */
 export async function requestServerRefresh(
   context: ClientContext,
@@ -98,6 +103,8 @@ export async function requestServerRefresh(
       message: `MCP server ${input.serverId} is disabled; enable it first`,
     });
   }
+  if (input.reason === 'restart')
+    await new ServerSessions({ redis: context.redis, prefix: context.prefix }).renew(input.serverId);
   await requestRefresh(context.queues.refresh, { serverId: input.serverId, reason: input.reason });
 }
 

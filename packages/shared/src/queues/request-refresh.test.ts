@@ -3,6 +3,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { refreshReasonSchema } from '../schemas/refresh-job.js';
 import {
   isForcedRefreshReason,
+  refreshAnswersLaterRequests,
   refreshDeduplicationId,
   refreshLockKey,
   requestRefresh,
@@ -27,8 +28,10 @@ describe('requestRefresh', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]?.name).toBe('list-changed');
     expect(calls[0]?.data).toEqual({ serverId: 'docs', reason: 'list-changed', requestedAt: 42 });
-    expect(calls[0]?.options?.deduplication).toEqual({ id: 'refresh.docs.forced', keepLastIfActive: true });
+    expect(calls[0]?.options?.deduplication).toEqual({ id: 'refresh.docs.list-changed', keepLastIfActive: true });
     expect(calls[0]?.options?.attempts).toBe(1);
+    await requestRefresh(queue, { serverId: 'docs', reason: 'on-demand', requestedAt: 43 });
+    expect(calls[1]?.options?.deduplication).toEqual({ id: 'refresh.docs.forced', keepLastIfActive: true });
   });
 
   it('keeps the last request of an active refresh only for forced reasons', async () => {
@@ -67,9 +70,18 @@ describe('refresh reason classes', () => {
     expect(refreshDeduplicationId('a', 'prewarm')).toBe(refreshDeduplicationId('a', 'scheduled'));
     expect(refreshDeduplicationId('a', 'prewarm')).not.toBe(refreshDeduplicationId('a', 'restart'));
     expect(refreshDeduplicationId('a', 'restart')).not.toBe(refreshDeduplicationId('b', 'restart'));
+    // An operator's request never waits inside a notification's fallback job, which a read over
+    // the watcher's session may answer before the operator asked.
+    expect(refreshDeduplicationId('a', 'on-demand')).toBe(refreshDeduplicationId('a', 'restart'));
+    expect(refreshDeduplicationId('a', 'on-demand')).not.toBe(refreshDeduplicationId('a', 'list-changed'));
   });
 
-  it('builds the lock key under the prefix, in the server\'s own hash tag on a cluster', () => {
+  it('answers operator requests only with a read that starts after the job started', () => {
+    const later = refreshReasonSchema.options.filter((reason) => refreshAnswersLaterRequests(reason));
+    expect(later.sort()).toEqual(['disable', 'enable', 'on-demand', 'restart']);
+  });
+
+  it("builds the lock key under the prefix, in the server's own hash tag on a cluster", () => {
     expect(refreshLockKey('agentq', 'docs')).toBe('agentq:lock.refresh.docs');
     expect(refreshLockKey('{agentq}', 'docs')).toBe('{agentq.srv.docs}:lock.refresh.docs');
   });

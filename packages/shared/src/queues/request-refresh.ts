@@ -39,11 +39,23 @@ export function isForcedRefreshReason(reason: RefreshReason): boolean {
 }
 
 /**
- * BullMQ deduplication id of a refresh request: one per server and per class of reason (forced
- * or background). See {@link requestRefresh}.
+ * BullMQ deduplication id of a refresh request: one per server and per class of reason
+ * (`list-changed`, the other forced reasons, background). See {@link requestRefresh}.
  */
 export function refreshDeduplicationId(serverId: string, reason: RefreshReason): string {
-  return `refresh.${serverId}.${isForcedRefreshReason(reason) ? 'forced' : 'background'}`;
+  const group = reason === 'list-changed' ? 'list-changed' : isForcedRefreshReason(reason) ? 'forced' : 'background';
+  return `refresh.${serverId}.${group}`;
+}
+
+/**
+ * Whether a refresh job may stand for requests deduplicated into it that came after its own
+ * `requestedAt`, so that only a read starting after the job itself started answers it. True for
+ * the forced reasons an operator or a definition change sends; `list-changed` jobs (the queued
+ * fallback of a watcher owner's own read: every notification also asks the owner directly) and
+ * background probes are answered by any read since their own request.
+ */
+export function refreshAnswersLaterRequests(reason: RefreshReason): boolean {
+  return reason !== 'list-changed' && isForcedRefreshReason(reason);
 }
 
 /**
@@ -76,7 +88,12 @@ export function refreshLockKey(prefix: string, serverId: string): string {
  * 2. **The warmer's per-server lock** ({@link refreshLockKey}). The deduplication id includes the
  *    class of the reason (forced or background, see {@link isForcedRefreshReason}): otherwise an
  *    explicit `restart` dropped into a waiting `prewarm` would be skipped by that prewarm's backoff
- *    check and lost. Two classes can mean two runnable jobs for one server (and job-scheduler jobs
+ *    check and lost. `list-changed` has a class of its own for the same reason: its job is skipped
+ *    once a read over the watcher's session began after it, so an operator's `on-demand` dropped
+ *    into it would be lost too (and a broken server would never be recorded as such). A waiting
+ *    job of the operator class may stand for several requests, the last made just before it
+ *    started: it is answered only by a read that begins after it started
+ *    ({@link refreshAnswersLaterRequests}). Two classes can mean two runnable jobs for one server (and job-scheduler jobs
  *    are not deduplicated at all), so the processor takes a Redis lock (`SET NX PX`, renewed while
  *    it runs) before touching the server. A job that cannot get it is moved back to delayed
  *    (`RetryLaterError` → `DelayedError`), never failed or dropped, and runs once the holder is

@@ -35,6 +35,7 @@ describe('keyNames', () => {
       keys.decision('s'),
       keys.pendingApprovals,
       keys.watchLease('s'),
+      keys.serverSession('s'),
       keys.warmer('s'),
       keys.warmers,
       keys.runToolResults('s'),
@@ -65,7 +66,13 @@ describe('keyNames', () => {
       keys.toolEmbedding('m', 't'),
     ];
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
-    const perServer = [keys.tools('a'), keys.status('a'), keys.watchLease('a'), keys.refreshLock('a')];
+    const perServer = [
+      keys.tools('a'),
+      keys.status('a'),
+      keys.watchLease('a'),
+      keys.refreshLock('a'),
+      keys.serverSession('a'),
+    ];
     // Redis Cluster hashes only the text between the first `{` and the next `}`.
     for (const name of perServer) expect(tagOf(name)).toBe('agentq.srv.a');
     expect(keys.tools('a')).toBe('{agentq.srv.a}:mcp.tools.a');

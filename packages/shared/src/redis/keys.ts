@@ -61,6 +61,11 @@ export interface KeyNames {
   readonly runShardCounts: string;
   /** Lease on the `list_changed` watcher of one server. */
   watchLease(serverId: string): string;
+  /**
+   * Session generation of one server, bumped by a restart (`ServerSessions`):
+   * `P:mcp.session.<serverId>`.
+   */
+  serverSession(serverId: string): string;
   /** Heartbeat and status record of one warmer process. */
   warmer(warmerId: string): string;
   /** Sorted set of live warmer ids, scored by last heartbeat. */
@@ -116,6 +121,7 @@ export function keyNames(prefix: string): KeyNames {
     pendingApprovals: `${prefix}:approvals.pending`,
     runShardCounts: `${prefix}:run.shard-counts`,
     watchLease: (serverId) => `${server(serverId)}:lease.watch.${serverId}`,
+    serverSession: (serverId) => `${server(serverId)}:mcp.session.${serverId}`,
     warmer: (warmerId) => `${prefix}:warmer.${warmerId}`,
     warmers: `${prefix}:warmers`,
     refreshLock: (serverId) => `${server(serverId)}:lock.refresh.${serverId}`,
