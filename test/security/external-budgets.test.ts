@@ -119,7 +119,7 @@ describe('the tool calls of one model step', () => {
       config: testConfig({
         redisUrl: ctx.redisUrl,
         prefix: ctx.prefix,
-        env: { AGENTQ_FETCH_ALLOW_HOSTS: '127.0.0.1', AGENTQ_MAX_TOOL_CALLS_PER_STEP: '7' },
+        env: { AGENTQ_WEB_FETCH_ALLOW_HOSTS: '127.0.0.1', AGENTQ_MAX_TOOL_CALLS_PER_STEP: '7' },
       }),
       logger: silentLogger(),
       env: {},
