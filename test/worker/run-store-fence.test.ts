@@ -59,4 +59,35 @@ describe('RunStore fencing by the run lock', () => {
     ).toEqual({ status: 'lock-lost' });
     expect(await ctx.redis.hexists(`${keyNames(ctx.prefix).run('fenced')}:tool-results`, 'c2')).toBe(0);
   });
+
+  it('never answers a claim or a replay with an entry an earlier incarnation of the run id left', async () => {
+    const runId = 'reused-id';
+    expect(await store.claimToolCall({ runId, toolCallId: 'c1', owner: 'old', incarnation: 'inc-old' })).toEqual({
+      status: 'claimed',
+    });
+    await store.recordToolResult({
+      runId,
+      toolCallId: 'c1',
+      result: { ok: true, output: 'what the earlier run saw', incarnation: 'inc-old' },
+    });
+    // The same incarnation (a retry) finds its own result.
+    expect(
+      await store.claimToolCall({ runId, toolCallId: 'c1', owner: 'retry', incarnation: 'inc-old' }),
+    ).toMatchObject({
+      status: 'exists',
+      recorded: { ok: true, output: 'what the earlier run saw' },
+    });
+    expect((await store.recordedToolResults(runId, 'inc-old')).has('c1')).toBe(true);
+    // A new run under the same id neither replays it nor is stopped by it: it claims afresh.
+    expect((await store.recordedToolResults(runId, 'inc-new')).has('c1')).toBe(false);
+    expect(await store.claimToolCall({ runId, toolCallId: 'c1', owner: 'new', incarnation: 'inc-new' })).toEqual({
+      status: 'claimed',
+    });
+    expect(await store.claimToolCall({ runId, toolCallId: 'c1', owner: 'new2', incarnation: 'inc-new' })).toMatchObject(
+      {
+        status: 'exists',
+        recorded: { claimedBy: 'new', incarnation: 'inc-new' },
+      },
+    );
+  });
 });

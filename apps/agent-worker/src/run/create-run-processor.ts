@@ -140,7 +140,11 @@ async function processRun(options: {
   // values and its recorded tool results in the same round trip as its checkpoint.
   const [stored, childrenValues, recorded] = firstStart
     ? [null, {}, new Map<string, RecordedToolResult>()]
-    : await Promise.all([store.read(runId), job.getChildrenValues<unknown>(), store.recordedToolResults(runId)]);
+    : await Promise.all([
+        store.read(runId),
+        job.getChildrenValues<unknown>(),
+        store.recordedToolResults(runId, incarnation),
+      ]);
   // A checkpoint another incarnation wrote belongs to an earlier run under this id (removed without
   // its state): never resume it. One without an incarnation predates them and is this job's.
   const earlier = stored?.incarnation !== undefined && stored.incarnation !== incarnation;
@@ -172,6 +176,7 @@ async function processRun(options: {
     wrap: (tools) =>
       recordToolExecutions(tools, {
         runId,
+        incarnation,
         store,
         recorded,
         owner: attemptId,

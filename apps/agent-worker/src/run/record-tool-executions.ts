@@ -8,6 +8,8 @@ const wrapped = new WeakSet<object>();
 /** Options of {@link recordToolExecutions}. */
 export interface RecordToolExecutionsOptions {
   runId: string;
+  /** The run's incarnation, written into every journal entry and claim. @default none */
+  incarnation?: string;
   store: RunStore;
   /**
    * The run's recorded results as read when this attempt started. Only the process holding the
@@ -93,6 +95,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
           fence: options.fence,
           startedAt,
           toolName: name,
+          incarnation: options.incarnation,
         });
         if (outcome.status === 'lock-lost') {
           options.onLockLost();
@@ -119,7 +122,14 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
           await options.store.recordToolResult({
             runId: options.runId,
             toolCallId,
-            result: { ok: false, error: message, toolName: name, startedAt, finishedAt: Date.now() },
+            result: {
+              ok: false,
+              error: message,
+              toolName: name,
+              incarnation: options.incarnation,
+              startedAt,
+              finishedAt: Date.now(),
+            },
           });
         }
         throw error;
@@ -127,7 +137,14 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
       await options.store.recordToolResult({
         runId: options.runId,
         toolCallId,
-        result: { ok: true, output: toJson(output), toolName: name, startedAt, finishedAt: Date.now() },
+        result: {
+          ok: true,
+          output: toJson(output),
+          toolName: name,
+          incarnation: options.incarnation,
+          startedAt,
+          finishedAt: Date.now(),
+        },
       });
       span?.setAttribute('agentq.tool.outcome', 'executed');
       options.onRecorded?.(name, toolCallId);

@@ -43,13 +43,19 @@ export type ToolCallClaim =
   /** This attempt no longer holds the run's lock: another worker has the run. */
   | { status: 'lock-lost' };
 
-// KEYS: tool results hash, the run job's BullMQ lock. ARGV: tool call id, claim JSON, lock token.
-// Fenced by the lock: an attempt whose lock lapsed (a starved or partitioned worker whose run was
-// taken over) can never start a tool call, and one call id is claimed once, ever.
+// KEYS: tool results hash, the run job's BullMQ lock. ARGV: tool call id, claim JSON, lock token,
+// run incarnation. Fenced by the lock: an attempt whose lock lapsed (a starved or partitioned
+// worker whose run was taken over) can never start a tool call, and one call id is claimed once per
+// incarnation: an entry an earlier run under the same id left behind is replaced, never answered.
 const claimScript = `
 if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return {'LOST'} end
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
-if existing then return {'EXISTS', existing} end
+if existing then
+  local ok, entry = pcall(cjson.decode, existing)
+  local earlier = ARGV[4] ~= '' and ok and type(entry) == 'table' and type(entry['incarnation']) == 'string'
+    and entry['incarnation'] ~= ARGV[4]
+  if not earlier then return {'EXISTS', existing} end
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return {'CLAIMED'}
 `;
@@ -140,13 +146,20 @@ export class RunStore {
     }
   }
 
-  /** Every recorded tool result of a run, by tool call id (unreadable entries are left out). */
-  async recordedToolResults(runId: string): Promise<Map<string, RecordedToolResult>> {
+  /**
+   * Every recorded tool result of a run, by tool call id (unreadable entries are left out, and with
+   * `incarnation` so are entries another incarnation of the run id wrote).
+   */
+  async recordedToolResults(runId: string, incarnation?: string): Promise<Map<string, RecordedToolResult>> {
     const all = await this.redis.hgetall(this.toolResultsKey(runId));
     const out = new Map<string, RecordedToolResult>();
     for (const [toolCallId, text] of Object.entries(all)) {
       const parsed = safeParseJson(text, recordedToolResultSchema, `recorded result of ${toolCallId}`);
-      if (parsed.success) out.set(toolCallId, parsed.data as RecordedToolResult);
+      if (!parsed.success) continue;
+      const entry = parsed.data as RecordedToolResult;
+      // Left by an earlier run under this id: not this run's result.
+      if (incarnation !== undefined && entry.incarnation !== undefined && entry.incarnation !== incarnation) continue;
+      out.set(toolCallId, entry);
     }
     return out;
   }
@@ -165,6 +178,8 @@ export class RunStore {
     startedAt?: number;
     /** The tool's wire name, so a call still running can be shown by name. */
     toolName?: string;
+    /** The run incarnation claiming: an entry of another incarnation does not count as a claim. */
+    incarnation?: string;
   }): Promise<ToolCallClaim> {
     const [status, text] = (await this.redis.eval(
       claimScript,
@@ -175,9 +190,11 @@ export class RunStore {
       JSON.stringify({
         claimedBy: options.owner,
         toolName: options.toolName,
+        incarnation: options.incarnation,
         startedAt: options.startedAt ?? Date.now(),
       }),
       options.fence?.token ?? '',
+      options.incarnation ?? '',
     )) as [string, string | undefined];
     if (status === 'LOST') return { status: 'lock-lost' };
     if (status === 'CLAIMED') return { status: 'claimed' };

@@ -57,14 +57,24 @@ const toolTimingShape = {
 };
 
 /**
+ * What every journal entry may carry: the tool's wire name, and the run incarnation that wrote it
+ * (an entry another incarnation wrote belongs to an earlier run under the same id and is never
+ * replayed; entries written before incarnations existed have none).
+ */
+const journalShape = {
+  toolName: z.string().optional(),
+  incarnation: z.string().optional(),
+};
+
+/**
  * `P:run.<runId>:tool-results`, one field per tool call id: a tool execution remembered so that a
  * re-run replays it instead of executing again, with when it ran. A bare claim is a call an
  * attempt started and has not recorded a result for (yet): it may have run or not.
  */
 export const recordedToolResultSchema = z.union([
-  z.strictObject({ ok: z.literal(true), output: z.unknown(), toolName: z.string().optional(), ...toolTimingShape }),
-  z.strictObject({ ok: z.literal(false), error: z.string(), toolName: z.string().optional(), ...toolTimingShape }),
-  z.strictObject({ claimedBy: z.string(), toolName: z.string().optional(), startedAt: toolTimingShape.startedAt }),
+  z.strictObject({ ok: z.literal(true), output: z.unknown(), ...journalShape, ...toolTimingShape }),
+  z.strictObject({ ok: z.literal(false), error: z.string(), ...journalShape, ...toolTimingShape }),
+  z.strictObject({ claimedBy: z.string(), ...journalShape, startedAt: toolTimingShape.startedAt }),
 ]);
 
 export type RecordedToolResult = z.output<typeof recordedToolResultSchema>;
