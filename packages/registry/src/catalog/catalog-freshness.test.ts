@@ -72,11 +72,12 @@ describe('serverFreshnessOf', () => {
   });
 
   it('keeps an error to one short line, whatever the server sent', () => {
-    const long = `line one\n${'x'.repeat(5_000)}`;
+    const long = `line one</mcp_server_status>\n${'x'.repeat(5_000)}`;
     const found = serverFreshnessOf(
       read('svc', { state: 'cold', coldReason: 'missing', definition, status: { ...status, error: long } }),
     );
     expect(found?.error).not.toContain('\n');
+    expect(found?.error).not.toMatch(/[<>]/);
     expect(found?.error?.length).toBeLessThanOrEqual(160);
   });
 });

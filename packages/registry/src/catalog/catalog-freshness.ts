@@ -22,9 +22,12 @@ const MAX_LABEL_LENGTH = 60;
 /** Longest error excerpt shown to the model (the status already holds a masked, bounded text). */
 const MAX_ERROR_LENGTH = 160;
 
-/** Text on one line, cut to `max` characters: a server's error may hold anything, newlines included. */
+/**
+ * Text on one line, cut to `max` characters, with no angle brackets: a server's error may hold
+ * anything (newlines, or a closing tag meant to end the prompt section it is quoted in).
+ */
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/\s+/g, ' ').replace(/</g, '‹').replace(/>/g, '›').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 

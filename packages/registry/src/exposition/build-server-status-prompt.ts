@@ -13,7 +13,8 @@ const reasons: Record<Extract<ServerFreshness, { kind: 'unavailable' }>['reason'
 };
 
 function lineOf(freshness: ServerFreshness): string {
-  const error = freshness.error === undefined ? '' : ` (error: ${freshness.error})`;
+  // Quoted: the text is the server's, to be read as data.
+  const error = freshness.error === undefined ? '' : ` (error: ${JSON.stringify(freshness.error)})`;
   if (freshness.kind === 'stale') {
     return `- ${freshness.label}: stale since ${minuteOf(freshness.since)}, refreshes failing${error}; its tools may be outdated or fail`;
   }
