@@ -116,6 +116,41 @@ describe('run pages (/admin/runs, /admin/runs/<id>) on a whole deployment', () =
     expect(waiting.html).not.toContain(`data-run-id="${runId}"`);
   }, 180_000);
 
+  it('times a run that waited for an approval from enqueue to finish, waits included', async () => {
+    const url = deployment.api.url;
+    const { runId } = await client.enqueueRun(demoSpec());
+    const pending = await eventually(
+      async () => (await client.getRun(runId)).pendingApprovals.find((entry) => entry.requestedAt !== undefined),
+      60_000,
+      'the demo run to park',
+    );
+    const requestedAt = pending.requestedAt as number;
+    // While it waits, the page says so far, and refreshes as often as asked.
+    const waiting = await pageOf(url, cookie, `/admin/runs/${runId}?refresh=1`);
+    expect(waiting.html).toMatch(/id="run-duration"[^>]*>[^<]* so far/);
+    expect(waiting.html).toContain('data-refresh-seconds="1"');
+    expect(waiting.html).toContain('src="/admin/assets/live-refresh.js"');
+    // The decision comes strictly later than the request, so the wait is never empty.
+    await eventually(async () => (Date.now() > requestedAt ? true : undefined), 5_000, 'the clock to move');
+    await client.decide({ approvalId: pending.approvalId, approved: true, via: 'rest' });
+    await client.waitForRun(runId, { timeoutMs: 60_000 });
+    const run = await client.getRun(runId);
+    const decidedAt = (await client.getApproval(pending.approvalId)).decision?.decidedAt as number;
+
+    const done = await pageOf(url, cookie, `/admin/runs/${runId}`);
+    const cell = /<td id="run-duration" data-duration-ms="(\d+)" data-approval-wait-ms="(\d+)">([^<]*)</.exec(
+      done.html,
+    );
+    expect(cell).not.toBeNull();
+    const [, durationMs, approvalWaitMs, text] = cell as RegExpExecArray;
+    // From enqueue to finish, across the pause: not the resumed slice alone.
+    expect(Number(durationMs)).toBe((run.finishedAt as number) - run.createdAt);
+    expect(Number(durationMs)).toBeGreaterThanOrEqual((run.finishedAt as number) - requestedAt);
+    expect(Number(approvalWaitMs)).toBe(decidedAt - requestedAt);
+    expect(text).not.toContain('so far');
+    expect(text).toContain('waiting for approval');
+  }, 120_000);
+
   it('pages through the run list', async () => {
     const url = deployment.api.url;
     for (let index = 0; index < 27; index += 1) {

@@ -1,22 +1,17 @@
-import { createModelResolver, createRunProcessor, RunStore } from '@agentq/agent-worker';
-import { createCatalogReader, ToolRegistry, type McpToolCaller } from '@agentq/registry';
-import {
-  defaultRunJobOptions,
-  QUEUE_NAMES,
-  recordDecision,
-  runResultSchema,
-  runSpecSchema,
-  silentLogger,
-} from '@agentq/shared';
-import { Job, Queue } from 'bullmq';
+import type { McpToolCaller } from '@agentq/registry';
+import { QUEUE_NAMES, recordDecision, runResultSchema, runSpecSchema } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { putServer, writeCatalogEntry } from '../worker/helpers/catalog.js';
+import {
+  createDirectRunProcessor,
+  firstStartJob,
+  type DirectRunProcessor,
+} from '../worker/helpers/direct-run-processor.js';
 
 describe('an approval settled before its run could park', () => {
   let ctx: TestContext;
-  let runs: Queue;
-  let approvals: Queue;
+  let direct: DirectRunProcessor | undefined;
 
   beforeAll(async () => {
     ctx = createTestContext();
@@ -31,15 +26,10 @@ describe('an approval settled before its run could park', () => {
       definition,
       tools: [{ name: 'act', description: 'Acts.', inputSchema: { type: 'object', properties: {} } }],
     });
-    runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
-    approvals = new Queue(QUEUE_NAMES.approvals, { connection: ctx.redis, prefix: ctx.prefix });
   });
 
   afterAll(async () => {
-    for (const each of [runs, approvals]) {
-      await each?.obliterate({ force: true });
-      await each?.close();
-    }
+    await direct?.close();
     await ctx?.close();
   });
 
@@ -51,20 +41,8 @@ describe('an approval settled before its run could park', () => {
         return { content: [{ type: 'text', text: 'acted' }] };
       },
     };
-    const logger = silentLogger();
-    const processor = createRunProcessor({
-      store: new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger }),
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      registry: new ToolRegistry({ logger }),
-      reader: createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger }),
-      caller,
-      models: createModelResolver({ config: {} as never }),
-      approvalsQueue: approvals,
-      config: { approvalTimeoutMs: 60_000 },
-      logger,
-      env: {},
-    });
+    direct = createDirectRunProcessor({ ctx, caller });
+    const { processor, approvals } = direct;
     const spec = runSpecSchema.parse({
       assistant: {
         model: 'scripted:test',
@@ -76,9 +54,7 @@ describe('an approval settled before its run could park', () => {
     });
     // A real parent job (children need one), driven by hand: its first start, and an approval
     // job that finishes between the child add and moveToWaitingChildren.
-    await runs.add('run', spec, { ...defaultRunJobOptions({ attempts: 1 }), jobId: 'race-1' });
-    const job = (await Job.fromId(runs, 'race-1')) as Job;
-    Object.assign(job, { attemptsStarted: 1, attemptsMade: 0, stalledCounter: 0 });
+    const job = await firstStartJob(direct.runs, { runId: 'race-1', spec });
     let childrenValues: Record<string, unknown> = {};
     let parks = 0;
     job.getChildrenValues = async <T>() => childrenValues as Record<string, T>;
@@ -102,7 +78,6 @@ describe('an approval settled before its run could park', () => {
       };
       return false;
     };
-    job.updateProgress = async () => undefined;
 
     // The attempt holds the run's lock, as a BullMQ worker would.
     await ctx.redis.set(`${job.queueQualifiedName}:race-1:lock`, 'token', 'PX', 60_000);

@@ -73,6 +73,20 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
     await ctx?.close();
   });
 
+  /** Logs `page` in as the test token, and enqueues a demo run that parks on its approval. */
+  async function logInAndParkDemoRun(page: Page, base: string): Promise<string> {
+    await page.goto(`${base}/admin/login`);
+    await page.fill('#token', TEST_TOKEN);
+    await Promise.all([page.waitForURL(/\/admin\/approvals/), page.click('button[type=submit]')]);
+    const { runId } = await client.enqueueRun(demoSpec());
+    await eventually(
+      async () => ((await client.getRun(runId)).state === 'waiting-approval' ? true : undefined),
+      60_000,
+      'the demo run to park',
+    );
+    return runId;
+  }
+
   it('follows a demo run step by step, approves it from its page, watches it finish, then refreshes a server on the catalog page', async () => {
     const base = deployment.api.url;
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
@@ -86,16 +100,7 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
       }
     });
 
-    await page.goto(`${base}/admin/login`);
-    await page.fill('#token', TEST_TOKEN);
-    await Promise.all([page.waitForURL(/\/admin\/approvals/), page.click('button[type=submit]')]);
-
-    const { runId } = await client.enqueueRun(demoSpec());
-    await eventually(
-      async () => ((await client.getRun(runId)).state === 'waiting-approval' ? true : undefined),
-      60_000,
-      'the demo run to park',
-    );
+    const runId = await logInAndParkDemoRun(page, base);
     await page.goto(`${base}/admin/runs`);
     await Promise.all([page.waitForURL(/\/admin\/runs\/run-/), page.click(`tr[data-run-id="${runId}"] a`)]);
     await page.locator('#run-state', { hasText: /^waiting-approval$/ }).waitFor();
@@ -160,4 +165,51 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
     expect(offsite).toEqual([]);
     await context.close();
   }, 240_000);
+
+  it('keeps a half-typed approval reason through the live refresh of a waiting run', async () => {
+    const base = deployment.api.url;
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const runId = await logInAndParkDemoRun(page, base);
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    // A one-second refresh (the page's own default while waiting is 10 s): it does reload the page.
+    await page.goto(`${base}/admin/runs/${encodeURIComponent(runId)}?refresh=1`);
+    const loaded = navigations;
+    await page.waitForEvent('framenavigated', { timeout: 30_000 });
+    await page.waitForLoadState('load');
+    expect(navigations).toBeGreaterThan(loaded);
+
+    // Typing holds it: focused, then with the field left but not empty.
+    // (Typed again if a reload landed while typing: the text must be in place when a refresh is due.)
+    const reason = page.locator('li.call[data-tool="mcp__everything__echo"] input[name=reason]');
+    const typed = 'half-typed reason, keep me';
+    // How many refreshes the page held back; the page's CSP allows no evaluated script, so read it.
+    const held = async () => Number((await page.locator('body').getAttribute('data-refresh-held')) ?? 0);
+    await expect
+      .poll(
+        async () => {
+          if ((await reason.inputValue()) !== typed) await reason.fill(typed);
+          return await held();
+        },
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThanOrEqual(1);
+    const typedAt = navigations;
+    await reason.blur();
+    await expect.poll(held, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+    expect(navigations).toBe(typedAt);
+    expect(await reason.inputValue()).toBe(typed);
+
+    // And the reason typed is the one recorded.
+    const echo = page.locator('li.call[data-tool="mcp__everything__echo"]');
+    await Promise.all([page.waitForURL(/notice=/), echo.locator('button[value=approve]').click()]);
+    await client.waitForRun(runId, { timeoutMs: 60_000 });
+    const result = await client.getRun(runId);
+    const call = result.result?.toolCalls.find((each) => each.toolName === 'mcp__everything__echo');
+    expect(call?.approval).toMatchObject({ approved: true, reason: typed });
+    await context.close();
+  }, 180_000);
 });

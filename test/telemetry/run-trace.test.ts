@@ -10,17 +10,17 @@ import {
   requestRefresh,
   ServerStore,
   silentLogger,
-  startTelemetry,
   traceContextOf,
   type Telemetry,
 } from '@agentq/shared';
 import { context, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCaller, testConfig, type ApiCaller } from '../api/start-test-api.js';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { startMemoryTelemetry } from './memory-telemetry.js';
 import { warmServer } from '../worker/helpers/catalog.js';
 import { eventually, runsQueue, startTestWorker, waitForJob } from '../worker/helpers/worker-harness.js';
 
@@ -42,14 +42,7 @@ describe('one trace per run, across processes roles and the approval', () => {
 
   beforeAll(async () => {
     ctx = createTestContext();
-    exporter = new InMemorySpanExporter();
-    // The same start-up the roles use, with an in-memory exporter instead of OTLP.
-    telemetry = await startTelemetry({
-      serviceName: 'agentq-test',
-      logger: silentLogger(),
-      env: {},
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
-    });
+    ({ telemetry, exporter } = await startMemoryTelemetry());
     folder = await mkdtemp(join(tmpdir(), 'agentq-trace-'));
     counterFile = join(folder, 'counter.log');
     await warmServer({
@@ -185,10 +178,10 @@ describe('one trace per run, across processes roles and the approval', () => {
     // Model calls under both attempts; the tool call ran under the resumed one, once.
     const modelCalls = spans.filter((span) => span.name === 'ai.generateText.doGenerate');
     expect(modelCalls.length).toBeGreaterThanOrEqual(2);
-    for (const call of modelCalls) expect(ancestors(call)).toContain('agentq.run');
+    for (const call of modelCalls) expect(parentOf(call)?.name).toBe('agentq.run.step');
     const toolCall = one('ai.toolCall');
     expect(ancestors(toolCall)).toEqual([
-      'ai.generateText',
+      'agentq.run.step',
       'agentq.run',
       'agentq.run.enqueue',
       'POST /v1/runs',

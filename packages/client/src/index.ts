@@ -13,6 +13,8 @@ export {
 export type { RunInfo, RunPendingApproval, RunProgress, RunState } from './runs/get-run.js';
 export type { WaitForRunOptions } from './runs/wait-for-run.js';
 export type { RunCallStatus, RunTimeline, RunTimelineCall, RunTimelineStep } from './runs/get-run-timeline.js';
+export { runTimingOf } from './runs/run-timing.js';
+export type { RunTiming } from './runs/run-timing.js';
 export { LISTED_RUN_STATES, promptOfRun } from './runs/list-runs.js';
 export { runDurationMs } from './runs/run-duration.js';
 export type { ListRunsInput, RunList, RunSummary } from './runs/list-runs.js';

@@ -66,7 +66,9 @@ export { analyzeText, SEARCH_LEXICON } from './meta/search-analyzer.js';
 export type { AnalyzerSide } from './meta/search-analyzer.js';
 export { suggestGroups } from './meta/suggest-groups.js';
 export type { GroupSuggestion } from './meta/suggest-groups.js';
-export { catalogFreshness } from './catalog/catalog-freshness.js';
+export { catalogFreshness, serverFreshnessOf, staleToolNote } from './catalog/catalog-freshness.js';
+export type { ServerFreshness } from './catalog/catalog-freshness.js';
+export { buildServerStatusPrompt } from './exposition/build-server-status-prompt.js';
 
 export { isApprovalGated, mayNeedApproval } from './approval/is-approval-gated.js';
 export type { ApprovalGateContext } from './approval/is-approval-gated.js';

@@ -253,6 +253,8 @@ export {
   withSpan,
 } from './telemetry/agentq-tracer.js';
 export type { Attributes, Context, Span, Tracer, WithSpanOptions } from './telemetry/agentq-tracer.js';
+export { contextWithSpan, reparentingTracer } from './telemetry/reparenting-tracer.js';
+export type { ReparentingTracerOptions } from './telemetry/reparenting-tracer.js';
 export { isTelemetryRequested, isTracingActive, startTelemetry } from './telemetry/start-telemetry.js';
 export type { StartTelemetryOptions, Telemetry } from './telemetry/start-telemetry.js';
 export type { KbListing, KbSearchHit, KnowledgeBaseReader } from './kb/knowledge-base-reader.js';

@@ -2,6 +2,7 @@ import { createRunToolState, ToolRegistry, type CatalogRead, type CatalogReader 
 import { catalogToolSchema, runSpecSchema, serverDefinitionSchema, silentLogger } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { buildRunTools } from './build-run-tools.js';
+import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 
 const definition = (id: string, enabled = true) =>
   serverDefinitionSchema.parse({ id, enabled, transport: { type: 'stdio', command: 'node' } });
@@ -36,10 +37,18 @@ const ready = (id: string, tools: string[], wireSegment?: string): CatalogRead =
   wireSegment,
 });
 
-async function build(reader: CatalogReader, options: { servers: string[]; shownNames?: Record<string, string> }) {
+async function build(
+  reader: CatalogReader,
+  options: { servers: string[]; shownNames?: Record<string, string>; mcpMode?: 'auto' },
+) {
   return await buildRunTools({
     spec: runSpecSchema.parse({
-      assistant: { model: 'scripted:test', mcpServers: options.servers, script: [{ text: 'x' }] },
+      assistant: {
+        model: 'scripted:test',
+        mcpServers: options.servers,
+        mcpMode: options.mcpMode,
+        script: [{ text: 'x' }],
+      },
       input: { prompt: 'x' },
     }),
     registry: new ToolRegistry(),
@@ -91,5 +100,42 @@ describe('buildRunTools', () => {
       mcp__teamTools__ping: 'other:ping',
       mcp__teamTools_abc123__ping: 'team-tools:ping',
     });
+  });
+
+  it('says which servers are stale or unavailable from the reads it already made, in one round trip', async () => {
+    const stale: CatalogRead = {
+      ...ready('slow', ['fetch']),
+      status: { state: 'stale', lastAttemptAt: 2, lastSuccessAt: Date.UTC(2026, 0, 1), toolCount: 1, failures: 2 },
+    };
+    const never: CatalogRead = {
+      serverId: 'never',
+      state: 'cold',
+      tools: [],
+      definition: definition('never'),
+      coldReason: 'missing',
+    };
+    const inner = readerOf([ready('kept', ['ping']), stale, never]);
+    let readManyCalls = 0;
+    let listCalls = 0;
+    const counting: CatalogReader = {
+      ...inner,
+      readMany: async (ids) => {
+        readManyCalls += 1;
+        return await inner.readMany(ids);
+      },
+      listServers: async () => {
+        listCalls += 1;
+        return await inner.listServers();
+      },
+    };
+    const tools = await build(memoizeCatalogReads(counting), { servers: [], mcpMode: 'auto' });
+    expect(readManyCalls).toBe(1);
+    expect(listCalls).toBe(1);
+    expect(tools.unavailablePrompt).toContain('- never: unavailable');
+    expect(tools.unavailablePrompt).toContain('- slow: stale since 2026-01-01T00:00Z');
+    expect(tools.unavailablePrompt).not.toContain('kept');
+    const description = (name: string) => (tools.tools[name] as { description?: string }).description;
+    expect(description('mcp__slow__fetch')).toContain('[server slow is stale since 2026-01-01T00:00Z');
+    expect(description('mcp__kept__ping')).toBe('Does ping.');
   });
 });

@@ -1,12 +1,15 @@
 import {
   applyDeferExposition,
   buildDeferredToolsPrompt,
+  buildServerStatusPrompt,
   catalogFreshness,
   resolveAssistantMcpToolIds,
+  serverFreshnessOf,
   syncMcpToolsToRegistry,
   ToolRegistry,
   type CatalogReader,
   type McpToolCaller,
+  type ServerFreshness,
   type RunToolState,
   type ToolEntry,
 } from '@agentq/registry';
@@ -55,7 +58,10 @@ export interface RunTools {
   wireNames: Record<string, string>;
   /** Servers the spec names that are gone or turned off; their tools are missing. */
   warnings: RunWarning[];
-  /** System prompt lines telling the model which named servers are unavailable; empty when none. */
+  /**
+   * System prompt section telling the model which requested servers are unavailable or stale, and
+   * since when (bounded, see `buildServerStatusPrompt`); empty when every one is fine.
+   */
   unavailablePrompt: string;
 }
 
@@ -75,7 +81,10 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     logger: options.logger,
     vectors: options.embedding?.vectors,
   });
-  const warnings = await unavailableServers(spec, reader);
+  const servers = await requestedServerFreshness(spec, reader);
+  const warnings = unavailableWarnings(servers);
+  // Inline tools of a stale server say so in their description; deferred ones in search results.
+  const freshness = catalogFreshness(sync.reads);
   const scope = { mcpToolIds: selected, settings: spec.assistant.settings };
   const selectedEntries = options.registry.selectActive(scope);
   const { entries, registry } = keepShownNames(selectedEntries, options.registry, options.shownNames ?? {});
@@ -84,7 +93,9 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
   const schemaDigests = new Map<string, string>();
   const wireNames: Record<string, string> = {};
   for (const entry of entries) {
-    base[entry.name] = entry.forRun ? entry.forRun(scope) : entry.tool;
+    const tool = entry.forRun ? entry.forRun(scope) : entry.tool;
+    const note = entry.mcp ? freshness.get(entry.namespace) : undefined;
+    base[entry.name] = note === undefined ? tool : { ...tool, description: withNote(tool.description, note) };
     if (entry.mcp) {
       toolIdsByWireName.set(entry.name, entry.mcp.toolId);
       schemaDigests.set(entry.name, entry.mcp.schemaDigest);
@@ -101,7 +112,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     // The process registry's index, even when the run reads a renamed view of it: documents are
     // keyed by tool id, so the run's own names find them.
     searchIndex: options.registry.searchIndex,
-    freshness: catalogFreshness(sync.reads),
+    freshness,
     embedQuery: options.embedding?.embedQuery,
   });
   return {
@@ -115,7 +126,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     schemaDigests,
     wireNames,
     warnings,
-    unavailablePrompt: warnings.map((warning) => warning.message).join('\n'),
+    unavailablePrompt: buildServerStatusPrompt(servers),
   };
 }
 
@@ -160,34 +171,54 @@ function keepShownNames(
   return { entries: renamed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), registry: view };
 }
 
+/** A tool description with a freshness note after it, on its own line. */
+function withNote(description: string | undefined, note: string): string {
+  return description ? `${description}\n[${note}]` : `[${note}]`;
+}
+
 /**
- * The servers this spec names (`assistant.mcpServers` in manual mode, and the server of every
- * `tools` id) that the store no longer has or has turned off. Enqueue refuses unknown servers, so
- * these went away afterwards; the run goes on without their tools, and says so. The reads are the
- * ones the build already made (the reader is memoized per build).
+ * How fresh each server this spec asks for is, for those that are not fine. Asked for means
+ * `assistant.mcpServers` in manual mode, every enabled server in auto mode, and the server of every
+ * `tools` id. The reads are the ones the build already made (the reader is memoized per build), so
+ * this costs no round trip and never touches a server.
  */
-async function unavailableServers(spec: RunSpec, reader: CatalogReader): Promise<RunWarning[]> {
+async function requestedServerFreshness(spec: RunSpec, reader: CatalogReader): Promise<ServerFreshness[]> {
+  const mode = spec.assistant.mcpMode ?? 'manual';
+  if (mode === 'disabled') return [];
   const named = new Set<string>();
-  if ((spec.assistant.mcpMode ?? 'manual') === 'manual') for (const id of spec.assistant.mcpServers) named.add(id);
+  if (mode === 'manual') for (const id of spec.assistant.mcpServers) named.add(id);
+  else for (const definition of await reader.listServers()) if (definition.enabled) named.add(definition.id);
   for (const id of spec.tools ?? []) {
     const parsed = parseToolId(id);
     if (parsed) named.add(parsed.serverId);
   }
-  if (named.size === 0 || spec.assistant.mcpMode === 'disabled') return [];
-  const reads = await reader.readMany([...named].sort());
-  const warnings: RunWarning[] = [];
-  for (const serverId of [...named].sort()) {
+  if (named.size === 0) return [];
+  const ids = [...named].sort();
+  const reads = await reader.readMany(ids);
+  const now = Date.now();
+  return ids.flatMap((serverId) => {
     const read = reads.get(serverId);
-    if (read?.state !== 'cold') continue;
-    const reason =
-      read.coldReason === 'unknown-server' ? 'removed' : read.coldReason === 'disabled' ? 'disabled' : null;
-    if (reason === null) continue;
-    warnings.push({
-      code: 'MCP_SERVER_UNAVAILABLE',
-      serverId,
-      reason,
-      message: `MCP server ${serverId} is unavailable (${reason === 'removed' ? 'it was removed' : 'it is turned off'}); its tools cannot be used in this run.`,
-    });
-  }
-  return warnings;
+    const freshness = read ? serverFreshnessOf(read, now) : undefined;
+    return freshness ? [freshness] : [];
+  });
+}
+
+/**
+ * A warning for each requested server that the store no longer has or has turned off. Enqueue
+ * refuses unknown servers, so these went away afterwards; the run goes on without their tools, and
+ * its result says so.
+ */
+function unavailableWarnings(servers: readonly ServerFreshness[]): RunWarning[] {
+  return servers.flatMap((server): RunWarning[] => {
+    if (server.kind !== 'unavailable' || (server.reason !== 'removed' && server.reason !== 'disabled')) return [];
+    const { serverId, reason } = server;
+    return [
+      {
+        code: 'MCP_SERVER_UNAVAILABLE',
+        serverId,
+        reason,
+        message: `MCP server ${serverId} is unavailable (${reason === 'removed' ? 'it was removed' : 'it is turned off'}); its tools cannot be used in this run.`,
+      },
+    ];
+  });
 }

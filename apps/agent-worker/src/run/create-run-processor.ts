@@ -5,12 +5,15 @@ import {
   AgentqError,
   agentqTracer,
   contextFromTrace,
+  contextWithSpan,
+  reparentingTracer,
   digestOf,
   QUEUE_NAMES,
   recordSpanError,
   SpanKind,
   traceContextFromSpanContext,
   withSpan,
+  type Context,
   type Span,
   queueApprovalRegistrations,
   createRunSpecSchema,
@@ -61,6 +64,9 @@ type AgentRunJob = Job<unknown, RunResult>;
 const DEFAULT_MAX_TOOL_CALLS_PER_STEP = 32;
 
 const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+/** The AI SDK's spans of one step: they hang under the run's step span. */
+const stepScopedSpans = new Set(['ai.generateText.doGenerate', 'ai.toolCall']);
 
 /**
  * The `agent-runs` processor `(job, token, signal)`. Each run continues from its checkpoint when
@@ -323,27 +329,39 @@ async function runModelLoop(options: {
     undefined;
   // Step spans hang under the attempt (not under the SDK's generateText span they finish in), and
   // the approvals a step asks for carry its context, so the wait and the decision join the trace.
+  // A step's span opens when its first piece of work starts (the model call, or the approved tool
+  // calls a resume executes first) and ends once its checkpoint is written; the SDK's model and
+  // tool call spans of the step hang under it.
   const attemptContext = activeContext();
   const traced = options.span.isRecording();
-  let stepStartedAt = Date.now();
+  let openStep: { span: Span; context: Context } | undefined;
+  const currentStep = () => {
+    if (!openStep) {
+      const span = agentqTracer().startSpan(
+        'agentq.run.step',
+        { attributes: { 'agentq.run.id': runId } },
+        attemptContext,
+      );
+      openStep = { span, context: contextWithSpan(attemptContext, span) };
+    }
+    return openStep;
+  };
+  const tracer = reparentingTracer({
+    tracer: agentqTracer(),
+    parentOf: (name) => (stepScopedSpans.has(name) ? currentStep().context : undefined),
+  });
   const perStep = limitToolCallsPerStep(runTools.tools, {
     maxCalls: dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
   });
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
-    const stepSpan = agentqTracer().startSpan(
-      'agentq.run.step',
-      {
-        startTime: stepStartedAt,
-        attributes: {
-          'agentq.run.id': runId,
-          'agentq.step': firstStep + step.stepNumber,
-          'agentq.step.finish_reason': step.finishReason,
-          'agentq.step.tool_calls': step.toolCalls.length,
-        },
-      },
-      attemptContext,
-    );
+    const stepSpan = currentStep().span;
+    openStep = undefined;
+    stepSpan.setAttributes({
+      'agentq.step': firstStep + step.stepNumber,
+      'agentq.step.finish_reason': step.finishReason,
+      'agentq.step.tool_calls': step.toolCalls.length,
+    });
     const stepTrace = traced ? traceContextFromSpanContext(stepSpan.spanContext()) : undefined;
     try {
       await options.before;
@@ -459,7 +477,6 @@ async function runModelLoop(options: {
       stop.abort(error);
     } finally {
       stepSpan.end();
-      stepStartedAt = Date.now();
     }
   };
 
@@ -491,7 +508,7 @@ async function runModelLoop(options: {
       // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
       experimental_telemetry: {
         isEnabled: traced,
-        tracer: agentqTracer(),
+        tracer,
         functionId: 'agentq.run',
         metadata: { runId },
         recordInputs: dependencies.config.traceArguments === true,
@@ -499,7 +516,12 @@ async function runModelLoop(options: {
       },
     });
   } catch (error) {
+    // A step cut short (an abort, a failed model call) never reached onStepFinish.
+    if (openStep) recordSpanError(openStep.span, checkpointError ?? error);
     throw checkpointError ?? error;
+  } finally {
+    openStep?.span.end();
+    openStep = undefined;
   }
   if (checkpointError) throw checkpointError;
   return checkpoint;

@@ -14,6 +14,7 @@ import type { RouteAccess } from '../auth/route-access.js';
 import { isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
 import { catalogPage, readCatalogRows } from './catalog-page.js';
+import { LIVE_REFRESH_SCRIPT, LIVE_REFRESH_SCRIPT_PATH } from './live-refresh-script.js';
 import { runPage, runsListPage } from './run-pages.js';
 
 /** Options of {@link registerAdminRoutes}. */
@@ -35,6 +36,13 @@ const decisionForm = z.object({
   next: z.string().max(400).optional(),
   reason: z.string().max(2_000).optional(),
   _csrf: z.string().optional(),
+});
+
+/** `?refresh=<seconds>` of a run page: how often it reloads while the run moves (tests use 1). */
+const runPageQuery = z.object({
+  notice: z.string().optional(),
+  error: z.string().optional(),
+  refresh: z.coerce.number().int().min(1).max(300).optional().catch(undefined),
 });
 
 const runsQuery = z.object({
@@ -73,6 +81,10 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
   };
 
   app.get('/admin', { config: { access: PUBLIC } }, async (_request, reply) => reply.redirect('/admin/approvals', 303));
+  // The pages' one script, served from this origin: the CSP allows no inline script.
+  app.get(LIVE_REFRESH_SCRIPT_PATH, { config: { access: PUBLIC } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(LIVE_REFRESH_SCRIPT),
+  );
 
   app.get('/admin/login', { config: { access: PUBLIC } }, async (request, reply) => {
     const next = safeNext((request.query as { next?: string }).next);
@@ -205,10 +217,11 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
   app.get('/admin/runs/:runId', { config: { access: pageFor('runs', 'approvals') } }, async (request, reply) => {
     const session = await sessionOf(request);
     const runId = (request.params as { runId: string }).runId;
-    const query = request.query as { notice?: string; error?: string };
+    const parsed = runPageQuery.safeParse(request.query ?? {});
+    const query = parsed.success ? parsed.data : {};
     try {
       const timeline = await client.getRunTimeline(runId);
-      const html = runPage({ timeline, csrf: session.csrf });
+      const html = runPage({ timeline, csrf: session.csrf, refreshSeconds: query.refresh });
       const banner = `${query.notice ? `<div class="notice" role="status">${escapeHtml(query.notice)}</div>` : ''}${
         query.error ? `<div class="error" role="alert">${escapeHtml(query.error)}</div>` : ''
       }`;

@@ -1,3 +1,5 @@
+import { LIVE_REFRESH_SCRIPT_PATH } from './live-refresh-script.js';
+
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(value: unknown): string {
   return String(value)
@@ -69,7 +71,11 @@ const styles = `
   .server-state-error { color: #a32020; } .server-state-never-warmed, .server-state-disabled { color: #4b5560; }
 `;
 
-/** The page shell of the admin pages. */
+/**
+ * The page shell of the admin pages. `refreshSeconds` reloads the page that often through
+ * {@link LIVE_REFRESH_SCRIPT}, which holds the reload while a form is being filled in; without
+ * scripts, a plain meta refresh does it.
+ */
 export function page(options: { title: string; body: string; csrf?: string; refreshSeconds?: number }): string {
   const nav =
     options.csrf === undefined
@@ -79,7 +85,12 @@ export function page(options: { title: string; body: string; csrf?: string; refr
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(options.title)} · agentq</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}
+${
+  options.refreshSeconds
+    ? `<noscript><meta http-equiv="refresh" content="${options.refreshSeconds}"></noscript>
+<script src="${LIVE_REFRESH_SCRIPT_PATH}" defer></script>`
+    : ''
+}
 <style>${styles}</style></head>
-<body><header><strong>agentq</strong>${nav}</header><main>${options.body}</main></body></html>`;
+<body${options.refreshSeconds ? ` data-refresh-seconds="${options.refreshSeconds}"` : ''}><header><strong>agentq</strong>${nav}</header><main>${options.body}</main></body></html>`;
 }

@@ -2,6 +2,7 @@ import {
   LISTED_RUN_STATES,
   promptOfRun,
   runDurationMs,
+  runTimingOf,
   type RunList,
   type RunTimeline,
   type RunTimelineCall,
@@ -13,11 +14,26 @@ import { escapeHtml, formatDuration, formatTime, page } from './html.js';
 /** Text longer than this starts collapsed. */
 const COLLAPSE_AFTER = 400;
 
-/** Seconds between refreshes of a page whose run is still moving. */
-function refreshSecondsOf(state: string): number | undefined {
+/** Seconds between refreshes of a page whose run is still moving (`requested` when given). */
+function refreshSecondsOf(state: string, requested: number | undefined): number | undefined {
   if (state === 'completed' || state === 'failed' || state === 'unknown') return undefined;
-  // A pending decision gets a slow refresh, so a reason being typed is not wiped every moment.
-  return state === 'waiting-approval' ? 10 : 2;
+  // The refresh holds while a form is being filled in (see LIVE_REFRESH_SCRIPT); a pending decision
+  // still gets a slower one, so the page does not flicker under someone reading the request.
+  return requested ?? (state === 'waiting-approval' ? 10 : 2);
+}
+
+/** A run's duration as its header shows it: from enqueue, across pauses, with the approval waits. */
+function durationCell(timeline: RunTimeline): string {
+  const { run } = timeline;
+  const timing =
+    timeline.timing ??
+    runTimingOf({ enqueuedAt: run.createdAt, finishedAt: run.finishedAt, approvals: [], now: Date.now() });
+  const finished = timing.finishedAt !== undefined;
+  const waits =
+    timing.approvalWaitMs > 0 ? `, ${formatDuration(timing.approvalWaitMs)} of it waiting for approval` : '';
+  return `<td id="run-duration" data-duration-ms="${timing.totalMs}" data-approval-wait-ms="${timing.approvalWaitMs}">${escapeHtml(
+    formatDuration(timing.totalMs),
+  )}${finished ? '' : ' so far'}${escapeHtml(waits)}</td>`;
 }
 
 /** A value as readable text: strings as they are, anything else as indented JSON. */
@@ -99,12 +115,15 @@ function callItem(call: RunTimelineCall, options: { csrf: string; runId: string 
 }
 
 /** The page of one run: header, then a timeline of steps with their tool calls and approvals. */
-export function runPage(options: { timeline: RunTimeline; csrf: string }): string {
+export function runPage(options: {
+  timeline: RunTimeline;
+  csrf: string;
+  /** Seconds between refreshes while the run moves. @default 10 waiting for approval, else 2 */
+  refreshSeconds?: number;
+}): string {
   const { timeline, csrf } = options;
   const { run } = timeline;
   const runId = run.runId;
-  const finishedAt = run.finishedAt;
-  const duration = run.startedAt === undefined ? '—' : formatDuration((finishedAt ?? Date.now()) - run.startedAt);
   const versions = Object.entries(timeline.catalogVersion);
   const steps = timeline.steps
     .map(
@@ -127,14 +146,14 @@ export function runPage(options: { timeline: RunTimeline; csrf: string }): strin
   return page({
     title: `Run ${runId}`,
     csrf,
-    refreshSeconds: refreshSecondsOf(run.state),
+    refreshSeconds: refreshSecondsOf(run.state, options.refreshSeconds),
     body: `<h1>Run <code>${escapeHtml(runId)}</code></h1>
 <table class="header">
   <tr><th>State</th><td><span class="state state-${escapeHtml(run.state)}" id="run-state">${escapeHtml(run.state)}</span></td></tr>
   <tr><th>Model</th><td><code id="run-model">${escapeHtml(run.spec?.assistant.model ?? '—')}</code></td></tr>
   <tr><th>Prompt</th><td><pre id="run-prompt">${escapeHtml(promptOfRun(run.spec?.input) ?? '—')}</pre></td></tr>
-  <tr><th>Started</th><td>${escapeHtml(formatTime(run.createdAt))}</td></tr>
-  <tr><th>Duration</th><td>${escapeHtml(duration)}${finishedAt === undefined ? ' so far' : ''}</td></tr>
+  <tr><th>Enqueued</th><td>${escapeHtml(formatTime(run.createdAt))}</td></tr>
+  <tr><th>Duration since enqueued</th>${durationCell(timeline)}</tr>
   <tr><th>Tokens</th><td id="run-tokens">${timeline.usage.totalTokens} (${timeline.usage.inputTokens} in, ${timeline.usage.outputTokens} out)</td></tr>
   <tr><th>Catalog</th><td>${
     versions.length === 0

@@ -14,6 +14,7 @@ import {
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
 import { getRun, type RunInfo } from './get-run.js';
+import { runTimingOf, type RunTiming } from './run-timing.js';
 
 /**
  * What became of one tool call:
@@ -66,6 +67,11 @@ export interface RunTimeline {
   warnings: RunWarning[];
   /** The run's shard (`r3`), for its queue's name on Bull Board; absent with a single run shard. */
   shard?: string;
+  /**
+   * How long the run has taken since it was enqueued, and how much of it waiting for approvals.
+   * Always set by `getRunTimeline`.
+   */
+  timing?: RunTiming;
 }
 
 /** The separator of a nested call id: the outer id, `::`, the inner tool's name. */
@@ -201,6 +207,7 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
     catalogVersion: source?.catalogVersion ?? {},
     warnings: source?.warnings ?? [],
     ...(shard.index === undefined ? {} : { shard: shard.label }),
+    timing: runTimingOf({ enqueuedAt: run.createdAt, finishedAt: run.finishedAt, approvals: records, now: Date.now() }),
   };
 }
 

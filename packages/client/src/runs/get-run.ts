@@ -56,8 +56,15 @@ export interface RunInfo {
   /** Set when `state` is `failed`. */
   error?: { message: string };
   attemptsMade: number;
+  /** When the run was enqueued (its job's creation), epoch ms. */
   createdAt: number;
+  /**
+   * When the latest processing slice began (BullMQ's `processedOn`): each resume after an approval
+   * resets it, so it is not the run's first start. For the run's whole duration see
+   * `RunTimeline.timing`.
+   */
   startedAt?: number;
+  /** When the run finished, epoch ms. */
   finishedAt?: number;
   pendingApprovals: RunPendingApproval[];
 }

@@ -1,3 +1,4 @@
+import { withSpan } from '@agentq/shared';
 import { type ModelMessage, type Tool, type ToolExecutionOptions, type ToolSet } from 'ai';
 import { validateToolInput } from '../schema/validate-tool-input.js';
 import { isApprovalGated } from '../approval/is-approval-gated.js';
@@ -94,11 +95,27 @@ export async function dispatchToolCall(options: DispatchToolCallOptions): Promis
       renderToolSignature(name, tool),
     );
   }
-  const output = tool.execute(validated.value as never, {
-    toolCallId: nestedCallId,
-    messages,
-    abortSignal: options.outer.abortSignal,
-    experimental_context: options.outer.experimental_context,
-  });
-  return await lastValue(output);
+  const execute = tool.execute;
+  // The nested call gets a tool call span of its own, named and labelled like the AI SDK's span of
+  // a direct call, under the outer call's span (the active one here).
+  return await withSpan(
+    'ai.toolCall',
+    {
+      attributes: {
+        'operation.name': 'ai.toolCall',
+        'ai.operationId': 'ai.toolCall',
+        'ai.toolCall.name': name,
+        'ai.toolCall.id': nestedCallId,
+      },
+    },
+    async () =>
+      await lastValue(
+        execute(validated.value as never, {
+          toolCallId: nestedCallId,
+          messages,
+          abortSignal: options.outer.abortSignal,
+          experimental_context: options.outer.experimental_context,
+        }),
+      ),
+  );
 }

@@ -1,0 +1,60 @@
+import { createModelResolver, createRunProcessor, RunStore, type ModelResolver } from '@agentq/agent-worker';
+import { createCatalogReader, ToolRegistry, type McpToolCaller } from '@agentq/registry';
+import { defaultRunJobOptions, QUEUE_NAMES, silentLogger, type RunSpec } from '@agentq/shared';
+import { Job, Queue } from 'bullmq';
+import type { TestContext } from '../../helpers/test-context.js';
+
+/** A run processor driven by hand, without a BullMQ worker, on the context's Redis and prefix. */
+export interface DirectRunProcessor {
+  processor: ReturnType<typeof createRunProcessor>;
+  runs: Queue;
+  approvals: Queue;
+  /** Obliterates and closes both queues. */
+  close(): Promise<void>;
+}
+
+/** A run processor over the real catalog reader and run store, with the given caller and models. */
+export function createDirectRunProcessor(options: {
+  ctx: TestContext;
+  caller: McpToolCaller;
+  /** @default the real resolver (scripted models work without keys) */
+  models?: ModelResolver;
+}): DirectRunProcessor {
+  const { ctx } = options;
+  const logger = silentLogger();
+  const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
+  const approvals = new Queue(QUEUE_NAMES.approvals, { connection: ctx.redis, prefix: ctx.prefix });
+  const processor = createRunProcessor({
+    store: new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger }),
+    redis: ctx.redis,
+    prefix: ctx.prefix,
+    registry: new ToolRegistry({ logger }),
+    reader: createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger }),
+    caller: options.caller,
+    models: options.models ?? createModelResolver({ config: {} as never }),
+    approvalsQueue: approvals,
+    config: { approvalTimeoutMs: 60_000 },
+    logger,
+    env: {},
+  });
+  return {
+    processor,
+    runs,
+    approvals,
+    close: async () => {
+      for (const each of [runs, approvals]) {
+        await each.obliterate({ force: true });
+        await each.close();
+      }
+    },
+  };
+}
+
+/** Adds a run and returns its job as on its very first start (a real parent job, so children work). */
+export async function firstStartJob(runs: Queue, options: { runId: string; spec: RunSpec }): Promise<Job> {
+  await runs.add('run', options.spec, { ...defaultRunJobOptions({ attempts: 1 }), jobId: options.runId });
+  const job = (await Job.fromId(runs, options.runId)) as Job;
+  Object.assign(job, { attemptsStarted: 1, attemptsMade: 0, stalledCounter: 0 });
+  job.updateProgress = async () => undefined;
+  return job;
+}
