@@ -77,7 +77,9 @@ function main(argv: readonly string[]): number {
     const current = readConfigTable(readFileSync(target, 'utf8'));
     const upToDate = current !== null && JSON.stringify(tableCells(current)) === JSON.stringify(tableCells(table));
     if (!upToDate)
-      process.stderr.write('docs/configuration.md configuration table is out of date: run scripts/config-table.ts --write\n');
+      process.stderr.write(
+        'docs/configuration.md configuration table is out of date: run scripts/config-table.ts --write\n',
+      );
     return upToDate ? 0 : 1;
   }
   process.stdout.write(`${table}\n`);
