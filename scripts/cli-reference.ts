@@ -1,10 +1,10 @@
 /**
- * Prints the README's CLI reference: the help of every `agentq` command, generated from the CLI's
- * own command tree, so the README lists exactly the options the CLI takes.
+ * Prints the CLI reference of docs/cli.md: the help of every `agentq` command, generated from the
+ * CLI's own command tree, so the reference lists exactly the options the CLI takes.
  *
  *   npx tsx scripts/cli-reference.ts           # print the reference
- *   npx tsx scripts/cli-reference.ts --write   # replace it in README.md between the markers
- *   npx tsx scripts/cli-reference.ts --check   # exit 1 when README.md's reference is out of date
+ *   npx tsx scripts/cli-reference.ts --write   # replace it in docs/cli.md between the markers
+ *   npx tsx scripts/cli-reference.ts --check   # exit 1 when docs/cli.md's reference is out of date
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -13,7 +13,10 @@ import { buildProgram } from '@agentq/cli';
 
 type Command = ReturnType<typeof buildProgram>;
 
-/** Marker lines around the generated reference in README.md. */
+/** The file that holds the generated reference, relative to the repository root. */
+export const CLI_REFERENCE_FILE = 'docs/cli.md';
+
+/** Marker lines around the generated reference in docs/cli.md. */
 export const CLI_REFERENCE_START = '<!-- cli-reference:start -->';
 export const CLI_REFERENCE_END = '<!-- cli-reference:end -->';
 
@@ -57,16 +60,16 @@ export function replaceCliReference(markdown: string, reference: string): string
 }
 
 function main(argv: readonly string[]): number {
-  const readme = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
+  const target = resolve(dirname(fileURLToPath(import.meta.url)), '..', CLI_REFERENCE_FILE);
   const reference = renderCliReference();
   if (argv.includes('--write')) {
-    writeFileSync(readme, replaceCliReference(readFileSync(readme, 'utf8'), reference));
+    writeFileSync(target, replaceCliReference(readFileSync(target, 'utf8'), reference));
     return 0;
   }
   if (argv.includes('--check')) {
-    const upToDate = readCliReference(readFileSync(readme, 'utf8')) === reference;
+    const upToDate = readCliReference(readFileSync(target, 'utf8')) === reference;
     if (!upToDate)
-      process.stderr.write('README.md CLI reference is out of date: run scripts/cli-reference.ts --write\n');
+      process.stderr.write('docs/cli.md CLI reference is out of date: run scripts/cli-reference.ts --write\n');
     return upToDate ? 0 : 1;
   }
   process.stdout.write(`${reference}\n`);

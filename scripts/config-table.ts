@@ -1,16 +1,19 @@
 /**
- * Prints the README's configuration table, generated from `configVariables`.
+ * Prints the configuration table of docs/configuration.md, generated from `configVariables`.
  *
  *   npx tsx scripts/config-table.ts           # print the table
- *   npx tsx scripts/config-table.ts --write   # replace the table in README.md between the markers
- *   npx tsx scripts/config-table.ts --check   # exit 1 when README.md's table is out of date
+ *   npx tsx scripts/config-table.ts --write   # replace the table in docs/configuration.md between the markers
+ *   npx tsx scripts/config-table.ts --check   # exit 1 when docs/configuration.md's table is out of date
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { configVariables, type ConfigVariable } from '@agentq/shared';
 
-/** Marker lines around the generated table in README.md. */
+/** The file that holds the generated table, relative to the repository root. */
+export const CONFIG_TABLE_FILE = 'docs/configuration.md';
+
+/** Marker lines around the generated table in docs/configuration.md. */
 export const CONFIG_TABLE_START = '<!-- config-table:start -->';
 export const CONFIG_TABLE_END = '<!-- config-table:end -->';
 
@@ -47,7 +50,7 @@ export function replaceConfigTable(markdown: string, table: string): string {
 
 /**
  * The cells of a markdown table, row by row, without the separator row. Comparing cells rather
- * than text lets Prettier pad the README's table without making it "differ".
+ * than text lets Prettier pad the generated table without making it "differ".
  */
 export function tableCells(table: string): string[][] {
   return table
@@ -64,17 +67,19 @@ export function tableCells(table: string): string[][] {
 }
 
 function main(argv: readonly string[]): number {
-  const readme = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
+  const target = resolve(dirname(fileURLToPath(import.meta.url)), '..', CONFIG_TABLE_FILE);
   const table = renderConfigTable();
   if (argv.includes('--write')) {
-    writeFileSync(readme, replaceConfigTable(readFileSync(readme, 'utf8'), table));
+    writeFileSync(target, replaceConfigTable(readFileSync(target, 'utf8'), table));
     return 0;
   }
   if (argv.includes('--check')) {
-    const current = readConfigTable(readFileSync(readme, 'utf8'));
+    const current = readConfigTable(readFileSync(target, 'utf8'));
     const upToDate = current !== null && JSON.stringify(tableCells(current)) === JSON.stringify(tableCells(table));
     if (!upToDate)
-      process.stderr.write('README.md configuration table is out of date: run scripts/config-table.ts --write\n');
+      process.stderr.write(
+        'docs/configuration.md configuration table is out of date: run scripts/config-table.ts --write\n',
+      );
     return upToDate ? 0 : 1;
   }
   process.stdout.write(`${table}\n`);

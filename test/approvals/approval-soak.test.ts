@@ -19,7 +19,13 @@ import {
 
 type Plan = 'approve' | 'deny' | 'expire';
 
-const runCount = 200;
+// Sized by work, not by the clock: the runs arrive through a bounded window and the workers are
+// killed after a number of runs finish, so a busy machine runs the same scenario, only slower.
+const runCount = 100;
+/** Runs enqueued but not finished, at most. */
+const inFlightWindow = 25;
+/** A random worker is killed after every 4 to 8 finished runs, this many times at most. */
+const maxKills = 16;
 const expireAfterMs = 8_000;
 
 // Deterministic pseudo-random numbers, so a failing soak can be replayed with the same seed.
@@ -46,7 +52,13 @@ describe('soak: approvals decided at random while workers are killed and restart
     await warmServer({
       redis: ctx.redis,
       prefix: ctx.prefix,
-      definition: { id: 'fx', transport: fixtureStdioTransport({ counterFile }) },
+      definition: {
+        id: 'fx',
+        transport: fixtureStdioTransport({ counterFile }),
+        // Generous: fixture processes start slowly on a busy machine, and a connect timeout would
+        // turn an approved call into a tool error that this file would count as not executed.
+        timeouts: { connectMs: 60_000, listMs: 60_000, callMs: 60_000 },
+      },
     });
     queue = runsQueue(ctx);
     approvalsQueue = new Queue(QUEUE_NAMES.approvals, { connection: ctx.redis, prefix: ctx.prefix });
@@ -62,7 +74,7 @@ describe('soak: approvals decided at random while workers are killed and restart
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  it('ends every run in the state its decisions imply', { timeout: 420_000 }, async () => {
+  it('ends every run in the state its decisions imply', { timeout: 600_000 }, async () => {
     const seed = Number(process.env.AGENTQ_SOAK_SEED ?? 20261130);
     const next = random(seed);
     const plans = new Map<string, Plan>();
@@ -70,6 +82,17 @@ describe('soak: approvals decided at random while workers are killed and restart
       const roll = next();
       plans.set(`soak-${index}`, roll < 0.45 ? 'approve' : roll < 0.8 ? 'deny' : 'expire');
     }
+
+    let stop = false;
+    let starting = 0;
+    let kills = 0;
+    let decisions = 0;
+    let paused = false;
+    const decisionErrors: string[] = [];
+    const startErrors: string[] = [];
+    const scheduled = new Set<string>();
+    const pendingDecisions: Array<Promise<void>> = [];
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     const crashPoints = ['after-step', 'after-checkpoint', 'after-child-add', 'after-resume'];
     let hooked = 0;
@@ -80,17 +103,33 @@ describe('soak: approvals decided at random while workers are killed and restart
       const env: Record<string, string> = point ? { AGENTQ_TEST_CRASH_AT: point } : {};
       const worker = await spawnWorkerProcess({ redisUrl: ctx.redisUrl, prefix: ctx.prefix, env });
       workers.add(worker);
-      void worker.exited.then(() => workers.delete(worker));
+      void worker.exited.then(() => {
+        workers.delete(worker);
+        replenish();
+      });
+    };
+    // Two workers at all times, except in a chaos pause: one killed by the chaos loop or by its
+    // own crash hook is replaced as soon as it is gone, so the runs always make progress.
+    const replenish = () => {
+      if (stop || paused) return;
+      for (let missing = 2 - workers.size - starting; missing > 0; missing -= 1) {
+        starting += 1;
+        void start()
+          .catch((error: Error) => {
+            startErrors.push(error.message);
+          })
+          .finally(() => {
+            starting -= 1;
+            replenish();
+          });
+      }
     };
     await Promise.all([start(), start()]);
 
-    let stop = false;
-    let starting = 0;
-    let kills = 0;
-    let decisions = 0;
-    const decisionErrors: string[] = [];
-    const scheduled = new Set<string>();
-    const pendingDecisions: Array<Promise<void>> = [];
+    /** Resolves once `count` runs have finished (or the test is stopping). */
+    const untilFinished = async (count: number) => {
+      while (!stop && (await queue.getJobCountByTypes('completed', 'failed')) < count) await sleep(200);
+    };
 
     const decider = (async () => {
       while (!stop) {
@@ -98,9 +137,10 @@ describe('soak: approvals decided at random while workers are killed and restart
           const plan = plans.get(approval.runId);
           if (!plan || plan === 'expire' || scheduled.has(approval.approvalId)) continue;
           scheduled.add(approval.approvalId);
-          const delay = Math.floor(next() * 6_000);
+          // Decisions race the parking, the kills and each other.
+          const delay = Math.floor(next() * 4_000);
           pendingDecisions.push(
-            new Promise<void>((resolve) => setTimeout(resolve, delay)).then(async () => {
+            sleep(delay).then(async () => {
               try {
                 await decide(ctx, {
                   approvalId: approval.approvalId,
@@ -115,37 +155,36 @@ describe('soak: approvals decided at random while workers are killed and restart
             }),
           );
         }
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
       }
     })();
 
     const chaos = (async () => {
-      while (!stop) {
-        await new Promise((resolve) => setTimeout(resolve, 1_500 + Math.floor(next() * 2_500)));
+      let threshold = 0;
+      while (!stop && kills < maxKills) {
+        threshold += 4 + Math.floor(next() * 5);
+        await untilFinished(threshold);
         if (stop) break;
         const alive = [...workers];
         const victim = alive[Math.floor(next() * alive.length)];
-        if (victim) {
-          await victim.kill();
-          kills += 1;
-        }
-        // Sometimes nobody is left for a moment: parked runs must not care. Replacements start
-        // in the background (workers that died on a crash hook are replaced too).
-        if (next() < 0.3) await new Promise((resolve) => setTimeout(resolve, 1_000));
-        for (let missing = 2 - workers.size - starting; missing > 0; missing -= 1) {
-          starting += 1;
-          void start().finally(() => {
-            starting -= 1;
-          });
-        }
+        if (!victim) continue;
+        // Sometimes the replacement waits a moment, so that with the other worker also gone (a
+        // crash hook) nobody is left: parked runs must not care.
+        paused = next() < 0.3;
+        await victim.kill();
+        kills += 1;
+        if (paused) await sleep(1_000);
+        paused = false;
+        replenish();
       }
     })();
 
-    // Runs arrive over about 25 s, so that kills land on every phase of many runs.
+    // Runs keep arriving while others park, resume and finish, so kills land on every phase.
     const producer = (async () => {
       let index = 0;
       for (const [runId, plan] of plans) {
-        if (index > 0 && index % 20 === 0) await new Promise((resolve) => setTimeout(resolve, 2_500));
+        await untilFinished(index + 1 - inFlightWindow);
+        if (stop) break;
         index += 1;
         await enqueueRun(queue, {
           runId,
@@ -168,7 +207,7 @@ describe('soak: approvals decided at random while workers are killed and restart
     const outcomes = new Map<string, { approved: boolean | undefined; reason: string }>();
     try {
       for (const runId of plans.keys()) {
-        const finished = await waitForJob(queue, runId, 240_000);
+        const finished = await waitForJob(queue, runId, 300_000);
         expect(finished.state, `${runId}: ${finished.failedReason}`).toBe('completed');
         const result = runResultSchema.parse(finished.returnvalue);
         const call = result.toolCalls[0];
@@ -177,6 +216,8 @@ describe('soak: approvals decided at random while workers are killed and restart
     } finally {
       stop = true;
       await Promise.all([producer, decider, chaos, ...pendingDecisions]);
+      // Workers still starting join the set that afterAll kills.
+      while (starting > 0) await sleep(100);
     }
 
     const counted = await readCounterNotes(counterFile);
@@ -212,6 +253,7 @@ describe('soak: approvals decided at random while workers are killed and restart
       }
     }
     expect(decisionErrors).toEqual([]);
+    expect(startErrors).toEqual([]);
     console.log(
       `[soak] seed ${seed}: ${runCount} runs — ${counts.approve} approved (${counts.ranOnce} ran exactly once, ` +
         `${counts.interrupted} interrupted between claim and call and reported so), ${counts.deny} denied, ` +

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium, launchChromium } from './launch-chromium.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import {
   TEST_TOKEN,
@@ -14,7 +14,6 @@ import {
   type TestDeployment,
 } from '../api/start-test-api.js';
 
-const CHROMIUM = process.env.AGENTQ_CHROMIUM ?? '/usr/bin/chromium';
 const artifacts = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
 describe('admin pages in a real browser (Debian chromium via playwright-core)', () => {
@@ -24,10 +23,8 @@ describe('admin pages in a real browser (Debian chromium via playwright-core)', 
   let browser: Browser;
 
   beforeAll(async () => {
-    // Never skipped: a machine without the browser fails here with the fix.
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No chromium at ${CHROMIUM}. Install it: apt-get install chromium (or set AGENTQ_CHROMIUM).`);
-    }
+    // Never skipped: without the browser this fails first, naming it and how to install it.
+    findChromium();
     await mkdir(artifacts, { recursive: true });
     ctx = createTestContext();
     deployment = await startTestDeployment(ctx);
@@ -38,19 +35,7 @@ describe('admin pages in a real browser (Debian chromium via playwright-core)', 
       45_000,
       'server-everything to be warmed',
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium, launchChromium } from './launch-chromium.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import {
   TEST_TOKEN,
@@ -14,7 +14,6 @@ import {
   type TestDeployment,
 } from '../api/start-test-api.js';
 
-const CHROMIUM = process.env.AGENTQ_CHROMIUM ?? '/usr/bin/chromium';
 const artifacts = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const docsImages = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 
@@ -38,9 +37,8 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No chromium at ${CHROMIUM}. Install it: apt-get install chromium (or set AGENTQ_CHROMIUM).`);
-    }
+    // Never skipped: without the browser this fails first, naming it and how to install it.
+    findChromium();
     await mkdir(artifacts, { recursive: true });
     ctx = createTestContext();
     deployment = await startTestDeployment(ctx);
@@ -51,19 +49,7 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
       60_000,
       'server-everything to be warmed',
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   CLI_REFERENCE_END,
+  CLI_REFERENCE_FILE,
   CLI_REFERENCE_START,
   readCliReference,
   renderCliReference,
@@ -12,10 +13,10 @@ import {
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-describe('README CLI reference', () => {
+describe('the CLI reference in docs/cli.md', () => {
   it('matches the help of every command (run scripts/cli-reference.ts --write)', () => {
-    const current = readCliReference(readFileSync(join(root, 'README.md'), 'utf8'));
-    expect(current, 'README.md has the cli-reference markers').not.toBeNull();
+    const current = readCliReference(readFileSync(join(root, CLI_REFERENCE_FILE), 'utf8'));
+    expect(current, `${CLI_REFERENCE_FILE} has the cli-reference markers`).not.toBeNull();
     expect(current).toBe(renderCliReference());
   });
 

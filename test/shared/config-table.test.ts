@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { configVariables, type ConfigVariable } from '@agentq/shared';
 import {
   CONFIG_TABLE_END,
+  CONFIG_TABLE_FILE,
   CONFIG_TABLE_START,
   readConfigTable,
   renderConfigTable,
@@ -15,10 +16,10 @@ import {
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-describe('README configuration table', () => {
+describe('the configuration table in docs/configuration.md', () => {
   it('matches the table generated from configVariables (run scripts/config-table.ts --write)', () => {
-    const current = readConfigTable(readFileSync(join(root, 'README.md'), 'utf8'));
-    expect(current, 'README.md has the config-table markers').not.toBeNull();
+    const current = readConfigTable(readFileSync(join(root, CONFIG_TABLE_FILE), 'utf8'));
+    expect(current, `${CONFIG_TABLE_FILE} has the config-table markers`).not.toBeNull();
     expect(tableCells(current!)).toEqual(tableCells(renderConfigTable()));
   });
 });

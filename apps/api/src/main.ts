@@ -2,7 +2,7 @@ import { createLogger, loadConfig, secretValuesOf, startTelemetry } from '@agent
 import { startApi } from './start-api.js';
 
 // Role entry: `tsx apps/api/src/main.ts` (or `agentq api`). Configuration comes from the
-// environment; see the README's configuration table.
+// environment; see docs/configuration.md.
 const config = loadConfig();
 const logger = createLogger({ level: config.logLevel, name: 'api', secretValues: secretValuesOf(config) });
 // Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.

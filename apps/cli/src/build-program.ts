@@ -15,7 +15,7 @@ Configuration comes from the environment (the same for every command):
   AGENTQ_PREFIX    key prefix of the deployment (default agentq)
   AGENTQ_MODEL     model of \`agentq run\` when --model is not given
   LOG_LEVEL        log level of the long-running roles
-See the README for the full table.
+See docs/configuration.md for the full table.
 
 Exit codes: 0 ok, 1 failed, 2 usage or invalid input, 3 not found,
 4 conflict (e.g. already decided), 5 Redis unreachable, 6 timed out.`;

@@ -85,7 +85,7 @@ export interface ConfigVariable {
 
 /**
  * Every environment variable agentq reads. `loadConfig` validates against this table, and the
- * README's configuration table is checked against it by a test, so the two cannot drift.
+ * configuration table in docs/configuration.md is checked against it by a test, so the two cannot drift.
  */
 export const configVariables = [
   {
