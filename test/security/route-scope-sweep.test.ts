@@ -182,11 +182,14 @@ describe('route scope sweep', () => {
     expect(open.sort()).toEqual(
       [
         'GET /admin',
+        // The admin pages' one script (static, the same for everyone; the CSP forbids inline ones).
+        'GET /admin/assets/live-refresh.js',
         'GET /admin/login',
         'GET /favicon.ico',
         'GET /healthz',
         'GET /readyz',
         'HEAD /admin',
+        'HEAD /admin/assets/live-refresh.js',
         'HEAD /admin/login',
         'HEAD /favicon.ico',
         'HEAD /healthz',
