@@ -144,6 +144,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     maxClients: tuning.mcpPoolSize,
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
+    errorBodyMaxBytes: config.errorBodyMaxBytes,
     sessions: new ServerSessions({ redis: connection, prefix }),
   });
   const registry = new ToolRegistry({ logger });

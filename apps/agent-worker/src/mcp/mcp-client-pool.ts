@@ -52,6 +52,11 @@ export interface McpClientPoolOptions {
   /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
   allowHosts?: readonly string[];
   /**
+   * Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`).
+   * @default the connection layer's default (8192)
+   */
+  errorBodyMaxBytes?: number;
+  /**
    * The `fetch` HTTP transports send with.
    * @default the connection layer's guarded fetch (pinned to the checked address)
    */
@@ -116,6 +121,7 @@ export class McpClientPool {
   private readonly openTransport: ((definition: ServerDefinition) => Transport) | undefined;
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
+  private readonly errorBodyMaxBytes: number | undefined;
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry[];
   private readonly sessions: SessionGenerationReader | undefined;
@@ -131,6 +137,7 @@ export class McpClientPool {
     this.maxClients = Math.max(1, options.maxClients ?? 64);
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.allowHosts = options.allowHosts ?? [];
+    this.errorBodyMaxBytes = options.errorBodyMaxBytes;
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
     this.sessions = options.sessions;
@@ -262,6 +269,7 @@ export class McpClientPool {
         egressSecrets: resolved.egressSecrets,
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
+        errorBodyMaxBytes: this.errorBodyMaxBytes,
         fetch: this.fetch,
         clientName: 'agentq-agent-worker',
         openTransport: this.openTransport,
