@@ -421,7 +421,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '32',
     description:
-      'Most tool calls one model step may execute. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed: no request, no MCP call.',
+      'Most tool calls one model step may execute or ask approval for, counted in the order the model listed them. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed nor put to a person: no approval, no request, no MCP call.',
   },
   {
     env: 'AGENTQ_SEARXNG_URL',
