@@ -69,9 +69,11 @@ export interface McpClientPoolOptions {
    */
   secrets?: SecretRegistry;
   /**
-   * Session generations of the servers (`ServerSessions`; `restartServer` bumps one). Read before
-   * every call: a client opened under an older generation is dropped (its calls in flight finish)
-   * and the call opens a new session. @default none (clients live until idle or broken)
+   * Session generations of the servers (`restartServer` bumps one). Asked before every call: a
+   * client opened under an older generation is dropped (its calls in flight finish) and the call
+   * opens a new session. The worker passes a `CachedSessionGenerations`, which answers from memory
+   * between restart announcements instead of a Redis read per call; `ServerSessions` reads every
+   * time. @default none (clients live until idle or broken)
    */
   sessions?: SessionGenerationReader;
 }
@@ -105,8 +107,9 @@ interface PoolEntry {
  * into a tool error the model sees, so a dead server never fails a run.
  *
  * A restart of a server (`restartServer`) reaches every worker through the server's session
- * generation in Redis, compared before each call rather than announced: a worker that was busy,
- * disconnected or not yet started when it happened still opens a new session on its next call.
+ * generation in Redis, compared before each call: a worker that was busy, disconnected or not yet
+ * started when it happened still opens a new session on its next call. The announcement of the
+ * restart only lets a cached generation be dropped at once (see `CachedSessionGenerations`).
  *
  * The pool stays in the worker rather than in `@agentq/mcp-connect`: only runs share connections.
  * A warmer reads each refresh over a fresh session or its watcher's own, and the pool's claim of a
