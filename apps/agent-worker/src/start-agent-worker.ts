@@ -154,7 +154,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     channel: keyNames(prefix).serverSessionRenewed,
     logger,
   });
-  await sessionGenerations.start();
+  // Not awaited: until it has subscribed (Redis may not be up yet), every call reads Redis.
+  void sessionGenerations.start();
   const pool = new McpClientPool({
     logger,
     env,

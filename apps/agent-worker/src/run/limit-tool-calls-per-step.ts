@@ -67,7 +67,7 @@ export function limitToolCallsPerStep(tools: ToolSet, options: { maxCalls: numbe
         placeOf(available.toolCallId);
         await onInputAvailable?.(available);
       },
-      ...(needsApproval === undefined
+      ...(needsApproval === undefined || needsApproval === false
         ? {}
         : {
             needsApproval: async (input: unknown, approvalOptions: { toolCallId: string }) => {
