@@ -495,7 +495,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '8192',
     description:
-      'Most bytes read of an error answer from outside (a search provider, a knowledge-base URL); the rest is never read, and at most a short excerpt is quoted.',
+      'Most bytes read of an error answer from outside (a search provider, an embeddings provider, a knowledge-base URL, an MCP server over HTTP); the rest is never read, and at most a short excerpt is quoted.',
   },
   {
     env: 'AGENTQ_WEB_FETCH_MAX_BYTES',
