@@ -125,8 +125,8 @@ export async function serverActionCommand(
       // What `restartServer` does: it bumps the server's session generation, which the warmer's
       // watcher and every worker's client pool compare before they use their session again.
       io.out(
-        `Restarted ${serverId}: the warmer's watcher opens a new session and re-reads its tools, and every worker ` +
-          'opens a new session on its next call to it (calls already running finish on the old one).',
+        `Restarted ${serverId}: a warmer re-reads its tools over a new session (its watcher reconnects), and every ` +
+          'worker opens a new session on its next call to it (calls already running finish on the old one).',
       );
     } else {
       await client.removeServer(serverId);
