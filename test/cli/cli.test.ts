@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentqClient } from '@agentq/client';
-import { QUEUE_NAMES } from '@agentq/shared';
+import { QUEUE_NAMES, ServerSessions } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
@@ -127,6 +127,12 @@ describe('agentq CLI (child processes, real Redis)', () => {
     const catalog = await runAgentq(['catalog', 'memory'], env);
     expect(catalog.code).toBe(0);
     expect(catalog.stdout).toContain('memory: disabled');
+    // A restart starts a new session generation, which the watcher and every worker pool compare.
+    const sessions = new ServerSessions({ redis: ctx.redis, prefix: ctx.prefix });
+    expect((await runAgentq(['servers', 'enable', 'memory'], env)).code).toBe(0);
+    const before = await sessions.current('memory');
+    expect((await runAgentq(['servers', 'restart', 'memory'], env)).code).toBe(0);
+    expect(await sessions.current('memory')).not.toBe(before);
     expect((await runAgentq(['servers', 'remove', 'memory'], env)).code).toBe(0);
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
     // Each case is a child process; on a loaded machine one takes seconds.

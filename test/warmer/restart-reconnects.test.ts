@@ -5,7 +5,9 @@ import { McpClientPool } from '@agentq/agent-worker';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import { resolveWarmerTimings } from '@agentq/catalog-warmer';
 import { ServerSessions, silentLogger, type ServerDefinition } from '@agentq/shared';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CachedSessionGenerations } from '../../apps/agent-worker/src/mcp/cached-session-generations.js';
 import { fixtureStdioTransport, processAlive, readPids } from '../fixtures/mcp/spawn-fixture.js';
 import { createWarmerHarness, liveWarmerIds, waitFor, type WarmerHarness } from './warmer-harness.js';
 
@@ -20,6 +22,8 @@ const slow = { timeoutMs: 90_000 };
 let harness: WarmerHarness;
 let client: AgentqClient;
 let pool: McpClientPool | undefined;
+let generations: CachedSessionGenerations | undefined;
+let subscriber: Redis | undefined;
 let directory: string;
 let pidFile: string;
 let counterFile: string;
@@ -38,6 +42,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await pool?.close();
+  await generations?.close();
+  subscriber?.disconnect();
   await client.close();
   await harness.close();
   await rm(directory, { recursive: true, force: true });
@@ -77,11 +83,18 @@ describe('servers restart', () => {
       { ...slow, what: 'one watcher session and a list read over it' },
     );
 
-    // A worker's pool, wired as the agent worker wires it.
-    pool = new McpClientPool({
+    // A worker's pool, wired as the agent worker wires it: generations cached, here for far longer
+    // than the test, so that only the restart's announcement can make the pool see it.
+    subscriber = new Redis(harness.ctx.redisUrl, { maxRetriesPerRequest: null });
+    generations = new CachedSessionGenerations({
+      reader: new ServerSessions({ redis: harness.ctx.redis, prefix: harness.ctx.prefix }),
+      subscriber,
+      channel: harness.keys.serverSessionRenewed,
       logger: silentLogger(),
-      sessions: new ServerSessions({ redis: harness.ctx.redis, prefix: harness.ctx.prefix }),
+      maxAgeMs: 60 * 60_000,
     });
+    await generations.start();
+    pool = new McpClientPool({ logger: silentLogger(), sessions: generations });
     const definition = (await harness.store.get(serverId)) as ServerDefinition;
     const call = async (note: string) => {
       const result = await pool?.callTool({ serverId, definition, toolName: 'counter_increment', input: { note } });

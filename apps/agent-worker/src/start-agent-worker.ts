@@ -14,6 +14,7 @@ import {
   createRedisConnection,
   createSecretValueSet,
   expireRunState,
+  keyNames,
   keyPrefix,
   RunShardRouter,
   QUEUE_NAMES,
@@ -29,6 +30,7 @@ import { Queue, Worker } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
 import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
+import { CachedSessionGenerations } from './mcp/cached-session-generations.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
 import { createRunProcessor } from './run/create-run-processor.js';
@@ -136,6 +138,24 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   // Every secret this process holds or resolves is masked out of tool results: a tool that echoes
   // a header, a key or a URL must not hand it to the journal, the checkpoint or the model.
   const secrets = createSecretValueSet([...secretValuesOf(config), ...allowListedSecretValues(env)]);
+  // Session generations are compared before every MCP call; this keeps them in memory for a
+  // moment and drops one as soon as a restart is announced (see `CachedSessionGenerations`).
+  const sessionSubscriber: RedisConnection = createRedisConnection({
+    url: config.redisUrl,
+    role: 'worker',
+    cluster: config.cluster,
+    nodes: config.clusterNodes,
+    name: `agentq-worker-${id}-sessions`,
+  });
+  sessionSubscriber.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+  const sessionGenerations = new CachedSessionGenerations({
+    reader: new ServerSessions({ redis: connection, prefix }),
+    subscriber: sessionSubscriber,
+    channel: keyNames(prefix).serverSessionRenewed,
+    logger,
+  });
+  // Not awaited: until it has subscribed (Redis may not be up yet), every call reads Redis.
+  void sessionGenerations.start();
   const pool = new McpClientPool({
     logger,
     env,
@@ -144,7 +164,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     maxClients: tuning.mcpPoolSize,
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
-    sessions: new ServerSessions({ redis: connection, prefix }),
+    errorBodyMaxBytes: config.errorBodyMaxBytes,
+    sessions: sessionGenerations,
   });
   const registry = new ToolRegistry({ logger });
   // Always registered; each run's settings decide which of them it gets.
@@ -266,6 +287,10 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
         await step('close approvals workers', () => Promise.all(approvalWorkers.map((worker) => worker.close())));
         await step('close decisions worker', () => decisions.close());
         await step('close MCP pool', () => pool.close());
+        await step('close session subscription', async () => {
+          await sessionGenerations.close();
+          await sessionSubscriber.quit();
+        });
         await step('close queues', () =>
           Promise.all([...approvalsQueues.values(), refreshQueue].map((queue) => queue.close())),
         );

@@ -257,7 +257,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     ['enable', 'Enable a server (warmers list its tools)'],
     ['disable', 'Disable a server (runs stop using it)'],
     ['refresh', 'Re-read the tool list now'],
-    ['restart', 'Reconnect to the server, then re-read its tools'],
+    ['restart', 'Open a new session to the server everywhere (watcher and workers), then re-read its tools'],
     ['remove', 'Remove a server definition'],
   ] as const) {
     servers

@@ -38,7 +38,12 @@ export {
 export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
 export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
 export type { RunStateOptions } from './runs/run-state-lifecycle.js';
-export { newRunIncarnation, runIncarnationOf, runIncarnationSchema } from './runs/run-incarnation.js';
+export {
+  isOfRunIncarnation,
+  newRunIncarnation,
+  runIncarnationOf,
+  runIncarnationSchema,
+} from './runs/run-incarnation.js';
 export type { KeyNames } from './redis/keys.js';
 
 export { QUEUE_NAMES } from './queues/queue-names.js';

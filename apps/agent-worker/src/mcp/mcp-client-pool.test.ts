@@ -236,6 +236,31 @@ describe('McpClientPool', () => {
     await allowed.close();
   });
 
+  it('reads an HTTP server\'s error answer only up to errorBodyMaxBytes', async () => {
+    // A body far past the cap: only its first bytes may reach the error; a stream that counts what
+    // was pulled shows the rest is never read.
+    let pulled = 0;
+    const chunk = new TextEncoder().encode('x'.repeat(1024));
+    const fetch = (async () => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += chunk.byteLength;
+          if (pulled > 64 * 1024) controller.close();
+          else controller.enqueue(chunk);
+        },
+      });
+      return new Response(body, { status: 500, headers: { 'content-type': 'text/plain' } });
+    }) as typeof globalThis.fetch;
+    pool = new McpClientPool({ logger: silentLogger(), allowPrivateFetch: true, fetch, errorBodyMaxBytes: 1024 });
+    const http = definition({ transport: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp', headers: {} } });
+    const error = await pool
+      .callTool({ serverId: 'mem', definition: http, toolName: 'echo', input: { text: 'x' } })
+      .catch((caught: unknown) => caught);
+    expect(AgentqError.isInstance(error) && error.code).toBe('MCP_CONNECT_FAILED');
+    // The default cap (8192) would read eight chunks or more.
+    expect(pulled).toBeLessThan(8 * 1024);
+  });
+
   it('refuses calls after close, and close is idempotent', async () => {
     const servers = inMemoryServers();
     pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });

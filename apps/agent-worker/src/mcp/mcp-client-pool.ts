@@ -52,6 +52,11 @@ export interface McpClientPoolOptions {
   /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
   allowHosts?: readonly string[];
   /**
+   * Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`).
+   * @default the connection layer's default (8192)
+   */
+  errorBodyMaxBytes?: number;
+  /**
    * The `fetch` HTTP transports send with.
    * @default the connection layer's guarded fetch (pinned to the checked address)
    */
@@ -64,9 +69,11 @@ export interface McpClientPoolOptions {
    */
   secrets?: SecretRegistry;
   /**
-   * Session generations of the servers (`ServerSessions`; `restartServer` bumps one). Read before
-   * every call: a client opened under an older generation is dropped (its calls in flight finish)
-   * and the call opens a new session. @default none (clients live until idle or broken)
+   * Session generations of the servers (`restartServer` bumps one). Asked before every call: a
+   * client opened under an older generation is dropped (its calls in flight finish) and the call
+   * opens a new session. The worker passes a `CachedSessionGenerations`, which answers from memory
+   * between restart announcements instead of a Redis read per call; `ServerSessions` reads every
+   * time. @default none (clients live until idle or broken)
    */
   sessions?: SessionGenerationReader;
 }
@@ -100,8 +107,9 @@ interface PoolEntry {
  * into a tool error the model sees, so a dead server never fails a run.
  *
  * A restart of a server (`restartServer`) reaches every worker through the server's session
- * generation in Redis, compared before each call rather than announced: a worker that was busy,
- * disconnected or not yet started when it happened still opens a new session on its next call.
+ * generation in Redis, compared before each call: a worker that was busy, disconnected or not yet
+ * started when it happened still opens a new session on its next call. The announcement of the
+ * restart only lets a cached generation be dropped at once (see `CachedSessionGenerations`).
  *
  * The pool stays in the worker rather than in `@agentq/mcp-connect`: only runs share connections.
  * A warmer reads each refresh over a fresh session or its watcher's own, and the pool's claim of a
@@ -116,6 +124,7 @@ export class McpClientPool {
   private readonly openTransport: ((definition: ServerDefinition) => Transport) | undefined;
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
+  private readonly errorBodyMaxBytes: number | undefined;
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry[];
   private readonly sessions: SessionGenerationReader | undefined;
@@ -131,6 +140,7 @@ export class McpClientPool {
     this.maxClients = Math.max(1, options.maxClients ?? 64);
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.allowHosts = options.allowHosts ?? [];
+    this.errorBodyMaxBytes = options.errorBodyMaxBytes;
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
     this.sessions = options.sessions;
@@ -262,6 +272,7 @@ export class McpClientPool {
         egressSecrets: resolved.egressSecrets,
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
+        errorBodyMaxBytes: this.errorBodyMaxBytes,
         fetch: this.fetch,
         clientName: 'agentq-agent-worker',
         openTransport: this.openTransport,

@@ -18,6 +18,7 @@ import {
   queueApprovalRegistrations,
   createRunSpecSchema,
   parseToolId,
+  isOfRunIncarnation,
   readApprovalRecords,
   runIncarnationOf,
   runResultSchema,
@@ -153,7 +154,7 @@ async function processRun(options: {
       ]);
   // A checkpoint another incarnation wrote belongs to an earlier run under this id (removed without
   // its state): never resume it. One without an incarnation predates them and is this job's.
-  const earlier = stored?.incarnation !== undefined && stored.incarnation !== incarnation;
+  const earlier = stored !== null && !isOfRunIncarnation(stored, incarnation);
   if (earlier) logger.warn('the stored checkpoint belongs to an earlier run under this id; starting afresh');
   let checkpoint = stored && !earlier ? stored : freshCheckpoint(runId, incarnation, spec);
   options.span.setAttributes({ 'agentq.run.resumed': stored !== null, 'agentq.run.first_step': checkpoint.step });

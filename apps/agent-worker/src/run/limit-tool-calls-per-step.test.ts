@@ -1,5 +1,5 @@
 import { AgentqError } from '@agentq/shared';
-import { tool, type ToolSet } from 'ai';
+import { tool, type Tool, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { limitToolCallsPerStep, TOOL_CALL_BUDGET_EXCEEDED } from './limit-tool-calls-per-step.js';
@@ -14,10 +14,11 @@ describe('limitToolCallsPerStep', () => {
       }),
     };
     const limited = limitToolCallsPerStep(base, { maxCalls: 2 });
-    const call = () =>
+    let ids = 0;
+    const call = (toolCallId = `call-${++ids}`) =>
       (limited.tools.act?.execute as (input: unknown, options: unknown) => Promise<unknown>)(
         {},
-        { toolCallId: 'x', messages: [] },
+        { toolCallId, messages: [] },
       );
     limited.startStep();
     const outcomes = await Promise.allSettled([call(), call(), call(), call()]);
@@ -27,5 +28,46 @@ describe('limitToolCallsPerStep', () => {
     expect(executed).toBe(2);
     limited.startStep();
     await expect(call()).resolves.toBe(3);
+    // Calls that repeat one id do not execute past the budget either.
+    limited.startStep();
+    const repeated = await Promise.allSettled([call('same'), call('same'), call('same')]);
+    expect(repeated.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+  });
+
+  it("counts a step's calls in list order: calls of a gated tool past the budget ask no approval and are refused", async () => {
+    let executed = 0;
+    const base: ToolSet = {
+      gated: tool({ inputSchema: z.object({}), needsApproval: true, execute: async () => ++executed }),
+      open: tool({ inputSchema: z.object({}), execute: async () => ++executed }),
+    };
+    const limited = limitToolCallsPerStep(base, { maxCalls: 2 });
+    const gated = limited.tools.gated as Required<Pick<Tool, 'onInputAvailable' | 'needsApproval' | 'execute'>>;
+    const open = limited.tools.open as Required<Pick<Tool, 'onInputAvailable' | 'execute'>>;
+    const options = (toolCallId: string) => ({ toolCallId, messages: [] });
+    limited.startStep();
+    // What the SDK does for one step: every valid call is shown in list order, then the gated ones
+    // are asked about approval, then the rest execute.
+    await open.onInputAvailable({ input: {}, ...options('a'), abortSignal: undefined });
+    for (const id of ['b', 'c', 'd'])
+      await gated.onInputAvailable({ input: {}, ...options(id), abortSignal: undefined });
+    const asked = [];
+    for (const id of ['b', 'c', 'd'])
+      asked.push(
+        await (gated.needsApproval as (input: unknown, options: unknown) => Promise<boolean>)({}, options(id)),
+      );
+    expect(asked).toEqual([true, false, false]);
+    await expect(open.execute({}, options('a'))).resolves.toBe(1);
+    for (const id of ['c', 'd']) {
+      const refused = await Promise.resolve(gated.execute({}, options(id))).catch((error: unknown) => error);
+      expect(AgentqError.isInstance(refused) && refused.code).toBe(TOOL_CALL_BUDGET_EXCEEDED);
+    }
+    expect(executed).toBe(1);
+    // A resumed run: the approved call is asked again and executes before the next step starts.
+    const resumed = limitToolCallsPerStep(base, { maxCalls: 2 });
+    const again = resumed.tools.gated as typeof gated;
+    await expect(
+      (again.needsApproval as (input: unknown, options: unknown) => Promise<boolean>)({}, options('b')),
+    ).resolves.toBe(true);
+    await expect(again.execute({}, options('b'))).resolves.toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import {
   AgentqError,
   FINISHED_RUN_TTL_SECONDS,
+  isOfRunIncarnation,
   keyNames,
   recordedToolResultSchema,
   runStateKeys,
@@ -158,7 +159,7 @@ export class RunStore {
       if (!parsed.success) continue;
       const entry = parsed.data as RecordedToolResult;
       // Left by an earlier run under this id: not this run's result.
-      if (incarnation !== undefined && entry.incarnation !== undefined && entry.incarnation !== incarnation) continue;
+      if (incarnation !== undefined && !isOfRunIncarnation(entry, incarnation)) continue;
       out.set(toolCallId, entry);
     }
     return out;

@@ -49,7 +49,7 @@ export function serversRoutes(client: AgentqClient): ApiRoute[] {
       summary:
         kind === 'refresh'
           ? 'Re-read the tool list now (deduplicated)'
-          : 'Reconnect to the server, then re-read its tools',
+          : 'Open a new session to the server everywhere (watcher and workers), then re-read its tools',
       tag: 'servers',
       params: serverParams,
       responses: {

@@ -75,6 +75,8 @@ export interface RefreshProcessorOptions {
   allowPrivateNetwork: boolean;
   /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
   allowHosts?: readonly string[];
+  /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
+  errorBodyMaxBytes?: number;
   /** The live watcher connection of this warmer for a server and definition, if it has one. */
   watchedConnection?: (serverId: string, definitionHash: string) => Client | undefined;
   /**
@@ -316,6 +318,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
             clientName: 'agentq-catalog-warmer',
             allowPrivateNetwork: options.allowPrivateNetwork,
             allowHosts: options.allowHosts,
+            errorBodyMaxBytes: options.errorBodyMaxBytes,
             signal,
           });
           return connection.client;

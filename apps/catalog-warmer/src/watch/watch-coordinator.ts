@@ -37,6 +37,8 @@ export interface WatchCoordinatorOptions {
   allowPrivateNetwork: boolean;
   /** Hosts allowed on private addresses (`AGENTQ_FETCH_ALLOW_HOSTS`). @default [] */
   allowHosts?: readonly string[];
+  /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
+  errorBodyMaxBytes?: number;
   /**
    * Watcher connections opened at once: a warmer that claims hundreds of servers at start must
    * not spawn hundreds of stdio servers together, nor starve its own refreshes. @default 4
@@ -386,6 +388,7 @@ export class WatchCoordinator {
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,
+          errorBodyMaxBytes: this.options.errorBodyMaxBytes,
           onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
         });
       } catch (error) {

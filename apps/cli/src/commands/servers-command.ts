@@ -122,7 +122,12 @@ export async function serverActionCommand(
       io.out(`Asked the warmers to refresh ${serverId}.`);
     } else if (action === 'restart') {
       await client.restartServer(serverId);
-      io.out(`Asked the warmers to reconnect to ${serverId} and refresh it.`);
+      // What `restartServer` does: it bumps the server's session generation, which the warmer's
+      // watcher and every worker's client pool compare before they use their session again.
+      io.out(
+        `Restarted ${serverId}: a warmer re-reads its tools over a new session (its watcher reconnects), and every ` +
+          'worker opens a new session on its next call to it (calls already running finish on the old one).',
+      );
     } else {
       await client.removeServer(serverId);
       io.out(`Removed MCP server ${serverId}.`);

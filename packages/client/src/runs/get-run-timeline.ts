@@ -1,4 +1,5 @@
 import {
+  isOfRunIncarnation,
   readApprovalRecords,
   recordedToolResultSchema,
   runCheckpointSchema,
@@ -13,7 +14,7 @@ import {
 } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
-import { getRun, type RunInfo } from './get-run.js';
+import { readRun, type RunInfo } from './get-run.js';
 import { runTimingOf, type RunTiming } from './run-timing.js';
 
 /**
@@ -86,7 +87,7 @@ const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
  * result when the checkpoint is gone. `NOT_FOUND` for an unknown run.
  */
 export async function getRunTimeline(context: ClientContext, runId: string): Promise<RunTimeline> {
-  const run = await getRun(context, runId);
+  const { run, incarnation } = await readRun(context, runId);
   // The run's state lives under its shard's keys (the deployment prefix with one shard).
   const shard = (await findRun(context, runId))?.shard ?? context.shards.forRun(runId);
   const [checkpointKey, journalKey] = runStateKeys(shard.keys, runId);
@@ -94,7 +95,12 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
     context.redis.get(checkpointKey),
     context.redis.hgetall(journalKey),
   ]);
-  const checkpoint = checkpointText === null ? undefined : safeParseJson(checkpointText, runCheckpointSchema);
+  const parsedCheckpoint = checkpointText === null ? undefined : safeParseJson(checkpointText, runCheckpointSchema);
+  // A checkpoint or journal entry of another incarnation is an earlier run's under the same id.
+  const checkpoint =
+    parsedCheckpoint?.success === true && !isOfRunIncarnation(parsedCheckpoint.data, incarnation)
+      ? undefined
+      : parsedCheckpoint;
   const source = checkpoint?.success ? checkpoint.data : run.result;
   const steps: StepRecord[] = source?.steps ?? [];
   const toolCalls: ToolCallRecord[] = source?.toolCalls ?? [];
@@ -102,7 +108,7 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
   const journal = new Map<string, RecordedToolResult>();
   for (const [toolCallId, text] of Object.entries(journalFields)) {
     const parsed = safeParseJson(text, recordedToolResultSchema);
-    if (parsed.success) journal.set(toolCallId, parsed.data);
+    if (parsed.success && isOfRunIncarnation(parsed.data, incarnation)) journal.set(toolCallId, parsed.data);
   }
 
   const approvalIds = new Set<string>();

@@ -1,9 +1,11 @@
 import {
   AgentqError,
   approvalJobSchema,
+  isOfRunIncarnation,
   parseWith,
   readApprovalRecords,
   runCheckpointSchema,
+  runIncarnationOf,
   runResultSchema,
   safeParseJson,
   type DecisionRecord,
@@ -71,6 +73,15 @@ export interface RunInfo {
 
 /** Reads a run's state, progress, result or error, and pending approvals. `NOT_FOUND` when unknown. */
 export async function getRun(context: ClientContext, runId: string): Promise<RunInfo> {
+  return (await readRun(context, runId)).run;
+}
+
+/**
+ * {@link getRun}'s reading, with the incarnation of the run the job holds (`runIncarnationOf`):
+ * what the run's checkpoint and journal entries are checked against, so that state an earlier run
+ * under the same id left behind is never shown as this run's.
+ */
+export async function readRun(context: ClientContext, runId: string): Promise<{ run: RunInfo; incarnation: string }> {
   parseWith(runIdSchema, runId, 'run id');
   // State first, then the job: read the other way round, a run finishing in between would look
   // completed with the stale (empty) return value of its active snapshot.
@@ -81,8 +92,14 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
     throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
   const { shard } = found;
   const checkpointText = await context.redis.get(shard.keys.run(runId));
-  const checkpoint =
+  const incarnation = runIncarnationOf(job);
+  const parsedCheckpoint =
     checkpointText === null ? null : safeParseJson(checkpointText, runCheckpointSchema, 'run checkpoint');
+  // An earlier run's checkpoint under the same id says nothing about this run (nor its approvals).
+  const checkpoint =
+    parsedCheckpoint?.success === true && !isOfRunIncarnation(parsedCheckpoint.data, incarnation)
+      ? null
+      : parsedCheckpoint;
   const parked =
     jobState === 'waiting-children' ||
     (checkpoint?.success === true &&
@@ -137,7 +154,7 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
     else info.error = { message: 'the run completed with a result that does not match the run result schema' };
   }
   if (state === 'failed') info.error = { message: job.failedReason || 'failed' };
-  return info;
+  return { run: info, incarnation };
 }
 
 /** The run state of a BullMQ job state. */

@@ -421,7 +421,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '32',
     description:
-      'Most tool calls one model step may execute. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed: no request, no MCP call.',
+      'Most tool calls one model step may execute or ask approval for, counted in the order the model listed them. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed nor put to a person: no approval, no request, no MCP call.',
   },
   {
     env: 'AGENTQ_SEARXNG_URL',
@@ -495,7 +495,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '8192',
     description:
-      'Most bytes read of an error answer from outside (a search provider, a knowledge-base URL); the rest is never read, and at most a short excerpt is quoted.',
+      'Most bytes read of an error answer from outside (a search provider, an embeddings provider, a knowledge-base URL, an MCP server over HTTP); the rest is never read, and at most a short excerpt is quoted.',
   },
   {
     env: 'AGENTQ_WEB_FETCH_MAX_BYTES',

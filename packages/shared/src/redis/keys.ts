@@ -66,6 +66,8 @@ export interface KeyNames {
    * `P:mcp.session.<serverId>`.
    */
   serverSession(serverId: string): string;
+  /** Pub/sub channel carrying a server id right after `ServerSessions.renew` bumped its generation. */
+  readonly serverSessionRenewed: string;
   /** Heartbeat and status record of one warmer process. */
   warmer(warmerId: string): string;
   /** Sorted set of live warmer ids, scored by last heartbeat. */
@@ -122,6 +124,7 @@ export function keyNames(prefix: string): KeyNames {
     runShardCounts: `${prefix}:run.shard-counts`,
     watchLease: (serverId) => `${server(serverId)}:lease.watch.${serverId}`,
     serverSession: (serverId) => `${server(serverId)}:mcp.session.${serverId}`,
+    serverSessionRenewed: `${prefix}:mcp.sessions.renewed`,
     warmer: (warmerId) => `${prefix}:warmer.${warmerId}`,
     warmers: `${prefix}:warmers`,
     refreshLock: (serverId) => `${server(serverId)}:lock.refresh.${serverId}`,

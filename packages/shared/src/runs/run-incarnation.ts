@@ -32,3 +32,12 @@ export function runIncarnationOf(job: { id?: string; timestamp: number; data: un
   if (stored.success) return stored.data;
   return `job-${digestOf(['run-incarnation', String(job.id), job.timestamp], 32)}`;
 }
+
+/**
+ * Whether a record a worker wrote for a run id (checkpoint, tool-result journal entry) belongs to
+ * the run of `incarnation`: it names that incarnation, or none (written before incarnations). A
+ * record naming another one is an earlier run's under the same id.
+ */
+export function isOfRunIncarnation(record: { incarnation?: string | undefined }, incarnation: string): boolean {
+  return record.incarnation === undefined || record.incarnation === incarnation;
+}

@@ -42,6 +42,33 @@ describe('catalogStatusSchema', () => {
     }
   });
 
+  it('reads a status a newer warmer wrote: unknown fields are dropped, known ones still checked', () => {
+    const newer = {
+      state: 'error',
+      lastAttemptAt: 1,
+      toolCount: 0,
+      errorCode: 'MCP_CONNECT_TIMEOUT',
+      futureField: { nested: true },
+      readBy: { warmerId: 'w1', session: 'fresh', futureSession: 'x' },
+      skippedTools: [{ name: 'a', reason: 'too deep', futureDetail: 1 }],
+    };
+    expect(catalogStatusSchema.parse(newer)).toEqual({
+      state: 'error',
+      lastAttemptAt: 1,
+      toolCount: 0,
+      failures: 0,
+      errorCode: 'MCP_CONNECT_TIMEOUT',
+      readBy: { warmerId: 'w1', session: 'fresh' },
+      skippedTools: [{ name: 'a', reason: 'too deep' }],
+    });
+    expect(catalogStatusSchema.safeParse({ ...newer, toolCount: 'many' }).error?.issues[0]?.path).toEqual([
+      'toolCount',
+    ]);
+    expect(
+      catalogEntrySchema.parse({ ...entry, readBy: { warmerId: 'w1', session: 'watcher', extra: 1 } }).readBy,
+    ).toEqual({ warmerId: 'w1', session: 'watcher' });
+  });
+
   it('rejects a negative tool count and an unknown state', () => {
     expect(
       catalogStatusSchema.safeParse({ state: 'error', lastAttemptAt: 1, toolCount: -1 }).error?.issues[0]?.path,
@@ -56,5 +83,9 @@ describe('catalogUpdatedEventSchema', () => {
   it('needs a server id and a version', () => {
     expect(catalogUpdatedEventSchema.safeParse({ serverId: 'a', version: 'v' }).success).toBe(true);
     expect(catalogUpdatedEventSchema.safeParse({ serverId: 'a' }).success).toBe(false);
+    expect(catalogUpdatedEventSchema.parse({ serverId: 'a', version: 'v', origin: 'newer' })).toEqual({
+      serverId: 'a',
+      version: 'v',
+    });
   });
 });

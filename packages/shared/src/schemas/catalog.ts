@@ -36,7 +36,7 @@ export const catalogCacheScopeSchema = z.enum(['shared', 'private']);
  * watcher owner (the session `tools/list_changed` arrives on), `fresh` a connection opened for this
  * one read.
  */
-export const catalogReadBySchema = z.strictObject({
+export const catalogReadBySchema = z.object({
   warmerId: z.string().min(1),
   session: z.enum(['watcher', 'fresh']),
 });
@@ -70,8 +70,12 @@ export const catalogEntrySchema = z
 /** Most skipped tools a server status lists. */
 export const MAX_SKIPPED_TOOLS_SHOWN = 100;
 
-/** `P:mcp.status.<serverId>`: the outcome of the latest refresh attempt. */
-export const catalogStatusSchema = z.strictObject({
+/**
+ * `P:mcp.status.<serverId>`: the outcome of the latest refresh attempt. Fields a newer warmer adds
+ * are dropped on read rather than rejected (known fields are still checked), so roles on an older
+ * version keep reading statuses during a rolling upgrade.
+ */
+export const catalogStatusSchema = z.object({
   state: catalogStateSchema,
   error: z.string().optional(),
   /** Code of `error` (`MCP_LIST_TOO_LARGE`, `MCP_CONNECT_TIMEOUT`, ...), when the failure had one. */
@@ -82,7 +86,7 @@ export const catalogStatusSchema = z.strictObject({
    * {@link MAX_SKIPPED_TOOLS_SHOWN} of them.
    */
   skippedTools: z
-    .array(z.strictObject({ name: z.string().max(200), reason: z.string().max(500) }))
+    .array(z.object({ name: z.string().max(200), reason: z.string().max(500) }))
     .max(100)
     .optional(),
   lastAttemptAt: z.number().int().nonnegative(),
@@ -104,8 +108,8 @@ export const catalogStatusSchema = z.strictObject({
   nextRefreshAt: z.number().int().nonnegative().optional(),
 });
 
-/** Pub/sub message on `P:catalog.updated`. */
-export const catalogUpdatedEventSchema = z.strictObject({
+/** Pub/sub message on `P:catalog.updated`; unknown fields are dropped, as for the status. */
+export const catalogUpdatedEventSchema = z.object({
   serverId: z.string().min(1),
   version: z.string(),
 });

@@ -14,7 +14,8 @@ export interface SessionGenerationReader {
  * connected under and compare it on use, before they borrow their session again.
  *
  * A value compared on use, not a message: a worker that is busy, disconnected or starting when the
- * restart happens still sees it on its next call, and nothing has to be delivered.
+ * restart happens still sees it on its next call. The message `renew` publishes only tells
+ * processes that cache the value to read it again now.
  */
 export class ServerSessions implements SessionGenerationReader {
   private readonly redis: RedisConnection;
@@ -29,8 +30,14 @@ export class ServerSessions implements SessionGenerationReader {
     return (await this.redis.get(this.keys.serverSession(serverId))) ?? '';
   }
 
-  /** Starts a new generation: every session opened before it is replaced on its next use. */
+  /**
+   * Starts a new generation: every session opened before it is replaced on its next use. Then
+   * announces it on `serverSessionRenewed`, so that processes that cache generations for a moment
+   * (the worker pools) drop theirs at once; the generation itself stays the truth.
+   */
   async renew(serverId: string): Promise<string> {
-    return String(await this.redis.incr(this.keys.serverSession(serverId)));
+    const generation = String(await this.redis.incr(this.keys.serverSession(serverId)));
+    await this.redis.publish(this.keys.serverSessionRenewed, serverId);
+    return generation;
   }
 }
