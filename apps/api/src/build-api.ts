@@ -158,8 +158,9 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     if (ownsClient) await client.close();
   });
   app.setErrorHandler((error, request, reply) => {
-    const { status, body } = errorResponse(error);
-    if (status >= 500) request.log.error({ error }, 'request failed');
+    const { status, body, unexpected } = errorResponse(error);
+    if (unexpected) request.log.error({ error }, 'unexpected error (a bug): no code from ERROR_CODES');
+    else if (status >= 500) request.log.error({ error }, 'request failed');
     if (status === 401) void reply.header('www-authenticate', 'Bearer');
     return reply.status(status).send(body);
   });

@@ -1,4 +1,4 @@
-import { AgentqError, ValidationError } from '@agentq/shared';
+import { AgentqError, ValidationError, type ErrorCode } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { errorResponse } from './error-response.js';
 
@@ -9,7 +9,7 @@ describe('errorResponse', () => {
       status: 400,
       body: { error: { code: 'VALIDATION', field: 'spec.input' } },
     });
-    const cases: Array<[string, number]> = [
+    const cases: Array<[ErrorCode, number]> = [
       ['NOT_FOUND', 404],
       ['CONFLICT', 409],
       ['ALREADY_DECIDED', 409],
@@ -25,6 +25,15 @@ describe('errorResponse', () => {
     const { status, body } = errorResponse(new Error('secret internals'));
     expect(status).toBe(500);
     expect(body.error).toEqual({ code: 'INTERNAL', message: 'Internal error' });
+  });
+
+  it('answers an agentq error whose code is not in ERROR_CODES as a 500 bug, not a 400', () => {
+    const stray = new AgentqError({ code: 'NOT_IN_THE_TABLE' as ErrorCode, message: 'internal detail' });
+    const response = errorResponse(stray);
+    expect(response).toMatchObject({ status: 500, unexpected: true, body: { error: { code: 'INTERNAL' } } });
+    expect(JSON.stringify(response.body)).not.toContain('internal detail');
+    expect(errorResponse(new Error('boom')).unexpected).toBe(true);
+    expect(errorResponse(new AgentqError({ code: 'NOT_FOUND', message: 'x' })).unexpected).toBeUndefined();
   });
 
   it('reports an unreachable Redis as 503', () => {
