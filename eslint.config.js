@@ -52,7 +52,7 @@ export default tseslint.config(
   },
   {
     // ...except the one BullMQ error adapter every role shares: it alone meets BullMQ's error classes.
-    files: ['packages/shared/src/errors/to-bullmq-error.ts'],
+    files: ['packages/shared/src/errors/to-bullmq-error.ts', 'packages/shared/src/errors/error-codes.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['@agentq/*', '@modelcontextprotocol/*', 'ai'] }],
     },

@@ -1,4 +1,4 @@
-import { AgentqError, ValidationError, type ErrorCode } from '@agentq/shared';
+import { AgentqError, ERROR_CODES, ValidationError, type ErrorCode } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { errorResponse } from './error-response.js';
 
@@ -15,10 +15,27 @@ describe('errorResponse', () => {
       ['ALREADY_DECIDED', 409],
       ['EXPIRED', 410],
       ['UNAUTHORIZED', 401],
+      ['INVALID_JSON', 400],
+      ['IMPORT_INVALID', 400],
+      ['CSRF', 403],
+      ['FORBIDDEN', 403],
+      ['URI_TOO_LONG', 414],
+      ['UNSUPPORTED_MEDIA_TYPE', 415],
+      ['PAYLOAD_TOO_LARGE', 413],
+      ['RATE_LIMITED', 429],
+      ['NOT_IMPLEMENTED', 501],
+      ['UNAVAILABLE', 503],
     ];
     for (const [code, status] of cases) {
       expect(errorResponse(new AgentqError({ code, message: 'x' })).status).toBe(status);
     }
+  });
+
+  it.each(Object.keys(ERROR_CODES) as ErrorCode[])('answers %s with the status ERROR_CODES gives it', (code) => {
+    const { status, body, unexpected } = errorResponse(new AgentqError({ code, message: 'said on purpose' }));
+    expect(status).toBe(ERROR_CODES[code].status);
+    expect(body.error).toEqual({ code, message: 'said on purpose' });
+    expect(unexpected).toBeUndefined();
   });
 
   it('never leaks the message of an unexpected failure', () => {
