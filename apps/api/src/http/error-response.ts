@@ -5,6 +5,9 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; field?: string };
 }
 
+/** The log message of a failure {@link errorResponse} marks `unexpected`: a bug to look into. */
+export const UNEXPECTED_ERROR_LOG = 'unexpected error (a bug): it has no code from ERROR_CODES';
+
 /** What {@link errorResponse} answers: the status, the body, and whether the failure is a bug. */
 export interface ErrorResponse {
   status: number;

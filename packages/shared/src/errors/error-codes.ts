@@ -209,8 +209,10 @@ export const ERROR_CODES = {
   CONFLICT: {
     status: 409,
     exitCode: conflict,
-    retryable: false,
-    description: 'The thing exists already or is in the wrong state.',
+    // A job meets CONFLICT when an optimistic write lost a race ("kept changing; try again"):
+    // trying again is the cure. A conflict that cannot pass throws NonRetryableError.
+    retryable: true,
+    description: 'The thing exists already, is in the wrong state, or changed under the write.',
   },
   ALREADY_DECIDED: {
     status: 409,
