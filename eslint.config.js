@@ -51,6 +51,13 @@ export default tseslint.config(
     },
   },
   {
+    // ...except the one BullMQ error adapter every role shares: it alone meets BullMQ's error classes.
+    files: ['packages/shared/src/errors/to-bullmq-error.ts', 'packages/shared/src/errors/error-codes.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@agentq/*', '@modelcontextprotocol/*', 'ai'] }],
+    },
+  },
+  {
     // The registry never opens a connection: it calls MCP tools through the caller it is given.
     files: ['packages/registry/**/*.ts'],
     rules: {

@@ -31,21 +31,32 @@ export function renderConfigTable(variables: readonly ConfigVariable[] = configV
   return ['| Variable | Default | Description |', '| --- | --- | --- |', ...rows].join('\n');
 }
 
+/** The text between two marker lines, or `null` when either marker is missing. */
+export function readMarkedSection(markdown: string, markers: { start: string; end: string }): string | null {
+  const start = markdown.indexOf(markers.start);
+  const end = markdown.indexOf(markers.end);
+  if (start === -1 || end === -1 || end < start) return null;
+  return markdown.slice(start + markers.start.length, end).trim();
+}
+
+/** `markdown` with the text between two marker lines replaced by `text`. */
+export function replaceMarkedSection(markdown: string, markers: { start: string; end: string }, text: string): string {
+  if (readMarkedSection(markdown, markers) === null)
+    throw new Error(`missing ${markers.start} / ${markers.end} markers`);
+  const start = markdown.indexOf(markers.start) + markers.start.length;
+  return `${markdown.slice(0, start)}\n\n${text}\n\n${markdown.slice(markdown.indexOf(markers.end))}`;
+}
+
+const configMarkers = { start: CONFIG_TABLE_START, end: CONFIG_TABLE_END };
+
 /** The text between the markers, or `null` when either marker is missing. */
 export function readConfigTable(markdown: string): string | null {
-  const start = markdown.indexOf(CONFIG_TABLE_START);
-  const end = markdown.indexOf(CONFIG_TABLE_END);
-  if (start === -1 || end === -1 || end < start) return null;
-  return markdown.slice(start + CONFIG_TABLE_START.length, end).trim();
+  return readMarkedSection(markdown, configMarkers);
 }
 
 /** `markdown` with the text between the markers replaced by `table`. */
 export function replaceConfigTable(markdown: string, table: string): string {
-  const current = readConfigTable(markdown);
-  if (current === null) throw new Error(`missing ${CONFIG_TABLE_START} / ${CONFIG_TABLE_END} markers`);
-  const start = markdown.indexOf(CONFIG_TABLE_START) + CONFIG_TABLE_START.length;
-  const end = markdown.indexOf(CONFIG_TABLE_END);
-  return `${markdown.slice(0, start)}\n\n${table}\n\n${markdown.slice(end)}`;
+  return replaceMarkedSection(markdown, configMarkers, table);
 }
 
 /**

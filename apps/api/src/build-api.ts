@@ -28,7 +28,7 @@ import { trackRouteAccess, type RouteAccess } from './auth/route-access.js';
 import { bearerToken, unauthorizedError } from './auth/token-check.js';
 import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.js';
 import { createRouteAuthorizer } from './http/authorize-route.js';
-import { errorResponse, unsupportedMediaType } from './http/error-response.js';
+import { errorResponse, UNEXPECTED_ERROR_LOG, unsupportedMediaType } from './http/error-response.js';
 import { buildFavicon } from './http/favicon.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
 import { buildOpenApiDocument } from './openapi/build-openapi-document.js';
@@ -158,8 +158,9 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     if (ownsClient) await client.close();
   });
   app.setErrorHandler((error, request, reply) => {
-    const { status, body } = errorResponse(error);
-    if (status >= 500) request.log.error({ error }, 'request failed');
+    const { status, body, unexpected } = errorResponse(error);
+    if (unexpected) request.log.error({ error }, UNEXPECTED_ERROR_LOG);
+    else if (status >= 500) request.log.error({ error }, 'request failed');
     if (status === 401) void reply.header('www-authenticate', 'Bearer');
     return reply.status(status).send(body);
   });

@@ -1,4 +1,4 @@
-import { AgentqError, ValidationError } from '@agentq/shared';
+import { AgentqError, ERROR_CODES, ValidationError, type ErrorCode } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, exitCodeFor } from './exit-codes.js';
 import { describeError } from './output/describe-error.js';
@@ -12,6 +12,32 @@ describe('exit codes and error lines', () => {
     );
     expect(exitCodeFor(new Error('connect ECONNREFUSED 127.0.0.1:6379'))).toBe(EXIT_CODES.unavailable);
     expect(exitCodeFor(new Error('boom'))).toBe(EXIT_CODES.failed);
+  });
+
+  it.each(Object.keys(ERROR_CODES) as ErrorCode[])('exits with the code ERROR_CODES gives %s', (code) => {
+    expect(exitCodeFor(new AgentqError({ code, message: 'x' }))).toBe(ERROR_CODES[code].exitCode);
+  });
+
+  it('keeps the exit codes scripts rely on', () => {
+    const expected: Array<[ErrorCode, number]> = [
+      ['VALIDATION', 2],
+      ['CONFIG_INVALID', 2],
+      ['USAGE', 2],
+      ['FORBIDDEN', 2],
+      ['NOT_FOUND', 3],
+      ['CONFLICT', 4],
+      ['ALREADY_DECIDED', 4],
+      ['EXPIRED', 4],
+      ['UNAVAILABLE', 5],
+      ['REDIS_UNAVAILABLE', 5],
+      ['TIMEOUT', 6],
+      ['RUN_FAILED', 1],
+    ];
+    for (const [code, exitCode] of expected)
+      expect(exitCodeFor(new AgentqError({ code, message: 'x' }))).toBe(exitCode);
+    expect(exitCodeFor(new AgentqError({ code: 'NOT_IN_THE_TABLE' as ErrorCode, message: 'x' }))).toBe(
+      EXIT_CODES.failed,
+    );
   });
 
   it('prints code and field on one line, every field of a multi-field error, and never a stack', () => {

@@ -1,7 +1,7 @@
-import { AgentqError } from '@agentq/shared';
+import { AgentqError, errorCodeInfo, EXIT_CODES } from '@agentq/shared';
 
 /**
- * Exit codes of `agentq`, stable for scripts:
+ * Exit codes of `agentq`, stable for scripts (docs/errors.md lists the code of each error):
  * - 0 success;
  * - 1 the thing ran and failed (a run failed, an unexpected error);
  * - 2 usage or invalid input (bad option, bad spec, bad config);
@@ -10,36 +10,11 @@ import { AgentqError } from '@agentq/shared';
  * - 5 Redis or the API is unreachable;
  * - 6 timed out waiting.
  */
-export const EXIT_CODES = {
-  ok: 0,
-  failed: 1,
-  usage: 2,
-  notFound: 3,
-  conflict: 4,
-  unavailable: 5,
-  timeout: 6,
-} as const;
+export { EXIT_CODES };
 
-const byCode: Record<string, number> = {
-  VALIDATION: EXIT_CODES.usage,
-  CONFIG_INVALID: EXIT_CODES.usage,
-  IMPORT_INVALID: EXIT_CODES.usage,
-  INVALID_JSON: EXIT_CODES.usage,
-  USAGE: EXIT_CODES.usage,
-  FORBIDDEN: EXIT_CODES.usage,
-  NOT_FOUND: EXIT_CODES.notFound,
-  CONFLICT: EXIT_CODES.conflict,
-  ALREADY_DECIDED: EXIT_CODES.conflict,
-  EXPIRED: EXIT_CODES.conflict,
-  UNAVAILABLE: EXIT_CODES.unavailable,
-  REDIS_UNAVAILABLE: EXIT_CODES.unavailable,
-  TIMEOUT: EXIT_CODES.timeout,
-  RUN_FAILED: EXIT_CODES.failed,
-};
-
-/** The exit code for an error. */
+/** The exit code for an error: the one `ERROR_CODES` gives its code, else 5 for Redis down, else 1. */
 export function exitCodeFor(error: unknown): number {
-  if (AgentqError.isInstance(error)) return byCode[error.code] ?? EXIT_CODES.failed;
+  if (AgentqError.isInstance(error)) return errorCodeInfo(error.code)?.exitCode ?? EXIT_CODES.failed;
   if (isRedisDown(error)) return EXIT_CODES.unavailable;
   return EXIT_CODES.failed;
 }

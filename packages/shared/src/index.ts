@@ -1,4 +1,8 @@
 export { AgentqError } from './errors/agentq-error.js';
+export { ERROR_CODES, EXIT_CODES, errorCodeInfo, isErrorCode } from './errors/error-codes.js';
+export type { ErrorCode, ErrorCodeInfo } from './errors/error-codes.js';
+export { isParkedError, isRetryable, parkedError, toBullmqError, withBullmqErrors } from './errors/to-bullmq-error.js';
+export type { BullmqErrorContext } from './errors/to-bullmq-error.js';
 export type { AgentqErrorOptions } from './errors/agentq-error.js';
 export { NonRetryableError } from './errors/non-retryable-error.js';
 export { RetryLaterError } from './errors/retry-later-error.js';

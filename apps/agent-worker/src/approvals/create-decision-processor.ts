@@ -1,8 +1,7 @@
 import {
-  AgentqError,
   decisionInputSchema,
-  NonRetryableError,
   recordDecision,
+  toBullmqError,
   ValidationError,
   type DecisionRecord,
   type Logger,
@@ -11,7 +10,6 @@ import {
   type RunShardRouter,
 } from '@agentq/shared';
 import { Job, type Queue } from 'bullmq';
-import { toBullmqError } from '../errors/to-bullmq-error.js';
 import { promoteQuietly } from './add-approval-job.js';
 
 /** Options of {@link createDecisionProcessor}. */
@@ -38,15 +36,8 @@ export function createDecisionProcessor(options: DecisionProcessorOptions) {
       // The path is a fact about where the decision came from, not something a job may claim.
       const input = { ...parsed.data, via: 'queue' as const };
       const shard = options.shards.forApproval(input.approvalId);
-      let decision: DecisionRecord;
-      try {
-        ({ decision } = await recordDecision({ redis: options.redis, prefix: shard.prefix, input }));
-      } catch (error) {
-        if (AgentqError.isInstance(error) && ['NOT_FOUND', 'ALREADY_DECIDED', 'EXPIRED'].includes(error.code)) {
-          throw new NonRetryableError({ code: error.code, field: error.field, message: error.message, cause: error });
-        }
-        throw error;
-      }
+      // NOT_FOUND, ALREADY_DECIDED and EXPIRED are not retryable in ERROR_CODES: the job fails once.
+      const { decision } = await recordDecision({ redis: options.redis, prefix: shard.prefix, input });
       const approval = await Job.fromId(options.approvalsQueueOf(shard), parsed.data.approvalId);
       if (approval) await promoteQuietly(approval, options.logger);
       return decision;

@@ -1,6 +1,5 @@
-import { readApprovalRecords, type Logger, type RunCheckpoint } from '@agentq/shared';
+import { parkedError, readApprovalRecords, type Logger, type RunCheckpoint } from '@agentq/shared';
 import type { Job } from 'bullmq';
-import { parkedError } from '../errors/to-bullmq-error.js';
 import { crashPoint } from '../run/crash-hook.js';
 import type { RunProcessorDependencies } from '../run/run-processor-dependencies.js';
 import type { RunFence } from '../run/run-store.js';

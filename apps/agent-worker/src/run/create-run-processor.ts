@@ -12,6 +12,8 @@ import {
   recordSpanError,
   SpanKind,
   traceContextFromSpanContext,
+  isParkedError,
+  toBullmqError,
   withSpan,
   type Context,
   type Span,
@@ -41,7 +43,7 @@ import { approvalIdFor } from '../approvals/approval-id.js';
 import { collectApprovalResponses, appendApprovalResponses } from '../approvals/collect-approval-responses.js';
 import { parkForApprovals } from '../approvals/park-for-approvals.js';
 import { sealApprovalResponses } from '../approvals/seal-approval-responses.js';
-import { isParkedError, toBullmqError } from '../errors/to-bullmq-error.js';
+import { classifyModelError } from '../errors/classify-model-error.js';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import { buildRunTools } from './build-run-tools.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
@@ -106,7 +108,7 @@ export function createRunProcessor(dependencies: RunProcessorDependencies) {
           span.setAttributes({ 'agentq.outcome': 'completed', 'agentq.run.steps': result.steps.length });
           return result;
         } catch (error) {
-          throw await toBullmqError(error, { job, token });
+          throw await toBullmqError(classifyModelError(error), { job, token });
         }
       },
     );

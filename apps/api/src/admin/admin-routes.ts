@@ -9,7 +9,7 @@ import {
   type AdminSessionStore,
 } from '../auth/admin-session-store.js';
 import type { ApiTokenSet } from '../auth/api-token-set.js';
-import { errorResponse } from '../http/error-response.js';
+import { errorResponse, UNEXPECTED_ERROR_LOG } from '../http/error-response.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
@@ -259,7 +259,8 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
 }
 
 function errorPage(reply: FastifyReply, options: { title: string; csrf: string; error: unknown }) {
-  const { status, body } = errorResponse(options.error);
+  const { status, body, unexpected } = errorResponse(options.error);
+  if (unexpected) reply.log.error({ error: options.error }, UNEXPECTED_ERROR_LOG);
   return reply
     .status(status)
     .type('text/html')

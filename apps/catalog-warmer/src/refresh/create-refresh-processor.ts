@@ -5,6 +5,7 @@ import {
   RetryLaterError,
   ROOT_CONTEXT,
   ValidationError,
+  withBullmqErrors,
   withSpan,
   catalogEntrySchema,
   catalogStatusSchema,
@@ -29,7 +30,6 @@ import type { CatalogWriter } from '../cache/catalog-writer.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { checkListBytes, DEFAULT_CATALOG_BUDGET, type CatalogBudget } from '../cache/catalog-budget.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
-import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
 import { CACHE_TTL_JOB_NAME } from '../schedule/refresh-schedules.js';
 import { clampCacheTtlMs, type CacheHints } from './cache-hints.js';
 import { listToolsWithHints } from './list-tools-with-hints.js';
@@ -469,7 +469,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
 
   return {
     process(job, token, signal) {
-      return withBullmqErrors(job, token, () => refresh(job, signal));
+      return withBullmqErrors({ job, token }, () => refresh(job, signal));
     },
     refreshAsOwner: (request) => ownerRefreshes.request(request),
     closeOwnerRefreshes: () => ownerRefreshes.close(),

@@ -2,13 +2,13 @@ import {
   NonRetryableError,
   ValidationError,
   kbIngestJobSchema,
+  withBullmqErrors,
   type KbIngestResult,
   type Logger,
   type RedisConnection,
 } from '@agentq/shared';
 import { documentIdOf, ingestProgressSchema, ingestSource, type KnowledgeBaseStore } from '@agentq/kb';
 import type { Job } from 'bullmq';
-import { withBullmqErrors } from '../errors/bullmq-error-adapter.js';
 
 /** Options of {@link createIngestProcessor}. */
 export interface IngestProcessorOptions {
@@ -31,8 +31,8 @@ export interface IngestProcessorOptions {
  * taken over after its indexer died continues where it stood instead of starting over.
  */
 export function createIngestProcessor(options: IngestProcessorOptions) {
-  return async (job: Job, _token: string | undefined, signal?: AbortSignal): Promise<KbIngestResult> =>
-    await withBullmqErrors(async () => {
+  return async (job: Job, token: string | undefined, signal?: AbortSignal): Promise<KbIngestResult> =>
+    await withBullmqErrors({ job, token }, async () => {
       const parsed = kbIngestJobSchema.safeParse(job.data);
       if (!parsed.success) throw ValidationError.fromZod('kb-ingest job', parsed.error);
       const data = parsed.data;

@@ -1,5 +1,5 @@
 import { BUILTIN_TOOL_NAMES, type ToolApplyScope, type ToolEntry } from '@agentq/registry';
-import { AgentqError, knowledgeBaseNameSchema } from '@agentq/shared';
+import { AgentqError, knowledgeBaseNameSchema, type ErrorCode } from '@agentq/shared';
 import { tool as defineTool, type Tool } from 'ai';
 import { z } from 'zod';
 import type { KnowledgeBaseReader } from '@agentq/shared';
@@ -15,7 +15,7 @@ export const KB_TOOL_ERROR_CODES = {
   unavailable: 'KB_UNAVAILABLE',
   /** The model named a knowledge base the run may not read. */
   notAllowed: 'KB_NOT_ALLOWED',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 
 const kbSearchInputSchema = z.strictObject({
   query: z.string().min(1).max(1000).describe('What to look for.'),

@@ -3,6 +3,7 @@ import {
   checkFetchTarget,
   createGuardedFetch,
   readCappedBody,
+  type ErrorCode,
   type FetchTargetLookup,
   type GuardedFetch,
 } from '@agentq/shared';
@@ -74,7 +75,7 @@ function kindOf(mediaType: string): BodyKind | undefined {
   return WEB_FETCH_CONTENT_TYPES[mediaType] ?? (mediaType.endsWith('+json') ? 'json' : undefined);
 }
 
-function fetchError(code: string, message: string): AgentqError {
+function fetchError(code: ErrorCode, message: string): AgentqError {
   return new AgentqError({ code, message });
 }
 

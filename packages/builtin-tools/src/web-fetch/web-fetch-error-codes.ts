@@ -1,3 +1,5 @@
+import type { ErrorCode } from '@agentq/shared';
+
 /** Error codes of `web_fetch`, besides the guard's `INVALID_URL` and `PRIVATE_ADDRESS`. */
 export const WEB_FETCH_ERROR_CODES = {
   /** The page could not be fetched: a network error or an HTTP error status. */
@@ -10,4 +12,4 @@ export const WEB_FETCH_ERROR_CODES = {
   contentType: 'WEB_FETCH_CONTENT_TYPE',
   /** The HTML could not be turned into Markdown (its conversion thread failed). */
   conversion: 'WEB_FETCH_CONVERSION',
-} as const;
+} as const satisfies Record<string, ErrorCode>;

@@ -1,4 +1,4 @@
-import type { WebSearchProviderName } from '@agentq/shared';
+import type { WebSearchProviderName, ErrorCode } from '@agentq/shared';
 
 /** One web search result, as `web_search` returns it to the model. */
 export interface WebSearchResult {
@@ -35,4 +35,4 @@ export const WEB_SEARCH_ERROR_CODES = {
   failed: 'WEB_SEARCH_FAILED',
   /** The provider took longer than the per-call timeout. */
   timeout: 'WEB_SEARCH_TIMEOUT',
-} as const;
+} as const satisfies Record<string, ErrorCode>;

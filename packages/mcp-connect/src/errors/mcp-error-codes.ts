@@ -1,3 +1,5 @@
+import type { ErrorCode } from '@agentq/shared';
+
 /**
  * Every code the MCP connection layer throws, for both roles. The warmer records them in a
  * server's status; the worker hands them to the model as tool errors. `PRIVATE_ADDRESS`,
@@ -21,7 +23,7 @@ export const MCP_ERROR_CODES = {
   callTimeout: 'MCP_CALL_TIMEOUT',
   /** The connection closed while a request was in flight. */
   transportClosed: 'MCP_TRANSPORT_CLOSED',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 
 /** One of {@link MCP_ERROR_CODES}. */
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[keyof typeof MCP_ERROR_CODES];

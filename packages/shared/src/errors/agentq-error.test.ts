@@ -25,13 +25,13 @@ describe('AgentqError', () => {
     const copyNonRetryable = await import('./non-retryable-error.js');
     expect(copy.AgentqError).not.toBe(AgentqError);
 
-    const foreign = new copy.AgentqError({ code: 'X', message: 'from the copy' });
+    const foreign = new copy.AgentqError({ code: 'NOT_FOUND', message: 'from the copy' });
     expect(foreign instanceof AgentqError).toBe(false);
     expect(AgentqError.isInstance(foreign)).toBe(true);
 
-    const foreignNonRetryable = new copyNonRetryable.NonRetryableError({ code: 'Y', message: 'copy' });
+    const foreignNonRetryable = new copyNonRetryable.NonRetryableError({ code: 'VALIDATION', message: 'copy' });
     expect(NonRetryableError.isInstance(foreignNonRetryable)).toBe(true);
-    expect(copy.AgentqError.isInstance(new NonRetryableError({ code: 'Z', message: 'ours' }))).toBe(true);
+    expect(copy.AgentqError.isInstance(new NonRetryableError({ code: 'CONFLICT', message: 'ours' }))).toBe(true);
   });
 });
 
@@ -62,8 +62,8 @@ describe('error kinds', () => {
     const { z } = await import('zod');
     const parsed = z.strictObject({ a: z.number(), b: z.object({ c: z.string() }) }).safeParse({ a: 'x', b: { c: 1 } });
     if (parsed.success) throw new Error('expected a failure');
-    const error = ValidationError.fromZod('sample', parsed.error, 'CUSTOM');
-    expect(error.code).toBe('CUSTOM');
+    const error = ValidationError.fromZod('sample', parsed.error, 'CONFIG_INVALID');
+    expect(error.code).toBe('CONFIG_INVALID');
     expect(error.issues.map((issue) => issue.field)).toEqual(['a', 'b.c']);
     expect(error.message).toContain('b.c');
   });

@@ -1,9 +1,11 @@
+import type { ErrorCode } from './error-codes.js';
+
 const marker = Symbol.for('agentq.error');
 
 /** Options accepted by every agentq error. */
 export interface AgentqErrorOptions {
-  /** Stable, machine-readable code, for example `VALIDATION` or `NOT_FOUND`. */
-  code: string;
+  /** Stable, machine-readable code from `ERROR_CODES`, for example `VALIDATION` or `NOT_FOUND`. */
+  code: ErrorCode;
   /** Human-readable explanation. */
   message: string;
   /** Dotted path of the offending input field, when one is to blame. */
@@ -20,7 +22,7 @@ export interface AgentqErrorOptions {
  */
 export class AgentqError extends Error {
   private readonly [marker] = true;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly field: string | undefined;
 
   constructor(options: AgentqErrorOptions) {

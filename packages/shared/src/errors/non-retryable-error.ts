@@ -4,7 +4,7 @@ const marker = Symbol.for('agentq.error.non-retryable');
 
 /**
  * A failure that will not go away by trying again: bad input, an unknown server, a missing secret.
- * Each app maps it to BullMQ's `UnrecoverableError`, so the job fails once and is never retried.
+ * `toBullmqError` maps it to BullMQ's `UnrecoverableError` whatever its code, so the job fails once.
  */
 export class NonRetryableError extends AgentqError {
   private readonly [marker] = true;

@@ -1,4 +1,5 @@
 import { AgentqError } from './agentq-error.js';
+import type { ErrorCode } from './error-codes.js';
 
 const marker = Symbol.for('agentq.error.retry-later');
 
@@ -8,13 +9,13 @@ export interface RetryLaterErrorOptions {
   /** How long to wait before the next attempt. */
   retryAfterMs: number;
   /** @default 'RETRY_LATER' */
-  code?: string;
+  code?: ErrorCode;
   cause?: unknown;
 }
 
 /**
- * A transient failure with a known wait: a rate limit, a lease held by someone else. Each app maps
- * it to a BullMQ delay, without counting it as a failed attempt where BullMQ allows that.
+ * A transient failure with a known wait: a rate limit, a lease held by someone else.
+ * `toBullmqError` maps it to a BullMQ delay, which does not count as a failed attempt.
  */
 export class RetryLaterError extends AgentqError {
   private readonly [marker] = true;

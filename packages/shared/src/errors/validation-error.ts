@@ -1,4 +1,5 @@
 import type { ZodError, core } from 'zod';
+import type { ErrorCode } from './error-codes.js';
 import { NonRetryableError } from './non-retryable-error.js';
 
 /** One problem found in an input, with the dotted path of its field. */
@@ -14,7 +15,7 @@ export interface ValidationIssue {
 export class ValidationError extends NonRetryableError {
   readonly issues: ValidationIssue[];
 
-  constructor(options: { what: string; issues: ValidationIssue[]; code?: string }) {
+  constructor(options: { what: string; issues: ValidationIssue[]; code?: ErrorCode }) {
     const list = options.issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`);
     super({
       code: options.code ?? 'VALIDATION',
@@ -29,7 +30,7 @@ export class ValidationError extends NonRetryableError {
    * Turns a zod error into a `ValidationError` whose message names every bad field, down to the
    * deepest one: a union that no branch matched is reported through its closest branch.
    */
-  static fromZod(what: string, error: ZodError, code?: string): ValidationError {
+  static fromZod(what: string, error: ZodError, code?: ErrorCode): ValidationError {
     const issues = deepestIssues(error.issues, []).map((issue) => ({
       field: issue.path.map(String).join('.'),
       message: issue.message,

@@ -11,7 +11,7 @@ function endless(counter: { pulled: number }): ReadableStream<Uint8Array> {
   });
 }
 
-const tooLarge = () => new AgentqError({ code: 'TOO_LARGE', message: 'over the cap' });
+const tooLarge = () => new AgentqError({ code: 'PAYLOAD_TOO_LARGE', message: 'over the cap' });
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   return await promise.then(
@@ -29,7 +29,7 @@ describe('readCappedBody', () => {
   it('fails an endless body at the cap without reading on', async () => {
     const counter = { pulled: 0 };
     expect(await codeOf(readCappedBody(new Response(endless(counter)), { maxBytes: 2500, onTooLarge: tooLarge }))).toBe(
-      'TOO_LARGE',
+      'PAYLOAD_TOO_LARGE',
     );
     expect(counter.pulled).toBeLessThan(10);
   });
@@ -37,7 +37,7 @@ describe('readCappedBody', () => {
   it('fails a declared length over the cap before reading', async () => {
     const counter = { pulled: 0 };
     const response = new Response(endless(counter), { headers: { 'content-length': '999999' } });
-    expect(await codeOf(readCappedBody(response, { maxBytes: 100, onTooLarge: tooLarge }))).toBe('TOO_LARGE');
+    expect(await codeOf(readCappedBody(response, { maxBytes: 100, onTooLarge: tooLarge }))).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('cuts at the cap with truncate', async () => {
@@ -55,7 +55,7 @@ describe('capResponseBody', () => {
       onTooLarge: tooLarge,
     });
     expect(capped.status).toBe(200);
-    expect(await codeOf(capped.text())).toBe('TOO_LARGE');
+    expect(await codeOf(capped.text())).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('ends a truncated body at the cap', async () => {
