@@ -2,7 +2,16 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { catalogStatusSchema, definitionHash, keyNames, ServerStore, type Logger } from '@agentq/shared';
+import {
+  catalogEntryDigest,
+  catalogEntrySchema,
+  catalogStatusSchema,
+  definitionHash,
+  keyNames,
+  safeParseJson,
+  ServerStore,
+  type Logger,
+} from '@agentq/shared';
 import { createCatalogReader, type CatalogRead } from '@agentq/registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCatalog, catalogVersionOf } from '../fixtures/tool-pools/write-catalog.js';
@@ -240,9 +249,53 @@ describe('catalog reader (real Redis)', () => {
       expect(reads.size).toBe(30);
       expect([...reads.values()].every((read) => read.state === 'ready')).toBe(true);
       expect({ pipelines, execs, singles }).toEqual({ pipelines: 1, execs: 1, singles: 0 });
+      // Nothing changed: still one round trip, now of version keys instead of entries.
+      const again = await reader.readMany(servers.map((server) => server.definition.id));
+      expect([...again.values()].every((read) => read.state === 'ready')).toBe(true);
+      expect({ pipelines, execs, singles }).toEqual({ pipelines: 2, execs: 2, singles: 0 });
     } finally {
       redis.disconnect();
     }
+  });
+
+  it('reads an entry again only when its version key moved or is missing', async () => {
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'versioned', transport: neverStarted }, tools: [tool('first')] },
+    ]);
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix });
+    const names = async () => (await reader.listTools('versioned')).tools.map((t) => t.name);
+    expect(await names()).toEqual(['first']);
+    const stored = safeParseJson((await ctx.redis.get(keys.tools('versioned'))) ?? '', catalogEntrySchema);
+    if (!stored.success) throw stored.error;
+    const entryWith = (name: string) =>
+      JSON.stringify(catalogEntrySchema.parse({ ...stored.data, tools: [tool(name)] }));
+
+    // The entry changes behind the reader's back while the version key stays: the reader, which
+    // trusts the key, does not read the entry at all and keeps what it parsed.
+    const second = entryWith('second');
+    await ctx.redis.set(keys.tools('versioned'), second);
+    expect(await names()).toEqual(['first']);
+    // The key moves, as the warmer's script moves it: the new entry is read.
+    await ctx.redis.set(keys.catalogVersion('versioned'), catalogEntryDigest(second));
+    expect(await names()).toEqual(['second']);
+    // A warmer older than version keys (a rolling upgrade) writes entry and status in one script
+    // and leaves the key as it was: the moved status makes the reader read the entry.
+    const status = (await ctx.redis.get(keys.status('versioned'))) ?? '';
+    await ctx.redis.set(keys.tools('versioned'), entryWith('from-older-warmer'));
+    await ctx.redis.set(keys.status('versioned'), JSON.stringify({ ...JSON.parse(status), lastAttemptAt: 1 }));
+    expect(await names()).toEqual(['from-older-warmer']);
+    // A cache written before version keys existed: without the key, the entry is always read.
+    await ctx.redis.set(keys.tools('versioned'), entryWith('third'));
+    await ctx.redis.del(keys.catalogVersion('versioned'));
+    expect(await names()).toEqual(['third']);
+    // A key that does not match what the reader holds reads the entry, and a corrupt one is still
+    // refused after the skip path has been taken.
+    await ctx.redis.set(keys.tools('versioned'), '{not json');
+    await ctx.redis.set(keys.catalogVersion('versioned'), 'moved');
+    expect(await reader.listTools('versioned')).toMatchObject({ state: 'cold', coldReason: 'corrupt' });
+    // Gone: entry and key deleted together, as a disable does.
+    await ctx.redis.del(keys.tools('versioned'), keys.catalogVersion('versioned'));
+    expect(await reader.listTools('versioned')).toMatchObject({ state: 'cold', coldReason: 'missing' });
   });
 
   it('never starts or connects to an MCP server, whatever the state', async () => {

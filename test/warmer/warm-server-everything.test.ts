@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { definitionHash, digestOf, serverDefinitionSchema } from '@agentq/shared';
+import { catalogEntryDigest, definitionHash, digestOf, keyNames, serverDefinitionSchema } from '@agentq/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stopChild } from '../fixtures/mcp/spawn-fixture.js';
 import { createWarmerHarness, freePort, repositoryRoot, waitFor, type WarmerHarness } from './warmer-harness.js';
@@ -32,6 +32,11 @@ async function expectWarmed(serverId: string): Promise<void> {
   expect(entry.tools.length).toBeGreaterThan(3);
   const status = await harness.status(serverId);
   expect(status).toMatchObject({ state: 'connected', toolCount: entry.tools.length, failures: 0 });
+  // The version key is written with the entry, in the same script: read both in one MGET.
+  const keys = keyNames(harness.ctx.prefix);
+  const [entryText, version] = await harness.ctx.redis.mget(keys.tools(serverId), keys.catalogVersion(serverId));
+  expect(entryText).not.toBeNull();
+  expect(version).toBe(catalogEntryDigest(entryText ?? ''));
 }
 
 describe('warming @modelcontextprotocol/server-everything', () => {

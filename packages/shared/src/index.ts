@@ -24,6 +24,7 @@ export {
   waitForRedis,
 } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
+export { catalogEntryDigest } from './redis/catalog-entry-digest.js';
 export { entityScope, keyNames, keyPrefix, runStateKeys, untaggedPrefix } from './redis/keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';

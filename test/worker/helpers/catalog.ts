@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
+  catalogEntryDigest,
   catalogEntrySchema,
   catalogToolSchema,
   definitionHash,
@@ -25,7 +26,7 @@ export async function putServer(options: {
   return await new ServerStore({ redis: options.redis, prefix: options.prefix }).put(options.definition);
 }
 
-/** Writes a catalog entry for `definition` as a warmer would (shared schema, hash, version). */
+/** Writes a catalog entry for `definition` as a warmer would (shared schema, hash, version, version key). */
 export async function writeCatalogEntry(options: {
   redis: RedisConnection;
   prefix: string;
@@ -40,7 +41,15 @@ export async function writeCatalogEntry(options: {
     state: 'connected',
     version: digestOf(tools),
   });
-  await options.redis.set(keyNames(options.prefix).tools(options.definition.id), JSON.stringify(entry));
+  const keys = keyNames(options.prefix);
+  const text = JSON.stringify(entry);
+  // Entry and version key share the server's hash slot, so one MSET sets both, as the warmer does.
+  await options.redis.mset(
+    keys.tools(options.definition.id),
+    text,
+    keys.catalogVersion(options.definition.id),
+    catalogEntryDigest(text),
+  );
 }
 
 /** Lists a stdio server's tools for real over MCP, in the cached shape. */

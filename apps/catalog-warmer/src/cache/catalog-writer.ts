@@ -26,6 +26,8 @@ import { nextAttemptAfterFailure, nextAttemptAfterSuccess } from '../refresh/bac
 //   that raced a definition change, a disable or a removal never writes a list for a definition
 //   that is gone (returns 0);
 // - the entry must still be what the caller read, so two writers never interleave (returns -1).
+// The version key (KEYS[5]) always ends as the SHA-1 of the stored entry, or absent with it: a
+// `keep` backfills it for entries written before version keys existed.
 const commitScript = `
 local definition = redis.call('HGET', KEYS[1], ARGV[1])
 if (definition or '') ~= ARGV[2] then return 0 end
@@ -33,8 +35,11 @@ local entry = redis.call('GET', KEYS[2])
 if (entry or '') ~= ARGV[3] then return -1 end
 if ARGV[4] == 'set' then
   redis.call('SET', KEYS[2], ARGV[5])
-elseif ARGV[4] == 'delete' then
-  redis.call('DEL', KEYS[2])
+  redis.call('SET', KEYS[5], redis.sha1hex(ARGV[5]))
+elseif ARGV[4] == 'delete' or not entry then
+  redis.call('DEL', KEYS[2], KEYS[5])
+else
+  redis.call('SET', KEYS[5], redis.sha1hex(entry))
 end
 redis.call('SET', KEYS[3], ARGV[6])
 if ARGV[7] ~= '' then redis.call('PUBLISH', KEYS[4], ARGV[7]) end
@@ -44,14 +49,17 @@ return 1
 // The same step for a Redis Cluster, where the definitions hash and a server's keys sit in
 // different slots: the definition is checked before and after, outside the script, and the
 // channel is an argument (a channel is not a key, and classic PUBLISH reaches every node).
-// KEYS: entry, status. ARGV: expected entry, mode, entry, status, event, channel.
+// KEYS: entry, status, version. ARGV: expected entry, mode, entry, status, event, channel.
 const commitServerScript = `
 local entry = redis.call('GET', KEYS[1])
 if (entry or '') ~= ARGV[1] then return -1 end
 if ARGV[2] == 'set' then
   redis.call('SET', KEYS[1], ARGV[3])
-elseif ARGV[2] == 'delete' then
-  redis.call('DEL', KEYS[1])
+  redis.call('SET', KEYS[3], redis.sha1hex(ARGV[3]))
+elseif ARGV[2] == 'delete' or not entry then
+  redis.call('DEL', KEYS[1], KEYS[3])
+else
+  redis.call('SET', KEYS[3], redis.sha1hex(entry))
 end
 redis.call('SET', KEYS[2], ARGV[4])
 if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[5]) end
@@ -62,7 +70,7 @@ return 1
 const clearScript = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 local existed = redis.call('DEL', KEYS[2])
-redis.call('DEL', KEYS[3], KEYS[5])
+redis.call('DEL', KEYS[3], KEYS[5], KEYS[6])
 if existed == 1 then redis.call('PUBLISH', KEYS[4], ARGV[2]) end
 return 1
 `;
@@ -118,9 +126,9 @@ export interface CatalogWriterOptions {
 }
 
 /**
- * The only writer of `P:mcp.tools.<id>` and `P:mcp.status.<id>`. Every write is one Lua script:
- * entry, status and the `catalog.updated` event change together or not at all, so a reader never
- * sees half an update.
+ * The only writer of `P:mcp.tools.<id>`, `P:mcp.version.<id>` and `P:mcp.status.<id>`. Every write
+ * is one Lua script: entry, version, status and the `catalog.updated` event change together or not
+ * at all, so a reader never sees half an update.
  */
 export class CatalogWriter {
   private readonly redis: RedisConnection;
@@ -260,8 +268,8 @@ export class CatalogWriter {
   }
 
   /**
-   * Deletes entry, status and session generation of a server that no longer exists. Returns
-   * whether it cleared.
+   * Deletes entry, version key, status and session generation of a server that no longer exists.
+   * Returns whether it cleared.
    */
   async clearRemoved(serverId: string): Promise<boolean> {
     const event = catalogUpdatedEventSchema.parse({ serverId, version: '' });
@@ -270,18 +278,23 @@ export class CatalogWriter {
       // the `put` that re-added it asks for a refresh anyway.
       if ((await this.redis.hexists(this.keys.servers, serverId)) === 1) return false;
       const existed = await this.redis.del(this.keys.tools(serverId));
-      await this.redis.del(this.keys.status(serverId), this.keys.serverSession(serverId));
+      await this.redis.del(
+        this.keys.status(serverId),
+        this.keys.serverSession(serverId),
+        this.keys.catalogVersion(serverId),
+      );
       if (existed === 1) await this.redis.publish(this.keys.catalogUpdated, JSON.stringify(event));
       return true;
     }
     const result = await this.redis.eval(
       clearScript,
-      5,
+      6,
       this.keys.servers,
       this.keys.tools(serverId),
       this.keys.status(serverId),
       this.keys.catalogUpdated,
       this.keys.serverSession(serverId),
+      this.keys.catalogVersion(serverId),
       serverId,
       JSON.stringify(event),
     );
@@ -350,9 +363,10 @@ export class CatalogWriter {
         cluster
           ? await this.redis.eval(
               commitServerScript,
-              2,
+              3,
               this.keys.tools(base.serverId),
               this.keys.status(base.serverId),
+              this.keys.catalogVersion(base.serverId),
               snapshot.entryText,
               plan.mode,
               plan.entryText,
@@ -362,11 +376,12 @@ export class CatalogWriter {
             )
           : await this.redis.eval(
               commitScript,
-              4,
+              5,
               this.keys.servers,
               this.keys.tools(base.serverId),
               this.keys.status(base.serverId),
               this.keys.catalogUpdated,
+              this.keys.catalogVersion(base.serverId),
               base.serverId,
               definitionText,
               snapshot.entryText,

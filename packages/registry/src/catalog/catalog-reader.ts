@@ -1,4 +1,5 @@
 import {
+  catalogEntryDigest,
   catalogEntrySchema,
   catalogStatusSchema,
   keyNames,
@@ -11,6 +12,7 @@ import {
   type CatalogStatus,
   type CatalogTool,
   type Logger,
+  type PipelineReply,
   type RedisConnection,
   type SafeParseJsonResult,
   type ServerDefinition,
@@ -62,6 +64,17 @@ export interface CatalogReader {
   getServer?(serverId: string): Promise<ServerDefinition | null>;
 }
 
+/**
+ * An entry this reader parsed, with its bytes, their `catalogEntryDigest` and the status text read
+ * beside it.
+ */
+interface KnownEntry {
+  bytes: Buffer;
+  digest: string;
+  statusText: string | null;
+  entry: CatalogEntry;
+}
+
 /** Options of {@link createCatalogReader}. */
 export interface CreateCatalogReaderOptions {
   redis: RedisConnection;
@@ -91,8 +104,6 @@ export interface CreateCatalogReaderOptions {
   };
 }
 
-const fieldsPerServer = 2;
-
 /**
  * Creates a reader of the catalog cache. It is cache-only by construction: it holds no MCP client
  * and has no path that opens one, so a dead or slow server can never delay a run.
@@ -103,10 +114,14 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   const now = options.now ?? Date.now;
   const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger });
   const announced = new Set<string>();
-  // Last parsed entry per server with its raw bytes. Parsing and validating a large entry costs
-  // far more than reading it, and most reads find it unchanged: equal bytes reuse the last parse,
-  // so a read where nothing changed costs one buffer comparison per server and decodes nothing.
-  const parsedEntries = new Map<string, { bytes: Buffer; entry: CatalogEntry }>();
+  // Last parsed entry per server with the digest of its raw bytes. Parsing and validating a large
+  // entry costs far more than reading it, and most reads find it unchanged: a version key
+  // (`P:mcp.version.<id>`, the digest the warmer stores beside the entry) equal to the known
+  // digest reuses the last parse without reading the entry at all, and equal bytes do the same
+  // where the key is missing (caches written before version keys). The status must be unchanged
+  // too: every warmer rewrites it with each write, while a warmer older than version keys (a
+  // rolling upgrade) replaces the entry without moving the key.
+  const parsedEntries = new Map<string, KnownEntry>();
 
   function announceCold(read: CatalogRead, hash: string): void {
     const onColdServer = options.onColdServer;
@@ -143,12 +158,10 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     return parsed;
   }
 
-  type KnownEntry = { bytes: Buffer; entry: CatalogEntry } | undefined;
-
   function interpret(
     serverId: string,
-    values: { definitionText: string | null; entryBytes: Buffer | null; statusText: string | null },
-    known: KnownEntry,
+    values: { definitionText: string | null; entryBytes: Buffer | 'unchanged' | null; statusText: string | null },
+    known: KnownEntry | undefined,
   ): CatalogRead {
     const { definitionText, entryBytes, statusText } = values;
     if (definitionText === null || definitionText === undefined) {
@@ -179,18 +192,28 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       return read;
     };
     if (entryBytes === null) return cold('missing');
-    const maxEntryBytes = options.budget?.maxEntryBytes;
-    if (maxEntryBytes !== undefined && entryBytes.length > maxEntryBytes) {
+    let entryParsed: ReturnType<typeof safeParseJson<typeof catalogEntrySchema>>;
+    if (entryBytes === 'unchanged') {
+      // Only asked for with a known entry, whose bytes passed the byte budget when they were read;
+      // kept total for the type.
+      if (!known) return cold('missing');
+      entryParsed = { success: true, data: known.entry };
+    } else if (options.budget?.maxEntryBytes !== undefined && entryBytes.length > options.budget.maxEntryBytes) {
+      const maxEntryBytes = options.budget.maxEntryBytes;
       logger.warn({ serverId, bytes: entryBytes.length, maxEntryBytes }, 'catalog entry over budget; ignoring it');
       return cold('over-budget');
-    }
-    let entryParsed: ReturnType<typeof safeParseJson<typeof catalogEntrySchema>>;
-    if (known && known.bytes.equals(entryBytes)) {
+    } else if (known && known.bytes.equals(entryBytes)) {
       entryParsed = { success: true, data: known.entry };
+      if (known.statusText !== statusText) parsedEntries.set(serverId, { ...known, statusText });
     } else {
       entryParsed = safeParseJson(entryBytes.toString('utf8'), catalogEntrySchema, `catalog entry ${serverId}`);
       if (entryParsed.success) {
-        parsedEntries.set(serverId, { bytes: entryBytes, entry: entryParsed.data });
+        parsedEntries.set(serverId, {
+          bytes: entryBytes,
+          digest: catalogEntryDigest(entryBytes),
+          statusText,
+          entry: entryParsed.data,
+        });
       } else {
         parsedEntries.delete(serverId);
       }
@@ -224,7 +247,21 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
 
   // Segments of the last enabled-id set, reused while the set is unchanged (the common case).
   let lastSegments: { key: string; segments: Map<string, string> } | undefined;
+  // The definitions the last segments were decided from. Most reads find the same texts: comparing
+  // them costs no parse, no cache key and no sort, where a large fleet has hundreds of servers.
+  let lastDefinitions: Record<string, string> | undefined;
+  function sameDefinitions(definitions: Record<string, string>): boolean {
+    const last = lastDefinitions;
+    if (!last) return false;
+    const ids = Object.keys(definitions);
+    if (ids.length !== Object.keys(last).length) return false;
+    for (const serverId of ids) {
+      if (!Object.hasOwn(last, serverId) || last[serverId] !== definitions[serverId]) return false;
+    }
+    return true;
+  }
   function segmentsFor(definitions: Record<string, string>): Map<string, string> {
+    if (lastSegments && sameDefinitions(definitions)) return lastSegments.segments;
     const enabled: string[] = [];
     for (const [serverId, text] of Object.entries(definitions)) {
       const parsed = parseCached(text, serverDefinitionSchema, `server definition ${serverId}`);
@@ -233,6 +270,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     enabled.sort();
     const key = enabled.join('\0');
     if (lastSegments?.key !== key) lastSegments = { key, segments: assignServerSegments(enabled) };
+    lastDefinitions = definitions;
     return lastSegments.segments;
   }
 
@@ -245,13 +283,20 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     // Every definition, not only the ones read: wire names are decided over all enabled servers,
     // so that every process names a tool the same whatever subset it has synced. One pipeline on a
     // single Redis; on a cluster one per master, in parallel (each server has its own hash tag).
+    // A server this reader holds an entry for is asked for its version key only; one it has never
+    // read is asked for its entry at once, so a first read stays one round trip.
     const commands: SlotCommand[] = [{ key: keys.servers, add: (pipeline) => pipeline.hgetall(keys.servers) }];
-    for (const serverId of ids) {
-      const toolsKey = keys.tools(serverId);
+    ids.forEach((serverId, index) => {
       const statusKey = keys.status(serverId);
-      commands.push({ key: toolsKey, add: (pipeline) => pipeline.getBuffer(toolsKey) });
+      if (known[index]) {
+        const versionKey = keys.catalogVersion(serverId);
+        commands.push({ key: versionKey, add: (pipeline) => pipeline.get(versionKey) });
+      } else {
+        const toolsKey = keys.tools(serverId);
+        commands.push({ key: toolsKey, add: (pipeline) => pipeline.getBuffer(toolsKey) });
+      }
       commands.push({ key: statusKey, add: (pipeline) => pipeline.get(statusKey) });
-    }
+    });
     const results = await pipelineBySlot(options.redis, commands);
     const [definitionsError, definitionsValue] = results[0] ?? [null, null];
     if (definitionsError) {
@@ -263,22 +308,59 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       }
       return out;
     }
+    const none: PipelineReply = [null, null];
+    const replies = ids.map((_, index) => ({
+      entry: (results[1 + index * 2] ?? none) as PipelineReply | 'unchanged',
+      status: results[2 + index * 2] ?? none,
+    }));
+    // Entries to read after all: known servers whose version key moved or is missing, or whose
+    // status moved.
+    const moved: number[] = [];
+    replies.forEach((reply, index) => {
+      const knownEntry = known[index];
+      if (!knownEntry || reply.entry === 'unchanged') return;
+      const [versionError, version] = reply.entry;
+      const [statusError, statusText] = reply.status;
+      const same =
+        !versionError &&
+        !statusError &&
+        typeof version === 'string' &&
+        version === knownEntry.digest &&
+        (typeof statusText === 'string' ? statusText : null) === knownEntry.statusText;
+      if (same) reply.entry = 'unchanged';
+      else moved.push(index);
+    });
+    if (moved.length > 0) {
+      const entryResults = await pipelineBySlot(
+        options.redis,
+        moved.map((index) => {
+          const toolsKey = keys.tools(ids[index] as string);
+          return { key: toolsKey, add: (pipeline) => pipeline.getBuffer(toolsKey) };
+        }),
+      );
+      moved.forEach((index, position) => {
+        const reply = replies[index];
+        if (reply) reply.entry = entryResults[position] ?? none;
+      });
+    }
     const definitions = (definitionsValue ?? {}) as Record<string, string>;
     const segments = segmentsFor(definitions);
     ids.forEach((serverId, index) => {
-      const replies = [0, 1].map((field) => results[1 + index * fieldsPerServer + field] ?? [null, null]);
-      const failed = replies.find(([error]) => error);
+      const reply = replies[index] ?? { entry: none, status: none };
+      const unchanged = reply.entry === 'unchanged';
+      const pair = [reply.entry === 'unchanged' ? none : reply.entry, reply.status];
+      const failed = pair.find(([error]) => error);
       if (failed) {
         // One server's unreadable key (a wrong type, say) must not take the others down with it.
         logger.warn({ serverId, error: String(failed[0]) }, 'cannot read catalog keys; treating the server as cold');
         out.set(serverId, { serverId, state: 'cold', tools: [], definition: null, coldReason: 'corrupt' });
         return;
       }
-      const [entryBytes, statusText] = replies.map(([, value]) => value as unknown);
+      const [entryBytes, statusText] = pair.map(([, value]) => value as unknown);
       const definitionText = Object.hasOwn(definitions, serverId) ? definitions[serverId] : undefined;
       const values = {
         definitionText: typeof definitionText === 'string' ? definitionText : null,
-        entryBytes: Buffer.isBuffer(entryBytes) ? entryBytes : null,
+        entryBytes: unchanged ? ('unchanged' as const) : Buffer.isBuffer(entryBytes) ? entryBytes : null,
         statusText: typeof statusText === 'string' ? statusText : null,
       };
       const read = interpret(serverId, values, known[index]);

@@ -18,6 +18,7 @@ describe('keyNames', () => {
     expect(keys.prefix).toBe('agentq');
     expect(keys.tools('github')).toBe('agentq:mcp.tools.github');
     expect(keys.status('github')).toBe('agentq:mcp.status.github');
+    expect(keys.catalogVersion('github')).toBe('agentq:mcp.version.github');
     expect(keys.servers).toBe('agentq:servers');
     expect(keys.catalogUpdated).toBe('agentq:catalog.updated');
     expect(keys.run('run-1')).toBe('agentq:run.run-1');
@@ -27,6 +28,7 @@ describe('keyNames', () => {
     const keys = keyNames('p');
     const names = [
       keys.tools('s'),
+      keys.catalogVersion('s'),
       keys.status('s'),
       keys.servers,
       keys.serversChanged,
@@ -70,6 +72,7 @@ describe('keyNames', () => {
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
     const perServer = [
       keys.tools('a'),
+      keys.catalogVersion('a'),
       keys.status('a'),
       keys.watchLease('a'),
       keys.refreshLock('a'),

@@ -38,6 +38,12 @@ export interface KeyNames {
   readonly prefix: string;
   /** Catalog entry of one server: `P:mcp.tools.<serverId>` (`{P.srv.<id>}:mcp.tools.<id>` on a cluster). */
   tools(serverId: string): string;
+  /**
+   * Version of one server's catalog entry: `P:mcp.version.<serverId>`, the digest of the entry's
+   * bytes (`catalogEntryDigest`), written in the same script as the entry. A reader that holds an
+   * entry with this digest need not read the entry again; a missing key means "read the entry".
+   */
+  catalogVersion(serverId: string): string;
   /** Status record of one server: `P:mcp.status.<serverId>`. */
   status(serverId: string): string;
   /** Hash of server definitions, id → JSON. */
@@ -113,6 +119,7 @@ export function keyNames(prefix: string): KeyNames {
   return {
     prefix,
     tools: (serverId) => `${server(serverId)}:mcp.tools.${serverId}`,
+    catalogVersion: (serverId) => `${server(serverId)}:mcp.version.${serverId}`,
     status: (serverId) => `${server(serverId)}:mcp.status.${serverId}`,
     servers: `${prefix}:servers`,
     serversChanged: `${prefix}:servers.changed`,
