@@ -27,15 +27,25 @@ export interface ModelResolver {
 
 /** Options of {@link createModelResolver}. */
 export interface ModelResolverOptions {
-  /** Provider keys and the OpenAI-compatible base URL. */
-  config: Pick<Config, 'openaiApiKey' | 'anthropicApiKey' | 'openaiCompatibleBaseUrl' | 'openaiCompatibleApiKey'>;
+  /** Provider keys and base URLs. */
+  config: Pick<
+    Config,
+    | 'openaiApiKey'
+    | 'openaiBaseUrl'
+    | 'anthropicApiKey'
+    | 'anthropicBaseUrl'
+    | 'openaiCompatibleBaseUrl'
+    | 'openaiCompatibleApiKey'
+  >;
+
 }
 
 const providerNames = ['openai', 'anthropic', 'openai-compatible', 'scripted'] as const;
 
 /**
  * Resolves `provider:model` strings through the AI SDK provider registry: `openai:*`
- * (`OPENAI_API_KEY`), `anthropic:*` (`ANTHROPIC_API_KEY`), `openai-compatible:*`
+ * (`OPENAI_API_KEY`, optional `AGENTQ_OPENAI_BASE_URL`), `anthropic:*` (`ANTHROPIC_API_KEY`,
+ * optional `AGENTQ_ANTHROPIC_BASE_URL`), `openai-compatible:*`
  * (`OPENAI_COMPATIBLE_BASE_URL`, optional `OPENAI_COMPATIBLE_API_KEY`: Ollama, vLLM, llama.cpp)
  * and `scripted:*`, the built-in deterministic test double that plays `assistant.script`
  * (`scripted:demo` has a built-in script).
@@ -44,8 +54,18 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
   const { config } = options;
   // Real providers are built once per process; only the scripted one depends on the run.
   const realProviders: Record<string, ProviderV3> = {};
-  if (config.openaiApiKey) realProviders.openai = createOpenAI({ apiKey: config.openaiApiKey });
-  if (config.anthropicApiKey) realProviders.anthropic = createAnthropic({ apiKey: config.anthropicApiKey });
+  if (config.openaiApiKey) {
+    realProviders.openai = createOpenAI({
+      apiKey: config.openaiApiKey,
+      ...(config.openaiBaseUrl === undefined ? {} : { baseURL: config.openaiBaseUrl }),
+    });
+  }
+  if (config.anthropicApiKey) {
+    realProviders.anthropic = createAnthropic({
+      apiKey: config.anthropicApiKey,
+      ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
+    });
+  }
   if (config.openaiCompatibleBaseUrl) {
     realProviders['openai-compatible'] = createOpenAICompatible({
       name: 'openai-compatible',

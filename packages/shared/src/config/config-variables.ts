@@ -292,6 +292,13 @@ export const configVariables = [
     secret: true,
   },
   {
+    env: 'AGENTQ_OPENAI_BASE_URL',
+    key: 'openaiBaseUrl',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    description:
+      'Base URL of the OpenAI API for `openai:*` models (a proxy, a gateway or a local fake), for example `https://api.openai.com/v1`. Unset: the SDK default.',
+  },
+  {
     env: 'AGENTQ_EMBEDDING_MODEL',
     key: 'embeddingModel',
     schema: z
@@ -313,6 +320,13 @@ export const configVariables = [
     schema: z.string().min(1),
     description: 'Key for `anthropic:*` models.',
     secret: true,
+  },
+  {
+    env: 'AGENTQ_ANTHROPIC_BASE_URL',
+    key: 'anthropicBaseUrl',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    description:
+      'Base URL of the Anthropic Messages API for `anthropic:*` models, for example `https://api.anthropic.com/v1`. Unset: the SDK default.',
   },
   {
     env: 'AGENTQ_ALLOW_PRIVATE_FETCH',
