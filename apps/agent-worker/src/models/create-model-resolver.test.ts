@@ -89,7 +89,9 @@ describe('createModelResolver base URLs', () => {
 
   it('keeps the SDK defaults when no base URL is set', async () => {
     const config = { ...noKeys, openaiApiKey: 'sk-test-000000', anthropicApiKey: 'sk-ant-test-000000' };
-    expect(await requestedUrl({ model: 'openai:gpt-4o-mini', config })).toEqual(['https://api.openai.com/v1/responses']);
+    expect(await requestedUrl({ model: 'openai:gpt-4o-mini', config })).toEqual([
+      'https://api.openai.com/v1/responses',
+    ]);
     expect(await requestedUrl({ model: 'anthropic:claude-sonnet-4-5', config })).toEqual([
       'https://api.anthropic.com/v1/messages',
     ]);

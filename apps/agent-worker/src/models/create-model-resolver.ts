@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
-import { NonRetryableError, type Assistant, type Config } from '@agentq/shared';
+import { isModelProvider, MODEL_PROVIDERS, NonRetryableError, type Assistant, type Config } from '@agentq/shared';
 import { createProviderRegistry, customProvider } from 'ai';
 import { demoFinalText, demoScript } from './demo-script.js';
 import { contextWindowOf } from './known-models.js';
@@ -37,10 +37,7 @@ export interface ModelResolverOptions {
     | 'openaiCompatibleBaseUrl'
     | 'openaiCompatibleApiKey'
   >;
-
 }
-
-const providerNames = ['openai', 'anthropic', 'openai-compatible', 'scripted'] as const;
 
 /**
  * Resolves `provider:model` strings through the AI SDK provider registry: `openai:*`
@@ -91,11 +88,12 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
           message: `Model "${assistant.model}" must look like provider:model`,
         });
       }
-      if (!(providerNames as readonly string[]).includes(provider)) {
+      // The run spec schema refuses these at enqueue; a job written before that, or by hand, ends here.
+      if (!isModelProvider(provider)) {
         throw new NonRetryableError({
           code: 'PROVIDER_UNKNOWN',
           field: 'assistant.model',
-          message: `Unknown model provider "${provider}" in "${assistant.model}"; use one of ${providerNames.join(', ')}`,
+          message: `Unknown model provider "${provider}" in "${assistant.model}"; use one of ${MODEL_PROVIDERS.join(', ')}`,
         });
       }
       const providers: Record<string, ProviderV3> = { ...realProviders };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalizeHostPattern } from '../net/is-allowed-host.js';
+import { modelIdSchema } from '../schemas/run-spec.js';
 import { apiTokensSchema } from './parse-api-tokens.js';
 
 const booleanFlag = z
@@ -267,7 +268,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_MODEL',
     key: 'defaultModel',
-    schema: z.string().regex(/^[a-z][a-z0-9-]*:.+$/, 'must look like provider:model'),
+    schema: modelIdSchema,
     default: 'scripted:demo',
     description: 'Model used by `agentq run` and the demo when a run does not name one.',
   },
