@@ -61,6 +61,18 @@ const shardList = z.string().transform((text, context) => {
   return [...shards].sort((a, b) => a - b);
 });
 
+// A model provider's API root. Credentials belong in the provider's key setting, which is redacted
+// from logs; a user:password in the URL would not be.
+const providerBaseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+  .refine((url) => {
+    // Runs after a failed URL check too (zod keeps going), so an unparsable value passes here.
+    if (!URL.canParse(url)) return true;
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry credentials; put the key in the provider key setting')
+  .transform((url) => url.replace(/\/+$/, ''));
+
 const positiveInt = z.coerce
   .number({ message: 'must be a number' })
   .int('must be a whole number')
@@ -295,9 +307,9 @@ export const configVariables = [
   {
     env: 'AGENTQ_OPENAI_BASE_URL',
     key: 'openaiBaseUrl',
-    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    schema: providerBaseUrl,
     description:
-      'Base URL of the OpenAI API for `openai:*` models (a proxy, a gateway or a local fake), for example `https://api.openai.com/v1`. Unset: the SDK default.',
+      'Base URL of the OpenAI API for `openai:*` models (a proxy, a gateway or a local fake), for example `https://api.openai.com/v1`; no credentials in the URL (the key stays in `OPENAI_API_KEY`). Unset: the SDK default.',
   },
   {
     env: 'AGENTQ_EMBEDDING_MODEL',
@@ -325,9 +337,9 @@ export const configVariables = [
   {
     env: 'AGENTQ_ANTHROPIC_BASE_URL',
     key: 'anthropicBaseUrl',
-    schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+    schema: providerBaseUrl,
     description:
-      'Base URL of the Anthropic Messages API for `anthropic:*` models, for example `https://api.anthropic.com/v1`. Unset: the SDK default.',
+      'Base URL of the Anthropic Messages API for `anthropic:*` models, for example `https://api.anthropic.com/v1`; no credentials in the URL (the key stays in `ANTHROPIC_API_KEY`). Unset: the SDK default.',
   },
   {
     env: 'AGENTQ_ALLOW_PRIVATE_FETCH',

@@ -105,6 +105,14 @@ describe('loadConfig', () => {
     expect(config.anthropicBaseUrl).toBe('https://gateway.example/anthropic/v1');
     const error = configError({ AGENTQ_OPENAI_BASE_URL: 'file:///etc/passwd', AGENTQ_ANTHROPIC_BASE_URL: 'not a url' });
     expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_OPENAI_BASE_URL', 'AGENTQ_ANTHROPIC_BASE_URL']);
+    expect(
+      configError({ AGENTQ_ANTHROPIC_BASE_URL: 'https://user:secret@gateway.example/v1' }).issues.map(
+        (issue) => issue.field,
+      ),
+    ).toEqual(['AGENTQ_ANTHROPIC_BASE_URL']);
+    expect(loadConfig({ AGENTQ_OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1/' }).openaiBaseUrl).toBe(
+      'http://127.0.0.1:4010/v1',
+    );
   });
 
   it('reads AGENTQ_EMBEDDING_MODEL and refuses a provider it cannot embed with', () => {
