@@ -14,7 +14,8 @@ export const modelIdSchema = z
   .max(256, { error: (issue) => limitMessage('characters', (issue.input as string).length, 256) })
   // eslint-disable-next-line no-control-regex -- control characters are what the class refuses
   .regex(/^[a-z][a-z0-9-]*:[^\s\u0000-\u001f\u007f]+$/, 'must look like provider:model, for example openai:gpt-4o-mini')
-  .refine((id) => isModelProvider(id.slice(0, id.indexOf(':'))), {
+  // An id without a provider part already has the issue above; one is enough.
+  .refine((id) => !/^[a-z][a-z0-9-]*:/.test(id) || isModelProvider(id.slice(0, id.indexOf(':'))), {
     error: (issue) =>
       `unknown model provider "${String(issue.input).slice(0, String(issue.input).indexOf(':')).slice(0, 40)}"; use one of ${MODEL_PROVIDERS.join(', ')}`,
   });
