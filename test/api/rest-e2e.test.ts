@@ -78,7 +78,10 @@ describe('REST end to end (warmer + worker + API, real Redis and server-everythi
 
   it('reports a failed run with its error', async () => {
     await deployment.http.call('POST', '/v1/runs', {
-      body: { runId: 'e2e-no-key', spec: { assistant: { model: 'nonexistent:model' }, input: { prompt: 'x' } } },
+      body: {
+        runId: 'e2e-no-key',
+        spec: { assistant: { model: 'anthropic:claude-sonnet-4-5' }, input: { prompt: 'x' } },
+      },
     });
     const run = await waitForState('e2e-no-key', ['completed', 'failed']);
     expect(run.state).toBe('failed');

@@ -100,10 +100,10 @@ describe('run failure semantics', () => {
     expect(finished.failedReason).toContain('OPENAI_API_KEY');
   });
 
-  it('fails a run with an unknown provider at once', async () => {
-    await enqueueRun(queue, {
+  it('fails a run with an unknown provider at once, if one gets past the enqueue check', async () => {
+    await enqueueRaw(queue, {
       runId: 'unknown-provider',
-      spec: { assistant: { model: 'nosuch:model' }, input: { prompt: 'hi' } },
+      data: { assistant: { model: 'nosuch:model' }, input: { prompt: 'hi' } },
       attempts: 5,
     });
     const finished = await waitForJob(queue, 'unknown-provider');

@@ -76,10 +76,14 @@ describe('what the model hears about stale and unavailable servers', () => {
     direct = createDirectRunProcessor({
       ctx,
       caller: { callTool: async () => ({ content: [] }) },
-      models: { resolve: () => ({ model, modelId: 'mock:model', contextWindow: 200_000 }) },
+      models: { resolve: () => ({ model, modelId: 'openai:mock-model', contextWindow: 200_000 }) },
     });
     const spec = runSpecSchema.parse({
-      assistant: { model: 'mock:model', mcpServers: ['fresh', 'flaky', 'never', 'broken', 'off'], system: 'Be brief.' },
+      assistant: {
+        model: 'openai:mock-model',
+        mcpServers: ['fresh', 'flaky', 'never', 'broken', 'off'],
+        system: 'Be brief.',
+      },
       input: { prompt: 'hello' },
       // A gated tool is inline too, and must carry the note as well.
       approval: { requireFor: ['flaky:write'] },

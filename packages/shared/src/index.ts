@@ -94,6 +94,8 @@ export type {
 } from './schemas/catalog.js';
 export { refreshJobSchema, refreshReasonSchema, serverChangeEventSchema } from './schemas/refresh-job.js';
 export type { RefreshJob, RefreshReason, ServerChangeEvent } from './schemas/refresh-job.js';
+export { isModelProvider, MODEL_PROVIDERS } from './schemas/model-providers.js';
+export type { ModelProvider } from './schemas/model-providers.js';
 export {
   approvalPolicySchema,
   assistantSchema,

@@ -1,11 +1,13 @@
 import { AgentqError } from '@agentq/shared';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createModelResolver } from './create-model-resolver.js';
 import { contextWindowOf, FALLBACK_CONTEXT_WINDOW } from './known-models.js';
 
 const noKeys = {
   openaiApiKey: undefined,
+  openaiBaseUrl: undefined,
   anthropicApiKey: undefined,
+  anthropicBaseUrl: undefined,
   openaiCompatibleBaseUrl: undefined,
   openaiCompatibleApiKey: undefined,
 };
@@ -50,6 +52,49 @@ describe('createModelResolver', () => {
     expect(resolver.resolve({ model: 'openai:gpt-4o-mini' }).contextWindow).toBe(128_000);
     expect(resolver.resolve({ model: 'anthropic:claude-sonnet-4-5' }).model.modelId).toBe('claude-sonnet-4-5');
     expect(resolver.resolve({ model: 'openai-compatible:llama3' }).model.modelId).toBe('llama3');
+  });
+});
+
+describe('createModelResolver base URLs', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  async function requestedUrl(options: { model: string; config: Parameters<typeof createModelResolver>[0]['config'] }) {
+    const urls: string[] = [];
+    vi.stubGlobal('fetch', (input: string | URL | Request) => {
+      urls.push(input instanceof Request ? input.url : String(input));
+      return Promise.reject(new Error('no network in unit tests'));
+    });
+    const { model } = createModelResolver({ config: options.config }).resolve({ model: options.model });
+    await Promise.resolve(
+      model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] } as never),
+    ).catch(() => undefined);
+    return urls;
+  }
+
+  it('sends openai:* and anthropic:* requests to the configured base URLs', async () => {
+    const config = {
+      ...noKeys,
+      openaiApiKey: 'sk-test-000000',
+      openaiBaseUrl: 'http://127.0.0.1:4010/v1',
+      anthropicApiKey: 'sk-ant-test-000000',
+      anthropicBaseUrl: 'http://127.0.0.1:4020/v1',
+    };
+    expect(await requestedUrl({ model: 'openai:gpt-4o-mini', config })).toEqual(['http://127.0.0.1:4010/v1/responses']);
+    expect(await requestedUrl({ model: 'anthropic:claude-sonnet-4-5', config })).toEqual([
+      'http://127.0.0.1:4020/v1/messages',
+    ]);
+  });
+
+  it('keeps the SDK defaults when no base URL is set', async () => {
+    const config = { ...noKeys, openaiApiKey: 'sk-test-000000', anthropicApiKey: 'sk-ant-test-000000' };
+    expect(await requestedUrl({ model: 'openai:gpt-4o-mini', config })).toEqual([
+      'https://api.openai.com/v1/responses',
+    ]);
+    expect(await requestedUrl({ model: 'anthropic:claude-sonnet-4-5', config })).toEqual([
+      'https://api.anthropic.com/v1/messages',
+    ]);
   });
 });
 

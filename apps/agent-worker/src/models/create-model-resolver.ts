@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
-import { NonRetryableError, type Assistant, type Config } from '@agentq/shared';
+import { isModelProvider, MODEL_PROVIDERS, NonRetryableError, type Assistant, type Config } from '@agentq/shared';
 import { createProviderRegistry, customProvider } from 'ai';
 import { demoFinalText, demoScript } from './demo-script.js';
 import { contextWindowOf } from './known-models.js';
@@ -27,15 +27,22 @@ export interface ModelResolver {
 
 /** Options of {@link createModelResolver}. */
 export interface ModelResolverOptions {
-  /** Provider keys and the OpenAI-compatible base URL. */
-  config: Pick<Config, 'openaiApiKey' | 'anthropicApiKey' | 'openaiCompatibleBaseUrl' | 'openaiCompatibleApiKey'>;
+  /** Provider keys and base URLs. */
+  config: Pick<
+    Config,
+    | 'openaiApiKey'
+    | 'openaiBaseUrl'
+    | 'anthropicApiKey'
+    | 'anthropicBaseUrl'
+    | 'openaiCompatibleBaseUrl'
+    | 'openaiCompatibleApiKey'
+  >;
 }
-
-const providerNames = ['openai', 'anthropic', 'openai-compatible', 'scripted'] as const;
 
 /**
  * Resolves `provider:model` strings through the AI SDK provider registry: `openai:*`
- * (`OPENAI_API_KEY`), `anthropic:*` (`ANTHROPIC_API_KEY`), `openai-compatible:*`
+ * (`OPENAI_API_KEY`, optional `AGENTQ_OPENAI_BASE_URL`), `anthropic:*` (`ANTHROPIC_API_KEY`,
+ * optional `AGENTQ_ANTHROPIC_BASE_URL`), `openai-compatible:*`
  * (`OPENAI_COMPATIBLE_BASE_URL`, optional `OPENAI_COMPATIBLE_API_KEY`: Ollama, vLLM, llama.cpp)
  * and `scripted:*`, the built-in deterministic test double that plays `assistant.script`
  * (`scripted:demo` has a built-in script).
@@ -44,8 +51,18 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
   const { config } = options;
   // Real providers are built once per process; only the scripted one depends on the run.
   const realProviders: Record<string, ProviderV3> = {};
-  if (config.openaiApiKey) realProviders.openai = createOpenAI({ apiKey: config.openaiApiKey });
-  if (config.anthropicApiKey) realProviders.anthropic = createAnthropic({ apiKey: config.anthropicApiKey });
+  if (config.openaiApiKey) {
+    realProviders.openai = createOpenAI({
+      apiKey: config.openaiApiKey,
+      ...(config.openaiBaseUrl === undefined ? {} : { baseURL: config.openaiBaseUrl }),
+    });
+  }
+  if (config.anthropicApiKey) {
+    realProviders.anthropic = createAnthropic({
+      apiKey: config.anthropicApiKey,
+      ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
+    });
+  }
   if (config.openaiCompatibleBaseUrl) {
     realProviders['openai-compatible'] = createOpenAICompatible({
       name: 'openai-compatible',
@@ -71,11 +88,12 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
           message: `Model "${assistant.model}" must look like provider:model`,
         });
       }
-      if (!(providerNames as readonly string[]).includes(provider)) {
+      // The run spec schema refuses these at enqueue; a job written before that, or by hand, ends here.
+      if (!isModelProvider(provider)) {
         throw new NonRetryableError({
           code: 'PROVIDER_UNKNOWN',
           field: 'assistant.model',
-          message: `Unknown model provider "${provider}" in "${assistant.model}"; use one of ${providerNames.join(', ')}`,
+          message: `Unknown model provider "${provider}" in "${assistant.model}"; use one of ${MODEL_PROVIDERS.join(', ')}`,
         });
       }
       const providers: Record<string, ProviderV3> = { ...realProviders };

@@ -48,6 +48,7 @@ import type { ModelResolver } from '../models/create-model-resolver.js';
 import { buildRunTools } from './build-run-tools.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { crashPoint } from './crash-hook.js';
+import { markPromptCache } from './mark-prompt-cache.js';
 import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
 import { recordToolExecutions } from './record-tool-executions.js';
 import type { RecordedToolResult, RunFence } from './run-store.js';
@@ -356,6 +357,7 @@ async function runModelLoop(options: {
   const perStep = limitToolCallsPerStep(runTools.tools, {
     maxCalls: dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
   });
+  const cached = markPromptCache({ provider: resolved.model.provider, system, tools: perStep.tools });
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
     const stepSpan = currentStep().span;
@@ -486,9 +488,9 @@ async function runModelLoop(options: {
   try {
     await generateText({
       model: resolved.model,
-      system,
+      system: cached.system,
       messages: baseMessages,
-      tools: perStep.tools,
+      tools: cached.tools,
       prepareStep: () => {
         perStep.startStep();
         return undefined;
@@ -635,13 +637,29 @@ function lastToolOf(checkpoint: RunCheckpoint): string | null {
 function usageOf(usage: StepResult<ToolSet>['usage']): Usage {
   const inputTokens = usage.inputTokens ?? 0;
   const outputTokens = usage.outputTokens ?? 0;
-  return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+  const cacheRead = usage.inputTokenDetails?.cacheReadTokens;
+  const cacheWrite = usage.inputTokenDetails?.cacheWriteTokens;
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage.totalTokens ?? inputTokens + outputTokens,
+    // Only providers that report prompt caching add these, so a run without them stays as before.
+    ...(cacheRead ? { cacheReadInputTokens: cacheRead } : {}),
+    ...(cacheWrite ? { cacheCreationInputTokens: cacheWrite } : {}),
+  };
 }
 
 function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: Usage = {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   };
+  if (a.cacheReadInputTokens !== undefined || b.cacheReadInputTokens !== undefined) {
+    sum.cacheReadInputTokens = (a.cacheReadInputTokens ?? 0) + (b.cacheReadInputTokens ?? 0);
+  }
+  if (a.cacheCreationInputTokens !== undefined || b.cacheCreationInputTokens !== undefined) {
+    sum.cacheCreationInputTokens = (a.cacheCreationInputTokens ?? 0) + (b.cacheCreationInputTokens ?? 0);
+  }
+  return sum;
 }

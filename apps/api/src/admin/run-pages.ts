@@ -23,6 +23,14 @@ function refreshSecondsOf(state: string, requested: number | undefined): number 
 }
 
 /** A run's duration as its header shows it: from enqueue, across pauses, with the approval waits. */
+/** The prompt cache part of the tokens cell, when the provider reported any. */
+function cacheNote(usage: RunTimeline['usage']): string {
+  const read = usage.cacheReadInputTokens;
+  const written = usage.cacheCreationInputTokens;
+  if (read === undefined && written === undefined) return '';
+  return `; cache: ${read ?? 0} read, ${written ?? 0} written`;
+}
+
 function durationCell(timeline: RunTimeline): string {
   const { run } = timeline;
   const timing =
@@ -154,7 +162,7 @@ export function runPage(options: {
   <tr><th>Prompt</th><td><pre id="run-prompt">${escapeHtml(promptOfRun(run.spec?.input) ?? '—')}</pre></td></tr>
   <tr><th>Enqueued</th><td>${escapeHtml(formatTime(run.createdAt))}</td></tr>
   <tr><th>Duration since enqueued</th>${durationCell(timeline)}</tr>
-  <tr><th>Tokens</th><td id="run-tokens">${timeline.usage.totalTokens} (${timeline.usage.inputTokens} in, ${timeline.usage.outputTokens} out)</td></tr>
+  <tr><th>Tokens</th><td id="run-tokens">${timeline.usage.totalTokens} (${timeline.usage.inputTokens} in, ${timeline.usage.outputTokens} out${cacheNote(timeline.usage)})</td></tr>
   <tr><th>Catalog</th><td>${
     versions.length === 0
       ? '—'

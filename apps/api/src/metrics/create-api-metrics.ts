@@ -80,6 +80,12 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     labelNames: ['exposure'],
     registers: [registry],
   });
+  const runTokens = new Counter({
+    name: 'agentq_run_tokens_total',
+    help: 'Model tokens of completed runs: input, output, and the input read from or written to the prompt cache',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
   const approvalsTotal = new Counter({
     name: 'agentq_approvals_total',
     help: 'Finished approvals by outcome (approved, denied, expired)',
@@ -179,6 +185,11 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
       const result = runResultSchema.safeParse(job.returnvalue);
       if (!result.success) continue;
       runSteps.observe(result.data.steps.length);
+      const usage = result.data.usage;
+      runTokens.inc({ kind: 'input' }, usage.inputTokens);
+      runTokens.inc({ kind: 'output' }, usage.outputTokens);
+      runTokens.inc({ kind: 'cache_read' }, usage.cacheReadInputTokens ?? 0);
+      runTokens.inc({ kind: 'cache_creation' }, usage.cacheCreationInputTokens ?? 0);
       if (result.data.tools) {
         toolTokens.inc({ exposure: 'inline' }, result.data.tools.inlineTokens);
         toolTokens.inc({ exposure: 'deferred' }, result.data.tools.deferredTokens);

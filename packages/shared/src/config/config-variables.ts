@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalizeHostPattern } from '../net/is-allowed-host.js';
+import { modelIdSchema } from '../schemas/run-spec.js';
 import { apiTokensSchema } from './parse-api-tokens.js';
 
 const booleanFlag = z
@@ -59,6 +60,18 @@ const shardList = z.string().transform((text, context) => {
   }
   return [...shards].sort((a, b) => a - b);
 });
+
+// A model provider's API root. Credentials belong in the provider's key setting, which is redacted
+// from logs; a user:password in the URL would not be.
+const providerBaseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+  .refine((url) => {
+    // Runs after a failed URL check too (zod keeps going), so an unparsable value passes here.
+    if (!URL.canParse(url)) return true;
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry credentials; put the key in the provider key setting')
+  .transform((url) => url.replace(/\/+$/, ''));
 
 const positiveInt = z.coerce
   .number({ message: 'must be a number' })
@@ -267,7 +280,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_MODEL',
     key: 'defaultModel',
-    schema: z.string().regex(/^[a-z][a-z0-9-]*:.+$/, 'must look like provider:model'),
+    schema: modelIdSchema,
     default: 'scripted:demo',
     description: 'Model used by `agentq run` and the demo when a run does not name one.',
   },
@@ -292,6 +305,13 @@ export const configVariables = [
     secret: true,
   },
   {
+    env: 'AGENTQ_OPENAI_BASE_URL',
+    key: 'openaiBaseUrl',
+    schema: providerBaseUrl,
+    description:
+      'Base URL of the OpenAI API for `openai:*` models (a proxy, a gateway or a local fake), for example `https://api.openai.com/v1`; no credentials in the URL (the key stays in `OPENAI_API_KEY`). Unset: the SDK default.',
+  },
+  {
     env: 'AGENTQ_EMBEDDING_MODEL',
     key: 'embeddingModel',
     schema: z
@@ -313,6 +333,13 @@ export const configVariables = [
     schema: z.string().min(1),
     description: 'Key for `anthropic:*` models.',
     secret: true,
+  },
+  {
+    env: 'AGENTQ_ANTHROPIC_BASE_URL',
+    key: 'anthropicBaseUrl',
+    schema: providerBaseUrl,
+    description:
+      'Base URL of the Anthropic Messages API for `anthropic:*` models, for example `https://api.anthropic.com/v1`; no credentials in the URL (the key stays in `ANTHROPIC_API_KEY`). Unset: the SDK default.',
   },
   {
     env: 'AGENTQ_ALLOW_PRIVATE_FETCH',

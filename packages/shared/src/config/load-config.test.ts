@@ -43,7 +43,9 @@ describe('loadConfig', () => {
       openaiCompatibleBaseUrl: undefined,
       openaiCompatibleApiKey: undefined,
       openaiApiKey: undefined,
+      openaiBaseUrl: undefined,
       anthropicApiKey: undefined,
+      anthropicBaseUrl: undefined,
       embeddingModel: undefined,
       embeddingBaseUrl: undefined,
       allowPrivateFetch: false,
@@ -92,6 +94,25 @@ describe('loadConfig', () => {
       'AGENTQ_SEARXNG_URL',
     ]);
     expect(loadConfig({ AGENTQ_SEARXNG_URL: 'http://searxng:8080' }).searxngUrl).toBe('http://searxng:8080');
+  });
+
+  it('reads the OpenAI and Anthropic base URLs as http(s) URLs only', () => {
+    const config = loadConfig({
+      AGENTQ_OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1',
+      AGENTQ_ANTHROPIC_BASE_URL: 'https://gateway.example/anthropic/v1',
+    });
+    expect(config.openaiBaseUrl).toBe('http://127.0.0.1:4010/v1');
+    expect(config.anthropicBaseUrl).toBe('https://gateway.example/anthropic/v1');
+    const error = configError({ AGENTQ_OPENAI_BASE_URL: 'file:///etc/passwd', AGENTQ_ANTHROPIC_BASE_URL: 'not a url' });
+    expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_OPENAI_BASE_URL', 'AGENTQ_ANTHROPIC_BASE_URL']);
+    expect(
+      configError({ AGENTQ_ANTHROPIC_BASE_URL: 'https://user:secret@gateway.example/v1' }).issues.map(
+        (issue) => issue.field,
+      ),
+    ).toEqual(['AGENTQ_ANTHROPIC_BASE_URL']);
+    expect(loadConfig({ AGENTQ_OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1/' }).openaiBaseUrl).toBe(
+      'http://127.0.0.1:4010/v1',
+    );
   });
 
   it('reads AGENTQ_EMBEDDING_MODEL and refuses a provider it cannot embed with', () => {

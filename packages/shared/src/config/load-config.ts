@@ -51,7 +51,11 @@ export interface Config {
   openaiCompatibleBaseUrl: string | undefined;
   openaiCompatibleApiKey: string | undefined;
   openaiApiKey: string | undefined;
+  /** `AGENTQ_OPENAI_BASE_URL`: where `openai:*` requests go; unset, the SDK default. */
+  openaiBaseUrl: string | undefined;
   anthropicApiKey: string | undefined;
+  /** `AGENTQ_ANTHROPIC_BASE_URL`: where `anthropic:*` requests go; unset, the SDK default. */
+  anthropicBaseUrl: string | undefined;
   /** `AGENTQ_EMBEDDING_MODEL`: `openai:<model>` or `openai-compatible:<model>`; unset means lexical search. */
   embeddingModel: string | undefined;
   /** `AGENTQ_EMBEDDING_BASE_URL`. */

@@ -5,6 +5,13 @@ export const usageSchema = z.strictObject({
   inputTokens: z.number().int().nonnegative().default(0),
   outputTokens: z.number().int().nonnegative().default(0),
   totalTokens: z.number().int().nonnegative().default(0),
+  /**
+   * Input tokens read from the provider's prompt cache (Anthropic `cache_read_input_tokens`,
+   * OpenAI cached tokens), billed at a fraction of the full price. Absent when none were reported.
+   */
+  cacheReadInputTokens: z.number().int().nonnegative().optional(),
+  /** Input tokens written to the prompt cache (Anthropic `cache_creation_input_tokens`). */
+  cacheCreationInputTokens: z.number().int().nonnegative().optional(),
 });
 
 /** One tool call the model made, with its outcome. */

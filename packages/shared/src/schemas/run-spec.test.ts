@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createRunSpecSchema, defaultRunSpecLimits, runSpecLimitsOf, runSpecSchema } from './run-spec.js';
+import { MODEL_PROVIDERS } from './model-providers.js';
+import {
+  createRunSpecSchema,
+  defaultRunSpecLimits,
+  modelIdSchema,
+  runSpecLimitsOf,
+  runSpecSchema,
+} from './run-spec.js';
 
 const minimal = { assistant: { model: 'openai:gpt-4o-mini' }, input: { prompt: 'Hello' } };
 
@@ -99,6 +106,18 @@ describe('runSpecSchema', () => {
       { toolCalls: [{ toolName: 'mcp__everything__echo', input: {} }] },
       { text: 'done' },
     ]);
+  });
+});
+
+describe('modelIdSchema', () => {
+  it('takes every known provider with a printable name, and only those', () => {
+    for (const provider of MODEL_PROVIDERS)
+      expect(modelIdSchema.safeParse(`${provider}:some-model:8b`).success).toBe(true);
+    for (const id of ['nosuch:model', 'gpt-4o', 'openai:', 'openai:a b', 'openai:a\tb', 'openai:a\u007f', ':model']) {
+      const parsed = modelIdSchema.safeParse(id);
+      expect(parsed.success, JSON.stringify(id)).toBe(false);
+      expect(parsed.error?.issues, JSON.stringify(id)).toHaveLength(1);
+    }
   });
 });
 

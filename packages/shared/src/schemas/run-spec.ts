@@ -2,12 +2,23 @@ import { z } from 'zod';
 import { runIncarnationSchema } from '../runs/run-incarnation.js';
 import { traceContextSchema } from '../telemetry/trace-context.js';
 import { findProvenanceIssues } from './input-message-provenance.js';
+import { isModelProvider, MODEL_PROVIDERS } from './model-providers.js';
 
-/** `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. */
+/**
+ * `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. The provider must be one
+ * of {@link MODEL_PROVIDERS}; the model name must be printable and without spaces. Whether the
+ * provider actually serves that model is only known when the run calls it.
+ */
 export const modelIdSchema = z
   .string()
   .max(256, { error: (issue) => limitMessage('characters', (issue.input as string).length, 256) })
-  .regex(/^[a-z][a-z0-9-]*:.+$/, 'must look like provider:model, for example openai:gpt-4o-mini');
+  // eslint-disable-next-line no-control-regex -- control characters are what the class refuses
+  .regex(/^[a-z][a-z0-9-]*:[^\s\u0000-\u001f\u007f]+$/, 'must look like provider:model, for example openai:gpt-4o-mini')
+  // An id without a provider part already has the issue above; one is enough.
+  .refine((id) => !/^[a-z][a-z0-9-]*:/.test(id) || isModelProvider(id.slice(0, id.indexOf(':'))), {
+    error: (issue) =>
+      `unknown model provider "${String(issue.input).slice(0, String(issue.input).indexOf(':')).slice(0, 40)}"; use one of ${MODEL_PROVIDERS.join(', ')}`,
+  });
 
 /** An MCP tool id: `<serverId>:<toolName>`. */
 export const mcpToolIdSchema = z

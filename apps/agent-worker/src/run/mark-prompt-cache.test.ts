@@ -1,0 +1,30 @@
+import { tool, type ToolSet } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { markPromptCache } from './mark-prompt-cache.js';
+
+const tools: ToolSet = {
+  first: tool({ description: 'one', inputSchema: z.object({}) }),
+  last: tool({ description: 'two', inputSchema: z.object({}), providerOptions: { openai: { strict: true } } }),
+};
+const breakpoint = { cacheControl: { type: 'ephemeral' } };
+
+describe('markPromptCache', () => {
+  it('puts a cache breakpoint on the system prompt and the last tool of an Anthropic request', () => {
+    const marked = markPromptCache({ provider: 'anthropic.messages', system: 'Be brief.', tools });
+    expect(marked.system).toEqual({ role: 'system', content: 'Be brief.', providerOptions: { anthropic: breakpoint } });
+    expect(marked.tools.first?.providerOptions).toBeUndefined();
+    expect(marked.tools.last?.providerOptions).toEqual({ openai: { strict: true }, anthropic: breakpoint });
+    expect(Object.keys(marked.tools)).toEqual(['first', 'last']);
+    // The run's own tool set is left alone.
+    expect(tools.last?.providerOptions).toEqual({ openai: { strict: true } });
+  });
+
+  it('leaves other providers and empty inputs as they are', () => {
+    expect(markPromptCache({ provider: 'openai.responses', system: 'x', tools })).toEqual({ system: 'x', tools });
+    expect(markPromptCache({ provider: 'anthropic.messages', system: undefined, tools: {} })).toEqual({
+      system: undefined,
+      tools: {},
+    });
+  });
+});

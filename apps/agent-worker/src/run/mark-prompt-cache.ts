@@ -1,0 +1,38 @@
+import type { SystemModelMessage, ToolSet } from 'ai';
+
+const anthropicBreakpoint = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
+
+/** What {@link markPromptCache} returns: the run's system prompt and tools, ready for `generateText`. */
+export interface PromptCacheMarks {
+  system: string | SystemModelMessage | undefined;
+  tools: ToolSet;
+}
+
+/**
+ * Marks the stable prefix of a run's requests for the provider's prompt cache. Anthropic caches
+ * only up to an explicit `cache_control` breakpoint, so for `anthropic.*` models the last tool
+ * and the system prompt each carry one (the request's prefix is the tools, then the system
+ * prompt): every step after the first reads them from the cache instead of paying for them in
+ * full. Other providers cache on their own and get the inputs unchanged.
+ */
+export function markPromptCache(options: {
+  /** `LanguageModelV3.provider` of the run's model, such as `anthropic.messages`. */
+  provider: string;
+  system: string | undefined;
+  tools: ToolSet;
+}): PromptCacheMarks {
+  const { provider, system, tools } = options;
+  if (!provider.startsWith('anthropic')) return { system, tools };
+  const names = Object.keys(tools);
+  const last = names.at(-1);
+  const marked: ToolSet = { ...tools };
+  if (last !== undefined) {
+    const tool = tools[last] as ToolSet[string];
+    marked[last] = { ...tool, providerOptions: { ...tool.providerOptions, ...anthropicBreakpoint } };
+  }
+  return {
+    system:
+      system === undefined ? undefined : { role: 'system', content: system, providerOptions: anthropicBreakpoint },
+    tools: marked,
+  };
+}
