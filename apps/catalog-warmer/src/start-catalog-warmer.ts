@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
+  catalogStatusSchema,
+  isAuthCatalogState,
+  safeParseJson,
   ServerSessions,
   ServerStore,
   createRedisConnection,
@@ -148,6 +151,15 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     capabilities,
     requestRefresh: listChanged,
     sessions: new ServerSessions({ redis, prefix }),
+    authStillRequired: async (server) => {
+      const text = await redis.get(keys.status(server.serverId));
+      const status = text ? safeParseJson(text, catalogStatusSchema) : undefined;
+      return (
+        status?.success === true &&
+        status.data.definitionHash === server.definitionHash &&
+        isAuthCatalogState(status.data.state)
+      );
+    },
     recordConnectFailure: async (failure) => {
       const result = await writer.recordWatcherFailure(failure);
       if (result.written) {

@@ -76,6 +76,8 @@ export {
   catalogEntrySchema,
   catalogReadBySchema,
   catalogStateSchema,
+  AUTH_CATALOG_STATES,
+  isAuthCatalogState,
   catalogStatusSchema,
   catalogToolSchema,
   catalogUpdatedEventSchema,
