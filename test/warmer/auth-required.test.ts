@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningApi } from '@agentq/api';
 import { runCli } from '@agentq/cli';
-import { requestRefresh } from '@agentq/shared';
+import { errorCodeInfo, requestRefresh } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_TOKEN, parseExposition, startTestApi, testConfig, type ApiCaller } from '../api/start-test-api.js';
 import { adminLogin } from '../security/admin-helpers.js';
@@ -40,6 +40,22 @@ afterAll(async () => {
   await fixture?.stop();
   await rm(directory, { recursive: true, force: true });
 }, 120_000);
+
+/** Runs the CLI in-process against the test deployment. */
+async function agentq(...args: string[]): Promise<{ code: number; output: string }> {
+  const lines: string[] = [];
+  const code = await runCli(['node', 'agentq', ...args], {
+    out: (text) => lines.push(text),
+    err: (text) => lines.push(text),
+    env: {
+      REDIS_URL: harness.ctx.redisUrl,
+      AGENTQ_PREFIX: harness.ctx.prefix,
+      AGENTQ_ALLOW_PRIVATE_FETCH: 'true',
+      LOG_LEVEL: 'silent',
+    },
+  });
+  return { code, output: lines.join('\n') };
+}
 
 /** Resolves once the watch lease of the server was renewed `count` more times (one per watcher tick). */
 async function leaseRenewals(count: number): Promise<void> {
@@ -108,14 +124,14 @@ describe('a server that answers 401', () => {
     expect(page).toContain('server-state-auth-required');
     const metrics = parseExposition(String((await http.call('GET', '/metrics')).body));
     expect(metrics.get(`agentq_catalog_state{server="${serverId}",state="auth-required"}`)).toBe(1);
-    const out: string[] = [];
-    const code = await runCli(['node', 'agentq', 'servers', 'list'], {
-      out: (text) => out.push(text),
-      err: (text) => out.push(text),
-      env: { REDIS_URL: harness.ctx.redisUrl, AGENTQ_PREFIX: harness.ctx.prefix, LOG_LEVEL: 'silent' },
-    });
-    expect(code, out.join('\n')).toBe(0);
-    expect(out.join('\n')).toMatch(new RegExp(`${serverId}.*auth-required`));
+    const listed2 = await agentq('servers', 'list');
+    expect(listed2.code, listed2.output).toBe(0);
+    expect(listed2.output).toMatch(new RegExp(`${serverId}.*auth-required`));
+
+    // `servers add --wait` returns with the state and the exit code of its error code.
+    const waited = await agentq('servers', 'add', 'oauth-wait', '--url', fixture.url, '--wait', '--timeout', '90000');
+    expect(waited.code, waited.output).toBe(errorCodeInfo('MCP_AUTH_REQUIRED')?.exitCode);
+    expect(waited.output).toContain('auth-required');
 
     // The server lets agentq in now; an operator's refresh clears the state.
     await writeFile(faultFile, '');
@@ -126,5 +142,8 @@ describe('a server that answers 401', () => {
       what: 'status connected after the refresh',
     });
     expect((await http.call('GET', `/v1/catalog/${serverId}`)).body.state).toBe('connected');
+    const connected = await agentq('servers', 'add', 'open-wait', '--url', fixture.url, '--wait', '--timeout', '90000');
+    expect(connected.code, connected.output).toBe(0);
+    expect(connected.output).toContain('connected');
   }, 240_000);
 });

@@ -243,6 +243,13 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--name <name>', 'display name')
     .option('--always-ask <tool>', 'tool that always needs approval (repeatable; * for all)', collect)
     .option('--disabled', 'add it disabled')
+    .option('-w, --wait', 'return once the server is listed or has failed, printing its state (exit 0 when connected)')
+    .option(
+      '--timeout <ms>',
+      'with --wait: give up waiting after this many milliseconds (exit 6)',
+      parseIntegerOption({ min: 1, unit: 'milliseconds' }),
+      120_000,
+    )
     .action(async (serverId: string, options) =>
       done(await (await import('./commands/servers-command.js')).addServerCommand(io, serverId, options)),
     );
