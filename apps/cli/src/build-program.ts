@@ -142,6 +142,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini (default AGENTQ_MODEL or scripted:demo)')
     .option('-s, --server <id>', 'MCP server the run may use (repeatable)', collect)
     .option('--demo', 'enqueue the demo run (server-everything, pauses for one approval)')
+    .option('--spec <file>', 'enqueue the run spec in this JSON or YAML file as it is (no prompt or spec options)')
     .option('-w, --wait', 'follow the run until it finishes and print the result')
     .option(
       '--timeout <ms>',

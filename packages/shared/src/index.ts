@@ -204,6 +204,7 @@ export {
 } from './servers/server-policy.js';
 export type { PlaceholderUse, ServerOrigin, ServerPolicy } from './servers/server-policy.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
+export { readRunSpecFile } from './schemas/read-run-spec-file.js';
 export { ServerSessions } from './servers/server-sessions.js';
 export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
