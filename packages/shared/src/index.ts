@@ -239,6 +239,8 @@ export type {
 export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
+export { redisAnswers, startHealthListener } from './net/start-health-listener.js';
+export type { HealthListener, HealthListenerOptions } from './net/start-health-listener.js';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
 export type { EgressSecret } from './net/egress-secret.js';
 export { hostPatternOf, isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
