@@ -22,6 +22,8 @@ import {
   secretValuesOf,
   ServerSessions,
   type Config,
+  redisAnswers,
+  startHealthListener,
   type Logger,
   type RedisConnection,
   type RunShard,
@@ -71,6 +73,8 @@ export interface AgentWorker {
    * resume elsewhere from their checkpoint), closes the MCP pool and the connections. Idempotent.
    */
   close(): Promise<void>;
+  /** Port of the health listener (`AGENTQ_WORKER_HEALTH_PORT`), when one runs. */
+  readonly healthPort: number | undefined;
 }
 
 /**
@@ -267,6 +271,16 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     { concurrency: tuning.concurrency, prefix, shards: shards.map((shard) => shard.label), shardConcurrency },
     'agent worker started',
   );
+  let closingDown = false;
+  const health = await startHealthListener({
+    host: config.healthHost,
+    port: config.workerHealthPort,
+    role: 'agent-worker',
+    logger,
+    ready: async () =>
+      !closingDown && runWorkers.every((worker) => worker.isRunning()) && (await redisAnswers(connection)),
+  });
+  logger.info({ workerId: id, healthPort: health?.port }, 'agent worker ready');
 
   let closing: Promise<void> | undefined;
   const step = async (name: string, action: () => Promise<unknown>) => {
@@ -278,8 +292,11 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   };
   return {
     id,
+    healthPort: health?.port,
     close() {
       closing ??= (async () => {
+        closingDown = true;
+        await step('close health listener', async () => health?.close());
         clearInterval(sweeper);
         await step('close runs workers', () =>
           Promise.all(runWorkers.map((worker) => closeWithin(worker, tuning.closeTimeoutMs))),

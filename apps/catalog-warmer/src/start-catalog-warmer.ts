@@ -2,6 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
+  redisAnswers,
+  startHealthListener,
+  catalogStatusSchema,
+  isAuthCatalogState,
+  safeParseJson,
   ServerSessions,
   ServerStore,
   createRedisConnection,
@@ -49,6 +54,8 @@ export interface CatalogWarmer {
    * (ending stdio children) and Redis connections. Idempotent; every step runs even if one fails.
    */
   close(): Promise<void>;
+  /** Port of the health listener (`AGENTQ_WARMER_HEALTH_PORT`), when one runs. */
+  readonly healthPort: number | undefined;
 }
 
 const PREWARM_PARALLELISM = 16;
@@ -148,6 +155,15 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     capabilities,
     requestRefresh: listChanged,
     sessions: new ServerSessions({ redis, prefix }),
+    authStillRequired: async (server) => {
+      const text = await redis.get(keys.status(server.serverId));
+      const status = text ? safeParseJson(text, catalogStatusSchema) : undefined;
+      return (
+        status?.success === true &&
+        status.data.definitionHash === server.definitionHash &&
+        isAuthCatalogState(status.data.state)
+      );
+    },
     recordConnectFailure: async (failure) => {
       const result = await writer.recordWatcherFailure(failure);
       if (result.written) {
@@ -262,6 +278,14 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     { concurrency: config.warmerConcurrency, leaseMs: config.watchLeaseMs, prefix },
     'catalog warmer started',
   );
+  const health = await startHealthListener({
+    host: config.healthHost,
+    port: config.warmerHealthPort,
+    role: 'catalog-warmer',
+    logger,
+    ready: async () => state === 'running' && worker.isRunning() && (await redisAnswers(redis)),
+  });
+  logger.info({ warmerId: id, healthPort: health?.port }, 'catalog warmer ready');
 
   let closing: Promise<void> | undefined;
   const close = async () => {
@@ -273,6 +297,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
       }
     };
     state = 'stopping';
+    await step('health listener', async () => health?.close());
     clearInterval(ticker);
     watchers.beginClose();
     // Unsubscribing first makes other warmers read for themselves (nobody receives a delegation).
@@ -292,6 +317,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   };
   return {
     id,
+    healthPort: health?.port,
     close() {
       closing ??= close();
       return closing;

@@ -142,6 +142,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini (default AGENTQ_MODEL or scripted:demo)')
     .option('-s, --server <id>', 'MCP server the run may use (repeatable)', collect)
     .option('--demo', 'enqueue the demo run (server-everything, pauses for one approval)')
+    .option('--spec <file>', 'enqueue the run spec in this JSON or YAML file as it is (no prompt or spec options)')
     .option('-w, --wait', 'follow the run until it finishes and print the result')
     .option(
       '--timeout <ms>',
@@ -243,6 +244,13 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--name <name>', 'display name')
     .option('--always-ask <tool>', 'tool that always needs approval (repeatable; * for all)', collect)
     .option('--disabled', 'add it disabled')
+    .option('-w, --wait', 'return once the server is listed or has failed, printing its state (exit 0 when connected)')
+    .option(
+      '--timeout <ms>',
+      'with --wait: give up waiting after this many milliseconds (exit 6)',
+      parseIntegerOption({ min: 1, unit: 'milliseconds' }),
+      120_000,
+    )
     .action(async (serverId: string, options) =>
       done(await (await import('./commands/servers-command.js')).addServerCommand(io, serverId, options)),
     );

@@ -77,6 +77,8 @@ export {
   catalogEntrySchema,
   catalogReadBySchema,
   catalogStateSchema,
+  AUTH_CATALOG_STATES,
+  isAuthCatalogState,
   catalogStatusSchema,
   catalogToolSchema,
   catalogUpdatedEventSchema,
@@ -205,6 +207,7 @@ export {
 } from './servers/server-policy.js';
 export type { PlaceholderUse, ServerOrigin, ServerPolicy } from './servers/server-policy.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
+export { readRunSpecFile } from './schemas/read-run-spec-file.js';
 export { ServerSessions } from './servers/server-sessions.js';
 export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
@@ -239,6 +242,8 @@ export type {
 export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
+export { redisAnswers, startHealthListener } from './net/start-health-listener.js';
+export type { HealthListener, HealthListenerOptions } from './net/start-health-listener.js';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
 export type { EgressSecret } from './net/egress-secret.js';
 export { hostPatternOf, isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';

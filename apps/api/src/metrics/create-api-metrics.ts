@@ -12,6 +12,7 @@ import {
   refreshJobSchema,
   runResultSchema,
   safeParseJson,
+  SERVER_CATALOG_STATES,
   serverCatalogStateOf,
   ServerStore,
   type Logger,
@@ -125,7 +126,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
   });
   const catalogState = new Gauge({
     name: 'agentq_catalog_state',
-    help: 'Catalog state per server (1 for the current state: connected, stale, error, never-warmed or disabled)',
+    help: `Catalog state per server (1 for the current state: ${SERVER_CATALOG_STATES.join(', ')})`,
     labelNames: ['server', 'state'],
     registers: [registry],
   });

@@ -209,10 +209,13 @@ export class CatalogWriter {
     return await this.commit(input, (snapshot, hash, now) => {
       const previous = snapshot.status?.definitionHash === hash ? snapshot.status : undefined;
       const failures = (previous?.failures ?? 0) + 1;
-      const nextAttemptAt = nextAttemptAfterFailure({ failures, now });
+      // An authorization refusal is not retried on the backoff: background refreshes skip the
+      // server until an operator acts (see `isAuthCatalogState` in the refresh processor).
+      const authState = authStateOf(input.code);
+      const nextAttemptAt = authState ? undefined : nextAttemptAfterFailure({ failures, now });
       const good = snapshot.entry?.definitionHash === hash ? snapshot.entry : undefined;
       const status = catalogStatusSchema.parse({
-        state: good ? 'stale' : 'error',
+        state: authState ?? (good ? 'stale' : 'error'),
         // Callers mask secrets; the bound holds here too, whoever calls, so a server that answers
         // with a megabyte of error page cannot grow the status record.
         error: maskServerError(input.error, []),
@@ -240,10 +243,15 @@ export class CatalogWriter {
    * Records a failed connect of a server's watcher the way {@link recordFailure} records a failed
    * refresh, as long as the stored definition is still the enabled one the watcher tried (`hash`).
    */
-  async recordWatcherFailure(input: { serverId: string; definitionHash: string; error: string }): Promise<WriteResult> {
+  async recordWatcherFailure(input: {
+    serverId: string;
+    definitionHash: string;
+    error: string;
+    code?: string;
+  }): Promise<WriteResult> {
     const definitionText = await this.sameListDefinition(input.serverId, input.definitionHash, true);
     if (definitionText === undefined) return { written: false, reason: 'superseded' };
-    return await this.recordFailure({ serverId: input.serverId, definitionText, error: input.error });
+    return await this.recordFailure({ serverId: input.serverId, definitionText, error: input.error, code: input.code });
   }
 
   /** Clears the entry of a disabled server and marks it `disabled`. */
@@ -417,4 +425,11 @@ export class CatalogWriter {
     }
     throw new Error(`catalog write for ${base.serverId} kept conflicting`);
   }
+}
+
+/** The status state of an authorization refusal's code, or `undefined` for any other failure. */
+function authStateOf(code: string | undefined): 'auth-required' | 'auth-failed' | undefined {
+  if (code === 'MCP_AUTH_REQUIRED') return 'auth-required';
+  if (code === 'MCP_AUTH_FAILED') return 'auth-failed';
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import {
   AgentqError,
+  isAuthCatalogState,
   NonRetryableError,
   QUEUE_NAMES,
   RetryLaterError,
@@ -446,6 +447,9 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     if (!input.background) return undefined;
     if (status?.success && status.data.definitionHash === input.hash) {
       if (status.data.nextAttemptAt !== undefined && status.data.nextAttemptAt > Date.now()) return 'backoff';
+      // The server refused for want of authorization: only an operator's refresh, restart, enable
+      // or edit (a new definition hash) tries it again, never a background probe.
+      if (isAuthCatalogState(status.data.state)) return 'backoff';
       // A later read rescheduled (or dropped) the ttl refresh: this one is obsolete.
       if (input.cacheTtlJob && status.data.nextRefreshAt !== input.requestedAt) return 'fresh';
     }

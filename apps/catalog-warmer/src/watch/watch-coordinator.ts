@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  AgentqError,
   definitionHash,
   maskServerError,
   resolveSecrets,
@@ -58,7 +59,19 @@ export interface WatchCoordinatorOptions {
    * failed attempt, to operators and to the model. `definitionHash` is the definition the watcher
    * tried. @default none
    */
-  recordConnectFailure?: (failure: { serverId: string; definitionHash: string; error: string }) => Promise<void>;
+  recordConnectFailure?: (failure: {
+    serverId: string;
+    definitionHash: string;
+    error: string;
+    code?: string;
+  }) => Promise<void>;
+  /**
+   * Whether a server's status still says it needs authorization (`auth-required`/`auth-failed`)
+   * for this definition. A watcher refused for want of authorization is not retried on its backoff;
+   * it reconnects once this says no (an operator's refresh got through), or on a restart, an enable
+   * or an edit. @default none (such a watcher waits for a restart or an edit)
+   */
+  authStillRequired?: (server: { serverId: string; definitionHash: string }) => Promise<boolean>;
   /**
    * Session generations (`restartServer` bumps one): a watcher whose session is older than its
    * server's generation closes it and opens a new one. @default none (sessions live until they break)
@@ -77,6 +90,8 @@ interface OwnedServer {
   generation: number;
   failures: number;
   retryAt: number;
+  /** The last connect was refused for want of authorization: no backoff retry. */
+  authBlocked: boolean;
   /** The session generation the current (or last) connect was made under. */
   sessionGeneration: string | undefined;
   /** The background connect of this start. */
@@ -262,14 +277,26 @@ export class WatchCoordinator {
     }
 
     const renewed = await this.outdatedSessions();
+    const cleared = await this.authCleared();
     const now = Date.now();
     for (const server of [...this.owned.values()]) {
       const definition = byId.get(server.serverId);
       if (!definition || this.owned.get(server.serverId) !== server) continue;
       const changed = definitionHash(definition) !== server.definitionHash;
       if (!changed && renewed.has(server)) await this.renew(server, definition, { wait: false });
-      else if (changed || (server.mode === 'broken' && server.retryAt <= now)) await this.restart(server, definition);
+      else if (changed || (server.mode === 'broken' && (server.retryAt <= now || cleared.has(server)))) {
+        await this.restart(server, definition);
+      }
     }
+  }
+
+  /** Watchers refused for want of authorization whose server's status no longer says so. */
+  private async authCleared(): Promise<Set<OwnedServer>> {
+    const check = this.options.authStillRequired;
+    const blocked = [...this.owned.values()].filter((server) => server.mode === 'broken' && server.authBlocked);
+    if (!check || blocked.length === 0) return new Set();
+    const still = await Promise.all(blocked.map((server) => check(server).catch(() => true)));
+    return new Set(blocked.filter((_server, index) => !still[index]));
   }
 
   /**
@@ -318,6 +345,7 @@ export class WatchCoordinator {
       generation: (previous?.generation ?? 0) + 1,
       failures: previous?.failures ?? 0,
       retryAt: 0,
+      authBlocked: false,
       sessionGeneration: previous?.sessionGeneration,
       started: undefined,
       renewing: undefined,
@@ -393,7 +421,10 @@ export class WatchCoordinator {
         });
       } catch (error) {
         if (this.current(server, generation)) {
-          await this.recordConnectFailure(server, maskServerError(messageOf(error), resolved.secretValues));
+          await this.recordConnectFailure(server, {
+            error: maskServerError(messageOf(error), resolved.secretValues),
+            code: AgentqError.isInstance(error) ? error.code : undefined,
+          });
         }
         throw error;
       } finally {
@@ -434,7 +465,7 @@ export class WatchCoordinator {
         await connection?.close();
         return;
       }
-      this.broken(server, generation, messageOf(error));
+      this.broken(server, generation, messageOf(error), isAuthRefusal(error));
     }
   }
 
@@ -477,13 +508,13 @@ export class WatchCoordinator {
    * closes, its reconnect fails), and nothing else may try the server for minutes: the status says
    * so now. Never throws: a failed record only delays what the next refresh records.
    */
-  private async recordConnectFailure(server: OwnedServer, error: string): Promise<void> {
+  private async recordConnectFailure(server: OwnedServer, failure: { error: string; code?: string }): Promise<void> {
     if (!this.options.recordConnectFailure) return;
     try {
       await this.options.recordConnectFailure({
         serverId: server.serverId,
         definitionHash: server.definitionHash,
-        error,
+        ...failure,
       });
     } catch (recordError) {
       this.logger.warn(
@@ -507,15 +538,29 @@ export class WatchCoordinator {
     else this.connecting -= 1;
   }
 
-  private broken(server: OwnedServer, generation: number, reason: string): void {
+  private broken(server: OwnedServer, generation: number, reason: string, authRefused = false): void {
     if (!this.current(server, generation)) return;
     server.failures += 1;
     server.mode = 'broken';
     const connection = server.connection;
     server.connection = undefined;
     void connection?.close();
+    if (authRefused) {
+      // Retrying cannot help until someone supplies credentials: wait for an operator instead.
+      server.authBlocked = true;
+      server.retryAt = Number.POSITIVE_INFINITY;
+      this.logger.warn(
+        { serverId: server.serverId, error: reason },
+        'watcher refused for want of authorization; not retried until an operator refreshes, restarts or edits the server',
+      );
+      return;
+    }
     const wait = Math.min(MAX_RECONNECT_WAIT_MS, 1_000 * 2 ** Math.min(server.failures - 1, 10));
     server.retryAt = Date.now() + wait;
     this.logger.warn({ serverId: server.serverId, error: reason, retryInMs: wait }, 'watcher down; will reconnect');
   }
+}
+
+function isAuthRefusal(error: unknown): boolean {
+  return AgentqError.isInstance(error) && (error.code === 'MCP_AUTH_REQUIRED' || error.code === 'MCP_AUTH_FAILED');
 }

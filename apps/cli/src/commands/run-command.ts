@@ -1,5 +1,12 @@
 import { runDurationMs, type AgentqClient, type RunInfo } from '@agentq/client';
-import { AgentqError, apiBaseUrlOf, type Config, type RunResult, type RunSpecInput } from '@agentq/shared';
+import {
+  AgentqError,
+  apiBaseUrlOf,
+  readRunSpecFile,
+  type Config,
+  type RunResult,
+  type RunSpecInput,
+} from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
@@ -23,6 +30,8 @@ export interface RunCommandOptions {
   /** Parsed and bounded by the option's parser. */
   maxSteps?: number;
   json?: boolean;
+  /** A run spec file (JSON or YAML), used as it is instead of the prompt and the spec options. */
+  spec?: string;
 }
 
 /** Builds the run spec of `agentq run` from its prompt and options. */
@@ -53,6 +62,26 @@ export function runSpecFromOptions(
   };
 }
 
+/** Options that build a spec, which a `--spec` file replaces whole. */
+const specBuildingOptions = ['model', 'server', 'demo', 'system', 'maxSteps'] as const;
+
+/**
+ * The run spec of `agentq run --spec <file>`: the file's document, validated with the client's run
+ * spec schema when it is enqueued (a `VALIDATION` error names each bad field). Neither a prompt nor
+ * an option that builds a spec may come with it: which one would win is not obvious.
+ */
+async function specFromFile(prompt: string | undefined, options: RunCommandOptions): Promise<RunSpecInput> {
+  const clash = prompt !== undefined ? 'prompt' : specBuildingOptions.find((name) => options[name] !== undefined);
+  if (clash !== undefined) {
+    throw new AgentqError({
+      code: 'USAGE',
+      field: clash,
+      message: `--spec gives the whole run spec: drop the ${clash === 'prompt' ? 'prompt' : `--${clash.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} option`}`,
+    });
+  }
+  return (await readRunSpecFile(options.spec as string)) as RunSpecInput;
+}
+
 /** The run's page in the admin UI, at the API the configuration names (`AGENTQ_API_URL`). */
 export function runPageUrl(config: Pick<Config, 'apiUrl' | 'apiHost' | 'apiPort'>, runId: string): string {
   return `${apiBaseUrlOf(config)}/admin/runs/${encodeURIComponent(runId)}`;
@@ -60,7 +89,8 @@ export function runPageUrl(config: Pick<Config, 'apiUrl' | 'apiHost' | 'apiPort'
 
 /** `agentq run`: enqueue a run and, with `--wait`, follow it to its result. */
 export async function runCommand(io: CliIo, prompt: string | undefined, options: RunCommandOptions): Promise<number> {
-  const spec = runSpecFromOptions(prompt, options, io.env);
+  const spec =
+    options.spec === undefined ? runSpecFromOptions(prompt, options, io.env) : await specFromFile(prompt, options);
   return await withClient(io, async (client, config) => {
     const { runId, created } = await client.enqueueRun(spec, { runId: options.runId });
     const page = runPageUrl(config, runId);

@@ -1,4 +1,5 @@
-import { AgentqError, type ServerDefinitionInput } from '@agentq/shared';
+import type { CatalogView } from '@agentq/client';
+import { AgentqError, errorCodeInfo, type ServerDefinitionInput } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { formatAge, formatTable } from '../output/format-table.js';
@@ -15,6 +16,10 @@ export interface AddServerOptions {
   name?: string;
   alwaysAsk?: string[];
   disabled?: boolean;
+  /** Return once the server is listed or has failed, printing its state. */
+  wait?: boolean;
+  /** With `wait`: give up after this many milliseconds. @default 120000 */
+  timeout?: number;
 }
 
 /** `agentq servers list`. */
@@ -92,8 +97,34 @@ export async function addServerCommand(io: CliIo, serverId: string, options: Add
   return await withClient(io, async (client) => {
     const stored = await client.putServer(definition, { origin: 'operator' });
     io.out(`Saved MCP server ${stored.id}${stored.enabled ? '; warmers will list its tools shortly' : ' (disabled)'}.`);
-    return EXIT_CODES.ok;
+    if (!options.wait) return EXIT_CODES.ok;
+    const timeoutMs = options.timeout ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const view = await client.getCatalog(stored.id);
+      if (view.state !== 'never-warmed') return reportSettledState(io, view);
+      if (Date.now() >= deadline) {
+        io.err(`MCP server ${stored.id} was not listed within ${timeoutMs} ms (state: never-warmed).`);
+        return EXIT_CODES.timeout;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(1, deadline - Date.now()))));
+    }
   });
+}
+
+/**
+ * Prints the state a waited-for server settled in and returns the exit code: 0 when `connected`
+ * (or `disabled`, as asked), otherwise the exit code of the status's error code in `ERROR_CODES`.
+ */
+function reportSettledState(io: CliIo, view: CatalogView): number {
+  const { state, status } = view;
+  if (state === 'connected' || state === 'disabled') {
+    io.out(`State: ${state}${state === 'connected' ? ` (${view.tools.length} tools)` : ''}.`);
+    return EXIT_CODES.ok;
+  }
+  io.out(`State: ${state}${status?.errorCode ? ` (${status.errorCode})` : ''}.`);
+  if (status?.error) io.err(status.error);
+  return (status?.errorCode ? errorCodeInfo(status.errorCode)?.exitCode : undefined) ?? EXIT_CODES.failed;
 }
 
 /** `agentq servers import <file>`. */

@@ -233,13 +233,13 @@ describe('connectMcpServer: Streamable HTTP to SSE fallback', () => {
     }
   });
 
-  it('does not fall back when the server refuses with 401', async () => {
+  it('does not fall back when the server refuses with 401: it needs authorization', async () => {
     const server = await startSseOnlyServer({ postStatus: 401 });
     stops.push(server.stop);
     const error = await failureOf(
       connectMcpServer({ definition: httpDefinition(server.url), logger: silentLogger(), allowPrivateNetwork: true }),
     );
-    expect(codeOf(error)).toBe('MCP_CONNECT_FAILED');
+    expect(codeOf(error)).toBe('MCP_AUTH_REQUIRED');
     expect(server.gets()).toBe(0);
   });
 

@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
+import { authFailureOf, recordAuthRefusals, type AuthRefusalRecorder } from '../errors/auth-refusal.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
 import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
 import { openTransport as openSdkTransport } from '../transports/open-transport.js';
@@ -91,7 +92,8 @@ export interface ConnectMcpServerOptions {
  *   one answered.
  * - A failed attempt closes what it opened (no stray child processes) and throws
  *   {@link McpConnectError} with `MCP_CONNECT_TIMEOUT` or `MCP_CONNECT_FAILED`, its message masked
- *   and, for stdio, ending with the server's last stderr.
+ *   and, for stdio, ending with the server's last stderr; an HTTP 401/403 throws
+ *   `MCP_AUTH_REQUIRED` or `MCP_AUTH_FAILED` instead (see {@link authFailureOf}).
  */
 export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpConnection> {
   const { definition } = options;
@@ -163,25 +165,29 @@ async function initialize(input: {
   client.onerror = (error) => logger.debug({ error: messageOf(error) }, 'mcp transport error');
 
   let transport: Transport | undefined;
+  let refusals: AuthRefusalRecorder | undefined;
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   try {
     options.signal?.throwIfAborted();
     // One place for both roles: every HTTP transport fetches through the guard, which pins the
     // connection to the address it checked.
-    const fetch =
+    refusals =
       definition.transport.type === 'stdio'
         ? undefined
-        : withErrorBodyCap(
-            options.fetch ??
-              (createGuardedFetch({
-                allowPrivate: options.allowPrivateNetwork ?? false,
-                allowHosts: options.allowHosts,
-                label: `MCP server ${definition.id}`,
-                secrets: options.egressSecrets ?? (options.secretValues ?? []).map((value) => ({ value })),
-              }) as typeof globalThis.fetch),
-            options.errorBodyMaxBytes ?? 8192,
+        : recordAuthRefusals(
+            withErrorBodyCap(
+              options.fetch ??
+                (createGuardedFetch({
+                  allowPrivate: options.allowPrivateNetwork ?? false,
+                  allowHosts: options.allowHosts,
+                  label: `MCP server ${definition.id}`,
+                  secrets: options.egressSecrets ?? (options.secretValues ?? []).map((value) => ({ value })),
+                }) as typeof globalThis.fetch),
+              options.errorBodyMaxBytes ?? 8192,
+            ),
           );
+    const fetch = refusals?.fetch;
     transport = options.openTransport
       ? options.openTransport(definition)
       : openSdkTransport(definition.transport, { logger, stderr, fetch });
@@ -201,6 +207,15 @@ async function initialize(input: {
     await transport?.close().catch(() => undefined);
     if (AgentqError.isInstance(error)) return { error, fallBackToSse: false };
     const timeout = timedOut || classifySdkError(error) === 'timeout';
+    const auth = timeout
+      ? undefined
+      : authFailureOf({
+          error,
+          refusal: refusals?.latest(),
+          serverId: definition.id,
+          secretValues: options.secretValues ?? [],
+        });
+    if (auth) return { error: new McpConnectError({ ...auth, connectionBroken: true }), fallBackToSse: false };
     return {
       error: connectFailure({ error, timedOut: timeout, input, stderr }),
       fallBackToSse: !timeout && input.kind === 'streamable-http' && shouldFallBackToSse(error),

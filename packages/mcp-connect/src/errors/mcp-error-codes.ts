@@ -9,6 +9,10 @@ import type { ErrorCode } from '@agentq/shared';
 export const MCP_ERROR_CODES = {
   /** The server could not be reached or did not complete `initialize`. */
   connectFailed: 'MCP_CONNECT_FAILED',
+  /** An HTTP server answered 401 (or 403 without an OAuth error): it needs authorization. */
+  authRequired: 'MCP_AUTH_REQUIRED',
+  /** An HTTP server refused with an OAuth `error` (`invalid_token`, `insufficient_scope`, ...). */
+  authFailed: 'MCP_AUTH_FAILED',
   /** Connecting (spawn or HTTP, plus `initialize`) took longer than `timeouts.connectMs`. */
   connectTimeout: 'MCP_CONNECT_TIMEOUT',
   /** `tools/list` failed, or paged forever. */

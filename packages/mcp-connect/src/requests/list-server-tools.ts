@@ -1,6 +1,7 @@
 import { maskServerError } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
+import { authFailureOf } from '../errors/auth-refusal.js';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
 import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
@@ -36,7 +37,7 @@ export interface ListServerToolsOptions {
 /**
  * Reads a server's whole tool list, following `nextCursor` to the end, within `timeoutMs` for all
  * pages together. Returns the raw items. Throws {@link McpConnectError} with `MCP_LIST_TIMEOUT`,
- * `MCP_TRANSPORT_CLOSED` (the server went away) or `MCP_LIST_FAILED`; a cursor the server already handed out counts as a
+ * `MCP_TRANSPORT_CLOSED` (the server went away), `MCP_AUTH_REQUIRED` (HTTP 401/403) or `MCP_LIST_FAILED`; a cursor the server already handed out counts as a
  * failure rather than a loop.
  */
 export async function listServerTools(options: ListServerToolsOptions): Promise<unknown[]> {
@@ -69,6 +70,14 @@ export async function listServerTools(options: ListServerToolsOptions): Promise<
       if (kind === 'timeout') {
         throw fail(MCP_ERROR_CODES.listTimeout, `did not list its tools within ${options.timeoutMs} ms`, true);
       }
+      // A 401/403 on the list itself (a token revoked since connect): the same refusal as at connect.
+      const auth = authFailureOf({
+        error,
+        refusal: undefined,
+        serverId: options.serverId,
+        secretValues: options.secretValues ?? [],
+      });
+      if (auth) throw new McpConnectError({ ...auth, connectionBroken: true });
       if (kind === 'closed') throw fail(MCP_ERROR_CODES.transportClosed, 'connection closed during tools/list', true);
       throw fail(MCP_ERROR_CODES.listFailed, `tools/list failed (${messageOf(error)})`, kind !== 'answered');
     }

@@ -1,4 +1,4 @@
-import { serverDisplayName } from '@agentq/shared';
+import { isAuthCatalogState, serverDisplayName, type AUTH_CATALOG_STATES } from '@agentq/shared';
 import type { CatalogRead } from './catalog-reader.js';
 
 /**
@@ -8,14 +8,24 @@ import type { CatalogRead } from './catalog-reader.js';
  * - `unavailable`: it contributes no tools to this run; `reason` says why.
  */
 export type ServerFreshness =
-  | { kind: 'stale'; serverId: string; label: string; since: number; error?: string }
+  | {
+      kind: 'stale';
+      serverId: string;
+      label: string;
+      since: number;
+      error?: string;
+      /** The latest attempt was refused for want of authorization (`auth-required`/`auth-failed`). */
+      authorization?: AuthCatalogState;
+    }
   | {
       kind: 'unavailable';
       serverId: string;
       label: string;
-      reason: 'removed' | 'disabled' | 'not-warmed' | 'error' | 'definition-changed' | 'unreadable';
+      reason: 'removed' | 'disabled' | 'not-warmed' | 'error' | 'definition-changed' | 'unreadable' | AuthCatalogState;
       error?: string;
     };
+
+type AuthCatalogState = (typeof AUTH_CATALOG_STATES)[number];
 
 /** Longest server label shown to the model. */
 const MAX_LABEL_LENGTH = 60;
@@ -46,9 +56,10 @@ export function serverFreshnessOf(read: CatalogRead, now: number = Date.now()): 
   const error = read.status?.error ? oneLine(read.status.error, MAX_ERROR_LENGTH) : undefined;
   const base = { serverId: read.serverId, label, ...(error === undefined ? {} : { error }) };
   if (read.state !== 'cold') {
-    if (!read.status || (read.status.state !== 'stale' && read.status.state !== 'error')) return undefined;
+    const state = read.status?.state;
+    if (!read.status || (state !== 'stale' && state !== 'error' && !isAuthCatalogState(state))) return undefined;
     const since = read.status.lastSuccessAt ?? now - (read.ageMs ?? 0);
-    return { kind: 'stale', ...base, since };
+    return { kind: 'stale', ...base, since, ...(isAuthCatalogState(state) ? { authorization: state } : {}) };
   }
   switch (read.coldReason) {
     case 'unknown-server':
@@ -60,13 +71,21 @@ export function serverFreshnessOf(read: CatalogRead, now: number = Date.now()): 
     case 'corrupt':
       return { kind: 'unavailable', serverId: read.serverId, label, reason: 'unreadable' };
     default:
-      // Never warmed: either no attempt has finished yet, or every one failed.
-      return { kind: 'unavailable', ...base, reason: read.status?.state === 'error' ? 'error' : 'not-warmed' };
+      // Never warmed: either no attempt has finished yet, or every one failed (authorization included).
+      return { kind: 'unavailable', ...base, reason: coldReasonOf(read.status?.state) };
   }
+}
+
+function coldReasonOf(state: string | undefined): Extract<ServerFreshness, { kind: 'unavailable' }>['reason'] {
+  if (isAuthCatalogState(state)) return state;
+  return state === 'error' ? 'error' : 'not-warmed';
 }
 
 /** The note a stale server's tools carry, in their description and in search results. */
 export function staleToolNote(freshness: Extract<ServerFreshness, { kind: 'stale' }>): string {
+  if (freshness.authorization) {
+    return `server ${freshness.label} needs authorization agentq does not have; the call will likely fail`;
+  }
   return `server ${freshness.label} is stale since ${minuteOf(freshness.since)}; results may be outdated or the call may fail`;
 }
 

@@ -27,6 +27,17 @@ describe('buildServerStatusPrompt', () => {
     expect(lines[4]).toMatch(/^- jira: unavailable/);
   });
 
+  it('says that a server needs authorization, with or without a kept list', () => {
+    const prompt = buildServerStatusPrompt([
+      { kind: 'unavailable', serverId: 'l', label: 'linear', reason: 'auth-required' },
+      { kind: 'stale', serverId: 'n', label: 'notion', since: 0, authorization: 'auth-failed', error: 'invalid_token' },
+    ]);
+    const lines = prompt.split('\n');
+    expect(lines[2]).toMatch(/^- linear: unavailable, it needs authorization/);
+    expect(lines[3]).toMatch(/^- notion: needs authorization/);
+    expect(lines[3]).toContain('invalid_token');
+  });
+
   it('lists at most the limit, then counts the rest', () => {
     const servers = Array.from({ length: 30 }, (_, index) => unavailable(`s${String(index).padStart(2, '0')}`));
     const prompt = buildServerStatusPrompt(servers, 8);

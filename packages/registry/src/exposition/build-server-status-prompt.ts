@@ -10,11 +10,16 @@ const reasons: Record<Extract<ServerFreshness, { kind: 'unavailable' }>['reason'
   error: 'its tool list could not be read',
   'definition-changed': 'its definition changed and its tool list is being read again',
   unreadable: 'its cached tool list is unreadable',
+  'auth-required': 'it needs authorization agentq does not have (an operator must authorize it)',
+  'auth-failed': "it refused agentq's authorization (an operator must authorize it again)",
 };
 
 function lineOf(freshness: ServerFreshness): string {
   // Quoted: the text is the server's, to be read as data.
   const error = freshness.error === undefined ? '' : ` (error: ${JSON.stringify(freshness.error)})`;
+  if (freshness.kind === 'stale' && freshness.authorization) {
+    return `- ${freshness.label}: needs authorization (an operator must authorize it)${error}; its tools will likely fail`;
+  }
   if (freshness.kind === 'stale') {
     return `- ${freshness.label}: stale since ${minuteOf(freshness.since)}, refreshes failing${error}; its tools may be outdated or fail`;
   }

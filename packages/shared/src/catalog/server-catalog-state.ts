@@ -1,4 +1,4 @@
-import type { CatalogEntry, CatalogStatus } from '../schemas/catalog.js';
+import { isAuthCatalogState, type CatalogEntry, type CatalogStatus } from '../schemas/catalog.js';
 import type { ServerDefinition } from '../schemas/server-definition.js';
 import { definitionHash } from '../servers/definition-hash.js';
 
@@ -9,9 +9,21 @@ import { definitionHash } from '../servers/definition-hash.js';
  * - `stale`: the latest refresh failed (or the server's watcher lost it); runs get the last good list;
  * - `error`: the latest refresh failed and there is no usable list; runs get no tools from it;
  * - `never-warmed`: no refresh of the current definition has finished yet;
- * - `disabled`: the operator disabled the server; runs do not use it.
+ * - `disabled`: the operator disabled the server; runs do not use it;
+ * - `auth-required`: the server answered 401 (or 403 without details): it needs authorization;
+ *   not retried until an operator refreshes, restarts, enables or edits it;
+ * - `auth-failed`: the server refused agentq's credentials with an OAuth error (shown, masked, in
+ *   the status); not retried either.
  */
-export const SERVER_CATALOG_STATES = ['connected', 'stale', 'error', 'never-warmed', 'disabled'] as const;
+export const SERVER_CATALOG_STATES = [
+  'connected',
+  'stale',
+  'error',
+  'never-warmed',
+  'disabled',
+  'auth-required',
+  'auth-failed',
+] as const;
 
 /** One of {@link SERVER_CATALOG_STATES}. */
 export type ServerCatalogState = (typeof SERVER_CATALOG_STATES)[number];
@@ -37,6 +49,8 @@ export function serverCatalogStateOf(input: {
     input.status && (input.status.definitionHash === undefined || current(input.status.definitionHash))
       ? input.status
       : null;
+  // Authorization refusals win over a kept list: the operator has to act.
+  if (isAuthCatalogState(status?.state)) return status.state;
   const failed = status?.state === 'stale' || status?.state === 'error';
   if (entry) return failed || entry.state === 'stale' ? 'stale' : 'connected';
   return failed ? 'error' : 'never-warmed';

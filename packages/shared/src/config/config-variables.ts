@@ -202,6 +202,27 @@ export const configVariables = [
       'Base URL of the API as the operator reaches it, for the run page links the CLI prints (`agentq run`, `agentq status`). Unset: `http://<AGENTQ_API_HOST>:<AGENTQ_API_PORT>` (127.0.0.1 when the API listens on every address).',
   },
   {
+    env: 'AGENTQ_WARMER_HEALTH_PORT',
+    key: 'warmerHealthPort',
+    schema: z.coerce.number().int().min(0).max(65535),
+    description:
+      "Port of the catalog warmer's health listener (`/healthz`, `/readyz`: ready when Redis answers and its BullMQ worker runs). Unset: no listener. 0 picks a free port.",
+  },
+  {
+    env: 'AGENTQ_WORKER_HEALTH_PORT',
+    key: 'workerHealthPort',
+    schema: z.coerce.number().int().min(0).max(65535),
+    description:
+      "Port of the agent worker's health listener (`/healthz`, `/readyz`: ready when Redis answers and its BullMQ worker runs). Unset: no listener. 0 picks a free port.",
+  },
+  {
+    env: 'AGENTQ_HEALTH_HOST',
+    key: 'healthHost',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'Address the warmer and worker health listeners bind to.',
+  },
+  {
     env: 'AGENTQ_SERVERS_FILE',
     key: 'serversFile',
     schema: z.string().min(1),

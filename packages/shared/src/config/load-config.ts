@@ -35,6 +35,12 @@ export interface Config {
   apiPort: number;
   /** `AGENTQ_API_URL`, without a trailing slash; see {@link apiBaseUrlOf}. */
   apiUrl: string | undefined;
+  /** `AGENTQ_WARMER_HEALTH_PORT`: the warmer's health listener; unset means none. */
+  warmerHealthPort: number | undefined;
+  /** `AGENTQ_WORKER_HEALTH_PORT`: the worker's health listener; unset means none. */
+  workerHealthPort: number | undefined;
+  /** `AGENTQ_HEALTH_HOST`: where both health listeners bind. */
+  healthHost: string;
   serversFile: string;
   approvalTimeoutMs: number;
   workerConcurrency: number;

@@ -360,6 +360,18 @@ export const ERROR_CODES = {
     description: 'No web search provider is configured.',
   },
   // Upstream failures
+  MCP_AUTH_REQUIRED: {
+    status: 502,
+    exitCode: unavailable,
+    retryable: false,
+    description: 'An MCP server answered 401 (or 403 without details): it needs authorization agentq does not have.',
+  },
+  MCP_AUTH_FAILED: {
+    status: 502,
+    exitCode: unavailable,
+    retryable: false,
+    description: "An MCP server refused agentq's credentials with an OAuth error (`error`, `error_description`).",
+  },
   MCP_CONNECT_FAILED: {
     status: 502,
     exitCode: unavailable,

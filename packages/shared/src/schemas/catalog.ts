@@ -22,7 +22,15 @@ export const catalogToolSchema = z.object({
 });
 
 /** Catalog states of a server, shared by the entry and the status record. */
-export const catalogStateSchema = z.enum(['connected', 'stale', 'error', 'disabled']);
+export const catalogStateSchema = z.enum(['connected', 'stale', 'error', 'disabled', 'auth-required', 'auth-failed']);
+
+/** The states of a server that refused agentq for want of authorization: not retried on a backoff. */
+export const AUTH_CATALOG_STATES = ['auth-required', 'auth-failed'] as const;
+
+/** Whether `state` is one of {@link AUTH_CATALOG_STATES}. */
+export function isAuthCatalogState(state: string | undefined): state is (typeof AUTH_CATALOG_STATES)[number] {
+  return state === 'auth-required' || state === 'auth-failed';
+}
 
 /**
  * MCP `cacheScope` of a `tools/list` result: `private` means the list is valid for agentq's own

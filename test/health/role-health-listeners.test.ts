@@ -1,0 +1,65 @@
+import { startHealthListener, silentLogger } from '@agentq/shared';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestWorker } from '../worker/helpers/worker-harness.js';
+import { createWarmerHarness, type WarmerHarness } from '../warmer/warmer-harness.js';
+
+// Issue #24, item 5: the warmer and the worker answer /healthz and /readyz, as the API does, on an
+// optional loopback listener.
+let harness: WarmerHarness | undefined;
+afterAll(async () => {
+  await harness?.close();
+}, 120_000);
+
+async function get(port: number, path: string): Promise<number> {
+  return (await fetch(`http://127.0.0.1:${port}${path}`)).status;
+}
+
+async function refused(port: number): Promise<boolean> {
+  return await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe('role health listeners', () => {
+  it('are off unless a port is set; the warmer and the worker are ready once up, and stop listening on close', async () => {
+    harness = await createWarmerHarness();
+    const env = { AGENTQ_WARMER_HEALTH_PORT: '0', AGENTQ_WORKER_HEALTH_PORT: '0' };
+    const warmer = await harness.startWarmer({ env });
+    const worker = await startTestWorker({ redisUrl: harness.ctx.redisUrl, prefix: harness.ctx.prefix, env });
+    const plain = await startTestWorker({ redisUrl: harness.ctx.redisUrl, prefix: harness.ctx.prefix });
+    expect(plain.healthPort).toBeUndefined();
+    await plain.close();
+
+    for (const port of [warmer.healthPort, worker.healthPort]) {
+      expect(port).toBeTypeOf('number');
+      expect(await get(port as number, '/healthz')).toBe(200);
+      expect(await get(port as number, '/readyz')).toBe(200);
+      expect(await get(port as number, '/metrics')).toBe(404);
+    }
+    await worker.close();
+    await warmer.close();
+    expect(await refused(worker.healthPort as number)).toBe(true);
+    expect(await refused(warmer.healthPort as number)).toBe(true);
+  }, 120_000);
+
+  it('answers 503 on /readyz while the role is not ready', async () => {
+    let ready = false;
+    const listener = await startHealthListener({
+      host: '127.0.0.1',
+      port: 0,
+      role: 'test',
+      logger: silentLogger(),
+      ready: async () => ready,
+    });
+    if (!listener) throw new Error('no listener');
+    try {
+      expect(await get(listener.port, '/readyz')).toBe(503);
+      expect(await get(listener.port, '/healthz')).toBe(200);
+      ready = true;
+      expect(await get(listener.port, '/readyz')).toBe(200);
+    } finally {
+      await listener.close();
+    }
+  });
+});
