@@ -96,6 +96,21 @@ describe('Bull Board cannot forge or alter decisions, approvals or runs', () => 
     expect((await send('PUT', `${board}/agent-runs/resume`)).status).toBeLessThan(300);
     expect(await queue(QUEUE_NAMES.agentRuns).isPaused()).toBe(false);
   });
+
+  it('refuses adding or editing knowledge base ingest jobs, which name a file and claim an origin', async () => {
+    const data = { kb: 'docs', source: { type: 'file', path: '/etc/passwd' }, origin: 'local', requestedAt: 1 };
+    const job = await queue(QUEUE_NAMES.kbIngest).add('ingest', data, { delay: hour });
+    for (const name of ['kb-ingest', '%6bb-ingest', 'kb-inges%74']) {
+      expect((await send('POST', `${board}/${name}/add`, { name: 'ingest', data })).status, name).toBe(403);
+      const edit = await send('PATCH', `${board}/${name}/${job.id}/update-data`, {
+        jobData: { ...data, source: { type: 'file', path: '/root/.ssh/id_rsa' } },
+      });
+      expect(edit.status, name).toBe(403);
+    }
+    expect((await queue(QUEUE_NAMES.kbIngest).getJob(job.id as string))?.data).toEqual(data);
+    expect(await queue(QUEUE_NAMES.kbIngest).count()).toBe(1);
+    expect((await send('PUT', `${board}/%6bb-ingest/${job.id}/promote`)).status).toBeLessThan(300);
+  });
 });
 
 describe('Bull Board guard with run shards', () => {

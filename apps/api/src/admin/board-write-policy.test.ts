@@ -74,9 +74,12 @@ describe('Bull Board write policy', () => {
     }
   });
 
-  it('leaves the other queues to the board', () => {
+  it('leaves catalog refreshes to the board, and keeps kb-ingest jobs from being added or edited', () => {
     expect(allowedOn(QUEUE_NAMES.catalogRefresh)).toHaveLength(queueWrites.length);
-    expect(allowedOn(QUEUE_NAMES.kbIngest)).toHaveLength(queueWrites.length);
+    const kb = allowedOn(QUEUE_NAMES.kbIngest);
+    expect(kb).not.toContain('POST /api/queues/:queueName/add');
+    expect(kb).not.toContain('PATCH /api/queues/:queueName/:jobId/update-data');
+    expect(kb).toContain('PUT /api/queues/:queueName/:jobId/retry');
   });
 
   it('reads anything, refuses unknown queues, and allows only pause and resume of the whole board', () => {

@@ -40,22 +40,31 @@ const REMOVALS = [
  * - `agent-runs`: the operator's usual actions (retry, promote, remove, pause, reschedule), but not
  *   adding a run (that needs the `runs` scope and the API's checks), editing a run's data (its
  *   approval policy is in it) nor removing a parked run's approval jobs.
+ * - `kb-ingest`: the same operator actions, but no adding or editing: a job names a file or URL and
+ *   where its request came from (`origin`), and only the producers that checked the source against
+ *   `AGENTQ_KB_FILE_ROOT` and the egress policy may say so.
  */
+/** What an operator does with the jobs of a work queue: retry, promote, reschedule. */
+const JOB_ACTIONS = [
+  'PUT /api/queues/:queueName/retry/:queueStatus',
+  'PUT /api/queues/:queueName/:jobId/retry',
+  'PUT /api/queues/:queueName/promote',
+  'PUT /api/queues/:queueName/:jobId/promote',
+  'PATCH /api/queues/:queueName/:jobId/delay',
+  'PATCH /api/queues/:queueName/:jobId/priority',
+];
+
 const ALLOWED_WRITES: Readonly<Record<string, ReadonlySet<string>>> = {
   [QUEUE_NAMES.approvals]: new Set(),
   [QUEUE_NAMES.decisions]: new Set([...QUEUE_CONTROLS, ...REMOVALS]),
   [QUEUE_NAMES.agentRuns]: new Set([
     ...QUEUE_CONTROLS,
     ...REMOVALS,
-    'PUT /api/queues/:queueName/retry/:queueStatus',
-    'PUT /api/queues/:queueName/:jobId/retry',
-    'PUT /api/queues/:queueName/promote',
-    'PUT /api/queues/:queueName/:jobId/promote',
-    'PATCH /api/queues/:queueName/:jobId/delay',
-    'PATCH /api/queues/:queueName/:jobId/priority',
+    ...JOB_ACTIONS,
     'PATCH /api/queues/:queueName/job-schedulers/:schedulerId',
     'PUT /api/queues/:queueName/job-schedulers/:schedulerId/run',
   ]),
+  [QUEUE_NAMES.kbIngest]: new Set([...QUEUE_CONTROLS, ...REMOVALS, ...JOB_ACTIONS]),
 };
 
 /** Writes that name no queue: pausing and resuming every queue (Bull Board skips read-only ones). */
@@ -97,6 +106,8 @@ export function boardWriteRefusal(options: {
     message:
       queue.name === QUEUE_NAMES.agentRuns
         ? 'Runs are enqueued and changed through the API (runs scope), not through Bull Board'
-        : `The ${queue.name} queue is read-only here: decide approvals in the inbox (/admin/approvals)`,
+        : queue.name === QUEUE_NAMES.kbIngest
+          ? 'Knowledge base sources are added through the API (kbs scope) or the CLI, not through Bull Board'
+          : `The ${queue.name} queue is read-only here: decide approvals in the inbox (/admin/approvals)`,
   };
 }
