@@ -3,6 +3,7 @@ import {
   kbChunkSchema,
   kbDefinitionSchema,
   kbManifestSchema,
+  kbUpdatedEventSchema,
   safeParseJson,
   silentLogger,
   type KbChunk,
@@ -31,6 +32,13 @@ export interface KnowledgeBaseReaderStats {
 /** A {@link KnowledgeBaseReader} with its counters. */
 export interface LoadedKnowledgeBaseReader extends KnowledgeBaseReader {
   readonly stats: Readonly<KnowledgeBaseReaderStats>;
+  /** The version of `kb` held in memory and searched now, or `undefined` when none is. */
+  loadedVersion(kb: string): number | undefined;
+  /**
+   * Stops preloading: unsubscribes from `kb.updated` and starts no further background load. The
+   * connections stay open (the reader borrows them). Idempotent.
+   */
+  close(): Promise<void>;
 }
 
 /** Options of {@link createKnowledgeBaseReader}. */
@@ -40,6 +48,16 @@ export interface CreateKnowledgeBaseReaderOptions {
   /** Key prefix, hash-tagged under cluster mode. @default 'agentq' */
   keyPrefix?: string;
   logger?: Logger;
+  /**
+   * A connection the reader subscribes with (a subscribed connection can run nothing else); it
+   * borrows it and never closes it. With one, the reader preloads: every KB that exists at start,
+   * and each version announced on `kb.updated`, is loaded in the background, and a search answers
+   * from the version already in memory instead of waiting for a load. Without one, a search loads
+   * a new version itself, on its own path.
+   */
+  subscriber?: RedisConnection;
+  /** Background loads running at once. @default 2 */
+  preloadConcurrency?: number;
 }
 
 interface LoadedVersion {
@@ -66,9 +84,20 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   const logger = (options.logger ?? silentLogger()).child({ component: 'kb-reader' });
   const stats: KnowledgeBaseReaderStats = { indexBuilds: 0, chunkSetReads: 0 };
   const loaded = new Map<string, LoadedVersion>();
-  const loading = new Map<string, Promise<LoadedVersion | undefined>>();
   // Parsed chunk sets by key, kept while some loaded version uses them.
   const chunkSets = new Map<string, KbChunk[]>();
+  // The newest version announced per KB (by `kb.updated`, the start scan, or a search that saw a
+  // newer pointer), and the one the background last tried, so a failing version is not retried.
+  const announced = new Map<string, number>();
+  const attempted = new Map<string, number>();
+  // At most one load per KB at a time; a newer version waits for the older one (which gives up
+  // before its index build once superseded).
+  const inFlight = new Map<string, { version: number; promise: Promise<LoadedVersion | undefined> }>();
+  const queue: string[] = [];
+  const preloading = new Set<string>();
+  const concurrency = Math.max(1, options.preloadConcurrency ?? 2);
+  const { subscriber } = options;
+  let closed = false;
 
   async function pointers(kbs: readonly string[]): Promise<Map<string, number>> {
     const unique = [...new Set(kbs)];
@@ -84,19 +113,115 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
 
   async function versionOf(kb: string, version: number): Promise<LoadedVersion | undefined> {
     const current = loaded.get(kb);
-    if (current?.version === version) return current;
-    const key = `${kb}\u0000${version}`;
-    let pending = loading.get(key);
-    if (!pending) {
-      pending = load(kb, version).finally(() => loading.delete(key));
-      loading.set(key, pending);
+    if (current && current.version >= version) return current;
+    const pending = inFlight.get(kb);
+    if (pending && pending.version >= version) return await pending.promise;
+    const promise = (pending?.promise ?? Promise.resolve(undefined))
+      .catch(() => undefined)
+      .then(() => load(kb, version));
+    const entry = { version, promise };
+    inFlight.set(kb, entry);
+    try {
+      return await promise;
+    } finally {
+      if (inFlight.get(kb) === entry) inFlight.delete(kb);
     }
-    return await pending;
   }
 
-  async function load(kb: string, wanted: number): Promise<LoadedVersion | undefined> {
-    let version = wanted;
+  /** Records that `kb` is at `version` (0: removed) and queues a background load of it. */
+  function announce(kb: string, version: number): void {
+    if (closed) return;
+    if (version === 0) {
+      announced.delete(kb);
+      attempted.delete(kb);
+      loaded.delete(kb);
+      forgetUnused();
+      return;
+    }
+    if ((announced.get(kb) ?? 0) >= version) return;
+    announced.set(kb, version);
+    if (!queue.includes(kb)) queue.push(kb);
+    pump();
+  }
+
+  function wanted(kb: string): boolean {
+    const version = announced.get(kb) ?? 0;
+    return version > (attempted.get(kb) ?? 0) && version > (loaded.get(kb)?.version ?? 0);
+  }
+
+  function pump(): void {
+    while (!closed && preloading.size < concurrency) {
+      const index = queue.findIndex((kb) => !preloading.has(kb));
+      if (index === -1) return;
+      const [kb] = queue.splice(index, 1) as [string];
+      if (!wanted(kb)) continue;
+      const version = announced.get(kb) as number;
+      attempted.set(kb, version);
+      preloading.add(kb);
+      versionOf(kb, version)
+        .catch((error: unknown) => {
+          logger.warn({ kb, version, error: (error as Error).message }, 'knowledge base preload failed');
+        })
+        .finally(() => {
+          preloading.delete(kb);
+          if (wanted(kb) && !queue.includes(kb)) queue.push(kb);
+          pump();
+        });
+    }
+  }
+
+  async function startPreloading(connection: RedisConnection): Promise<void> {
+    connection.on('message', onMessage);
+    // After a reconnect, announcements sent meanwhile are lost: look at the pointers again.
+    connection.on('ready', onReady);
+    try {
+      await connection.subscribe(keys.kbUpdated);
+      await scan();
+    } catch (error) {
+      logger.warn({ error: (error as Error).message }, 'knowledge base preload did not start');
+    }
+  }
+
+  async function scan(): Promise<void> {
+    const names = await redis.hkeys(keys.kbs);
+    for (const [kb, version] of await pointers(names)) announce(kb, version);
+  }
+
+  function onReady(): void {
+    if (closed) return;
+    scan().catch((error: unknown) => {
+      logger.warn({ error: (error as Error).message }, 'knowledge base rescan failed');
+    });
+  }
+
+  function onMessage(channel: string, message: string): void {
+    if (channel !== keys.kbUpdated) return;
+    const event = safeParseJson(message, kbUpdatedEventSchema, 'kb.updated event');
+    if (!event.success) {
+      logger.warn({ error: event.error.message }, 'ignored a malformed kb.updated event');
+      return;
+    }
+    announce(event.data.kb, event.data.version);
+  }
+
+  /** What a search reads for `kb` at pointer `version`, without waiting for a preload. */
+  async function searchable(kb: string, version: number): Promise<LoadedVersion | undefined> {
+    if (!subscriber) return await versionOf(kb, version);
+    const current = loaded.get(kb);
+    if (current) {
+      // A missed announcement (the subscription was down): load it in the background too.
+      if (current.version < version) announce(kb, version);
+      return current;
+    }
+    // Announced but not in memory yet: its load runs in the background; answer without it.
+    if (announced.has(kb)) return undefined;
+    return await versionOf(kb, version);
+  }
+
+  async function load(kb: string, requested: number): Promise<LoadedVersion | undefined> {
+    let version = requested;
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt += 1) {
+      version = Math.max(version, announced.get(kb) ?? 0);
       const result = await tryLoad(kb, version);
       if (result) return result;
       // The version was replaced while it loaded: follow the pointer.
@@ -139,6 +264,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
         stats.chunkSetReads += 1;
       }
     }
+    // Superseded while it read: skip the index build, the caller moves on to the newer version.
+    if ((announced.get(kb) ?? 0) > version) return undefined;
     const all: KbChunk[] = [];
     for (const key of setKeys) all.push(...(fetched.get(key) ?? chunkSets.get(key) ?? []));
     const result: LoadedVersion = {
@@ -166,8 +293,22 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     for (const key of chunkSets.keys()) if (!used.has(key)) chunkSets.delete(key);
   }
 
+  if (subscriber) void startPreloading(subscriber);
+
   return {
     stats,
+    loadedVersion: (kb) => loaded.get(kb)?.version,
+    async close() {
+      if (closed || !subscriber) {
+        closed = true;
+        return;
+      }
+      closed = true;
+      queue.length = 0;
+      subscriber.off('message', onMessage);
+      subscriber.off('ready', onReady);
+      await subscriber.unsubscribe(keys.kbUpdated).catch(() => undefined);
+    },
     async search(searchOptions) {
       const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(searchOptions.limit)));
       const terms = termsOf(searchOptions.query);
@@ -176,7 +317,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       const hits: KbSearchHit[] = [];
       for (const [kb, version] of versions) {
         searchOptions.signal?.throwIfAborted();
-        const state = await versionOf(kb, version);
+        const state = await searchable(kb, version);
         if (!state) continue;
         for (const match of state.index.search(terms, limit)) {
           const chunk = state.chunks[match.position] as KbChunk;

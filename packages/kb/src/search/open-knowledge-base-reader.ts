@@ -11,7 +11,9 @@ export interface OpenedKnowledgeBaseReader {
 /**
  * Opens a knowledge base reader on its own producer connection, for a process role (the worker)
  * that hands it to `kb_search` / `kb_list`. The connection fails fast instead of queueing, so a
- * search during a Redis outage errors at once and the tool reports it to the model.
+ * search during a Redis outage errors at once and the tool reports it to the model. A second
+ * connection subscribes to `kb.updated`, so new versions load in the background, never on a run's
+ * path; `close` ends both.
  */
 export function openKnowledgeBaseReader(options: { config: Config; logger: Logger }): OpenedKnowledgeBaseReader {
   const { config } = options;
@@ -19,17 +21,31 @@ export function openKnowledgeBaseReader(options: { config: Config; logger: Logge
     url: config.redisUrl,
     role: 'producer',
     cluster: config.cluster,
+    nodes: config.clusterNodes,
     name: 'agentq-kb-reader',
   });
-  redis.on('error', (error: Error) => options.logger.debug({ error: error.message }, 'kb reader redis error'));
+  // Queues commands while disconnected, so the subscription waits for Redis instead of failing.
+  const subscriber = createRedisConnection({
+    url: config.redisUrl,
+    role: 'worker',
+    cluster: config.cluster,
+    nodes: config.clusterNodes,
+    name: 'agentq-kb-reader-updates',
+  });
+  for (const connection of [redis, subscriber]) {
+    connection.on('error', (error: Error) => options.logger.debug({ error: error.message }, 'kb reader redis error'));
+  }
+  const reader = createKnowledgeBaseReader({ redis, subscriber, keyPrefix: config.keyPrefix, logger: options.logger });
   let closing: Promise<void> | undefined;
+  const quit = (connection: typeof redis) =>
+    connection.quit().then(
+      () => undefined,
+      () => connection.disconnect(),
+    );
   return {
-    reader: createKnowledgeBaseReader({ redis, keyPrefix: config.keyPrefix, logger: options.logger }),
+    reader,
     close() {
-      closing ??= redis.quit().then(
-        () => undefined,
-        () => redis.disconnect(),
-      );
+      closing ??= reader.close().then(() => Promise.all([quit(subscriber), quit(redis)]).then(() => undefined));
       return closing;
     },
   };
