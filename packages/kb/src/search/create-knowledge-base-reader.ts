@@ -77,6 +77,10 @@ const MAX_LIMIT = 50;
  * Redis read of chunks and no index build. A new version is loaded once (concurrent callers share
  * the load), reusing the parsed chunks of documents that did not change. Nothing is ever ingested
  * here: a KB that does not exist, or has no version yet, simply has no results.
+ *
+ * With a `subscriber`, loads move off the search path: versions are loaded in the background at
+ * start and on `kb.updated`, and a search answers from the version in memory meanwhile (see
+ * docs/knowledge-bases.md). Call `close` before closing the subscriber.
  */
 export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOptions): LoadedKnowledgeBaseReader {
   const { redis } = options;
@@ -118,7 +122,11 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     if (pending && pending.version >= version) return await pending.promise;
     const promise = (pending?.promise ?? Promise.resolve(undefined))
       .catch(() => undefined)
-      .then(() => load(kb, version));
+      .then(() => {
+        // The load waited for may have reached this version already.
+        const now = loaded.get(kb);
+        return now && now.version >= version ? now : load(kb, version);
+      });
     const entry = { version, promise };
     inFlight.set(kb, entry);
     try {
@@ -138,9 +146,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       forgetUnused();
       return;
     }
-    if ((announced.get(kb) ?? 0) >= version) return;
-    announced.set(kb, version);
-    if (!queue.includes(kb)) queue.push(kb);
+    if (version > (announced.get(kb) ?? 0)) announced.set(kb, version);
+    if (wanted(kb) && !queue.includes(kb)) queue.push(kb);
     pump();
   }
 
@@ -158,13 +165,17 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       const version = announced.get(kb) as number;
       attempted.set(kb, version);
       preloading.add(kb);
+      let failed = false;
       versionOf(kb, version)
         .catch((error: unknown) => {
+          // Redis failed: the next search or reconnect that sees this version queues it again.
+          failed = true;
+          attempted.delete(kb);
           logger.warn({ kb, version, error: (error as Error).message }, 'knowledge base preload failed');
         })
         .finally(() => {
           preloading.delete(kb);
-          if (wanted(kb) && !queue.includes(kb)) queue.push(kb);
+          if (!failed && wanted(kb) && !queue.includes(kb)) queue.push(kb);
           pump();
         });
     }
@@ -208,13 +219,13 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   async function searchable(kb: string, version: number): Promise<LoadedVersion | undefined> {
     if (!subscriber) return await versionOf(kb, version);
     const current = loaded.get(kb);
-    if (current) {
-      // A missed announcement (the subscription was down): load it in the background too.
-      if (current.version < version) announce(kb, version);
+    if (current && current.version >= version) return current;
+    if (current || announced.has(kb)) {
+      // Newer than what is in memory (an announcement may have been missed, or a load failed):
+      // queue it in the background and answer from the loaded version, or without this KB.
+      announce(kb, version);
       return current;
     }
-    // Announced but not in memory yet: its load runs in the background; answer without it.
-    if (announced.has(kb)) return undefined;
     return await versionOf(kb, version);
   }
 
@@ -264,8 +275,12 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
         stats.chunkSetReads += 1;
       }
     }
-    // Superseded while it read: skip the index build, the caller moves on to the newer version.
-    if ((announced.get(kb) ?? 0) > version) return undefined;
+    // Superseded while it read: skip the index build, the caller moves on to the newer version
+    // (keeping what was read, which that version mostly shares, until the next load prunes it).
+    if ((announced.get(kb) ?? 0) > version) {
+      for (const [key, chunks] of fetched) chunkSets.set(key, chunks);
+      return undefined;
+    }
     const all: KbChunk[] = [];
     for (const key of setKeys) all.push(...(fetched.get(key) ?? chunkSets.get(key) ?? []));
     const result: LoadedVersion = {
