@@ -72,4 +72,12 @@ describe('knowledge base reader preloads a version on kb.updated, off the search
     await vi.waitFor(() => expect(reader.loadedVersion('docs')).toBe(version), { timeout: 20_000 });
     expect(reader.stats.indexBuilds).toBe(builds + 1);
   });
+
+  it('drops a removed KB from memory when its removal is announced', async () => {
+    await subscriber.subscribe(keyNames(ctx.prefix).kbUpdated);
+    expect(reader.loadedVersion('docs')).toBeGreaterThan(0);
+    await store.remove('docs');
+    await vi.waitFor(() => expect(reader.loadedVersion('docs')).toBeUndefined(), { timeout: 20_000 });
+    expect(await reader.search({ query: 'hydraulic pumps', kbs: ['docs'], limit: 1 })).toEqual([]);
+  });
 });
