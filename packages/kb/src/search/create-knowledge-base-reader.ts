@@ -52,8 +52,9 @@ export interface CreateKnowledgeBaseReaderOptions {
    * A connection the reader subscribes with (a subscribed connection can run nothing else); it
    * borrows it and never closes it. With one, the reader preloads: every KB that exists at start,
    * and each version announced on `kb.updated`, is loaded in the background, and a search answers
-   * from the version already in memory instead of waiting for a load. Without one, a search loads
-   * a new version itself, on its own path.
+   * from the version already in memory instead of waiting for a newer one (a KB with nothing in
+   * memory yet is waited for, joining the load in flight). Without one, a search loads a new
+   * version itself, on its own path.
    */
   subscriber?: RedisConnection;
   /** Background loads running at once. @default 2 */
@@ -220,12 +221,15 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     if (!subscriber) return await versionOf(kb, version);
     const current = loaded.get(kb);
     if (current && current.version >= version) return current;
-    if (current || announced.has(kb)) {
+    if (current) {
       // Newer than what is in memory (an announcement may have been missed, or a load failed):
-      // queue it in the background and answer from the loaded version, or without this KB.
+      // queue it in the background and answer from the loaded version meanwhile.
       announce(kb, version);
       return current;
     }
+    // Nothing of this KB is in memory yet (a worker just started, or a KB just created): there is
+    // no older version to answer from, and answering without the KB would be a silent wrong answer,
+    // so the search joins the load (the one a preload started, if any; versionOf never starts two).
     return await versionOf(kb, version);
   }
 
