@@ -280,7 +280,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     ready: async () =>
       !closingDown && runWorkers.every((worker) => worker.isRunning()) && (await redisAnswers(connection)),
   });
-  logger.info({ workerId: id, healthPort: health?.port }, 'agent worker ready');
+  logger.info({ healthPort: health?.port }, 'agent worker ready');
 
   let closing: Promise<void> | undefined;
   const step = async (name: string, action: () => Promise<unknown>) => {

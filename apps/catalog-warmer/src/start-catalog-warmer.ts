@@ -285,7 +285,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     logger,
     ready: async () => state === 'running' && worker.isRunning() && (await redisAnswers(redis)),
   });
-  logger.info({ warmerId: id, healthPort: health?.port }, 'catalog warmer ready');
+  logger.info({ healthPort: health?.port }, 'catalog warmer ready');
 
   let closing: Promise<void> | undefined;
   const close = async () => {
