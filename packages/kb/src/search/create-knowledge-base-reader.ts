@@ -6,6 +6,7 @@ import {
   kbUpdatedEventSchema,
   safeParseJson,
   silentLogger,
+  waitForRedis,
   type KbChunk,
   type KbDocument,
   type KbListing,
@@ -103,6 +104,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   const concurrency = Math.max(1, options.preloadConcurrency ?? 2);
   const { subscriber } = options;
   let closed = false;
+  // Set once the first subscription is made: a later `ready` of the subscriber is a reconnect.
+  let started = false;
 
   async function pointers(kbs: readonly string[]): Promise<Map<string, number>> {
     const unique = [...new Set(kbs)];
@@ -188,6 +191,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     connection.on('ready', onReady);
     try {
       await connection.subscribe(keys.kbUpdated);
+      started = true;
       await scan();
     } catch (error) {
       logger.warn({ error: (error as Error).message }, 'knowledge base preload did not start');
@@ -195,12 +199,18 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   }
 
   async function scan(): Promise<void> {
+    // The subscriber may be up before the connection the reads go through (it connects on its
+    // own); wait for that one, bounded, rather than fail the scan.
+    await waitForRedis(redis, 10_000);
+    if (closed) return;
     const names = await redis.hkeys(keys.kbs);
     for (const [kb, version] of await pointers(names)) announce(kb, version);
   }
 
   function onReady(): void {
-    if (closed) return;
+    // The first ready is the start, which startPreloading scans after subscribing; later ones are
+    // reconnects, after which announcements sent meanwhile are lost.
+    if (closed || !started) return;
     scan().catch((error: unknown) => {
       logger.warn({ error: (error as Error).message }, 'knowledge base rescan failed');
     });
