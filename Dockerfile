@@ -9,6 +9,7 @@ WORKDIR /app
 # package.json of every workspace listed in the root package.json.
 COPY package.json package-lock.json ./
 COPY packages/shared/package.json packages/shared/
+COPY packages/store/package.json packages/store/
 COPY packages/registry/package.json packages/registry/
 COPY packages/builtin-tools/package.json packages/builtin-tools/
 COPY packages/client/package.json packages/client/

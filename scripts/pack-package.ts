@@ -1,5 +1,5 @@
 /**
- * Packs a publishable workspace package (`@agentq/shared`, `@agentq/kb`, `@agentq/client`) into an
+ * Packs a publishable workspace package (`@agentq/shared`, `@agentq/store`, `@agentq/kb`, `@agentq/client`) into an
  * npm tarball that a service outside this repository can install.
  *
  *   npx tsx scripts/pack-package.ts packages/client [packages/shared …] [--out <dir>]
@@ -30,8 +30,8 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Fields of `publishConfig` that replace the top-level ones in the packed manifest. */
 const MANIFEST_FIELDS = ['exports', 'types', 'main', 'module', 'bin'] as const;
 
-/** Files, besides `dist/`, that go into a tarball when the package has them. */
-const EXTRA_FILES = ['README.md', 'LICENSE'];
+/** Files and folders, besides `dist/`, that go into a tarball when the package has them (`scripts/`: the store's Lua). */
+const EXTRA_FILES = ['README.md', 'LICENSE', 'scripts'];
 
 interface Manifest {
   name: string;
@@ -82,7 +82,7 @@ function packOne(packageDir: string, outDir: string): string {
     });
     for (const file of EXTRA_FILES) {
       const source = existsSync(join(packageDir, file)) ? join(packageDir, file) : undefined;
-      if (source !== undefined) cpSync(source, join(stage, file));
+      if (source !== undefined) cpSync(source, join(stage, file), { recursive: true });
     }
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
     const output = execFileSync('npm', ['pack', '--json', '--pack-destination', outDir], {

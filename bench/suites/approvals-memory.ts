@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startAgentWorker } from '@agentq/agent-worker';
-import { defaultRunJobOptions, keyNames, loadConfig, QUEUE_NAMES, runSpecSchema, silentLogger } from '@agentq/shared';
+import { defaultRunJobOptions, loadConfig, QUEUE_NAMES, runSpecSchema, silentLogger } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../test/helpers/redis.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ingestSource, KnowledgeBaseStore } from '@agentq/kb';
-import { keyNames } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix, testPrefix } from '../../test/helpers/redis.js';
 import type { BenchSuite } from '../bench-types.js';

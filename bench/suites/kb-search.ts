@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createKnowledgeBaseReader, KnowledgeBaseStore, termCounts } from '@agentq/kb';
-import { keyNames, type KbChunk, type KbDocument } from '@agentq/shared';
+import { type KbChunk, type KbDocument } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix, testPrefix } from '../../test/helpers/redis.js';
 import { atMost, type BenchSuite } from '../bench-types.js';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { readWarmerHealth, resolveWarmerTimings } from '@agentq/catalog-warmer';
-import { keyNames } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { startHttpFixture, stopChild, tsxLoaderUrl, type HttpFixture } from '../../test/fixtures/mcp/spawn-fixture.js';
 import { openBenchSpace, runPool, until } from '../../test/warmer/warmer-bench-support.js';
 import type { BenchFigure, BenchSuite } from '../bench-types.js';

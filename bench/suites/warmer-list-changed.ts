@@ -1,5 +1,6 @@
 import { readWarmerHealth, resolveWarmerTimings, startCatalogWarmer } from '@agentq/catalog-warmer';
-import { keyNames, silentLogger } from '@agentq/shared';
+import { silentLogger } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpFixture, type HttpFixture } from '../../test/fixtures/mcp/spawn-fixture.js';

@@ -3,13 +3,13 @@ import { createModelResolver, createRunProcessor, McpClientPool, RunStore } from
 import { createCatalogReader, createRunToolState, ToolRegistry, type McpToolCaller } from '@agentq/registry';
 import {
   catalogStatusSchema,
-  keyNames,
   QUEUE_NAMES,
   runSpecSchema,
   silentLogger,
   type CatalogTool,
   type RunSpec,
 } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { buildRunTools } from '../../apps/agent-worker/src/run/build-run-tools.js';

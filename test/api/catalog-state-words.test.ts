@@ -1,13 +1,8 @@
 import { runCli } from '@agentq/cli';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import type { RunningApi } from '@agentq/api';
-import {
-  definitionHash,
-  keyNames,
-  SERVER_CATALOG_STATES,
-  serverDefinitionSchema,
-  type ServerCatalogState,
-} from '@agentq/shared';
+import { definitionHash, SERVER_CATALOG_STATES, serverDefinitionSchema, type ServerCatalogState } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { adminLogin } from '../security/admin-helpers.js';

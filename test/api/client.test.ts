@@ -5,9 +5,9 @@ import {
   catalogEntrySchema,
   definitionHash,
   digestOf,
-  keyNames,
   type CatalogTool,
 } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

@@ -1,6 +1,7 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import type { RunningApi } from '@agentq/api';
-import { keyNames, QUEUE_NAMES, runIncarnationOf, runStateKeys } from '@agentq/shared';
+import { QUEUE_NAMES, runIncarnationOf } from '@agentq/shared';
+import { keyNames, runStateKeys } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

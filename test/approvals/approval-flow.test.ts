@@ -5,13 +5,13 @@ import type { AgentWorker } from '@agentq/agent-worker';
 import { decide, listPendingApprovals } from '../../packages/client/src/approvals/index.js';
 import {
   AgentqError,
-  keyNames,
   QUEUE_NAMES,
   runCheckpointSchema,
   runResultSchema,
   type RunSpecInput,
   type ServerDefinition,
 } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';

@@ -1,5 +1,6 @@
 import type { McpToolCaller } from '@agentq/registry';
-import { QUEUE_NAMES, recordDecision, runResultSchema, runSpecSchema } from '@agentq/shared';
+import { QUEUE_NAMES, runResultSchema, runSpecSchema } from '@agentq/shared';
+import { recordDecision } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { putServer, writeCatalogEntry } from '../worker/helpers/catalog.js';

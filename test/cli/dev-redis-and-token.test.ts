@@ -2,7 +2,8 @@ import { mkdtemp, rm, stat, readFile, symlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '@agentq/cli';
-import { createRedisConnection, QUEUE_NAMES } from '@agentq/shared';
+import { QUEUE_NAMES } from '@agentq/shared';
+import { createRedisConnection } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../api/start-test-api.js';

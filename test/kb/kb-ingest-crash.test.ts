@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import { chunkIdOf, chunkSections, createKnowledgeBaseReader, documentIdOf, markdownSections } from '@agentq/kb';
-import { keyNames } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnIndexer, type IndexerProcess } from '../fixtures/kb/spawn-indexer.js';
 import { waitForIngests } from '../fixtures/kb/wait-for-ingests.js';

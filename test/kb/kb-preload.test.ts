@@ -1,8 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKnowledgeBaseReader, ingestSource, KnowledgeBaseStore, type LoadedKnowledgeBaseReader } from '@agentq/kb';
-import { keyNames } from '@agentq/shared';
+import {
+  createKnowledgeBaseReader,
+  ingestSource,
+  KnowledgeBaseStore,
+  type LoadedKnowledgeBaseReader,
+} from '@agentq/kb';
+import { keyNames } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

@@ -2,16 +2,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import {
-  catalogEntryDigest,
-  catalogEntrySchema,
-  catalogStatusSchema,
-  definitionHash,
-  keyNames,
-  safeParseJson,
-  ServerStore,
-  type Logger,
-} from '@agentq/shared';
+import { catalogEntrySchema, catalogStatusSchema, definitionHash, safeParseJson, type Logger } from '@agentq/shared';
+import { catalogEntryDigest, keyNames, ServerStore } from '@agentq/store';
 import { createCatalogReader, type CatalogRead } from '@agentq/registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCatalog, catalogVersionOf } from '../fixtures/tool-pools/write-catalog.js';

@@ -1,6 +1,7 @@
 import type { AgentWorker } from '@agentq/agent-worker';
 import { createToolVectorStore, toolEmbeddingDigest } from '@agentq/registry';
-import { requestRefresh, runResultSchema, type CatalogEntry } from '@agentq/shared';
+import { runResultSchema, type CatalogEntry } from '@agentq/shared';
+import { requestRefresh } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeEmbeddingServer, type FakeEmbeddingServer } from '../fixtures/embedding/fake-embedding-server.js';

@@ -1,4 +1,5 @@
-import { keyNames, serverDefinitionSchema } from '@agentq/shared';
+import { serverDefinitionSchema } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import {
   applyDeferExposition,
   buildDeferredToolsPrompt,

@@ -7,15 +7,14 @@ import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import {
   AgentqError,
   digestOf,
-  keyNames,
   QUEUE_NAMES,
-  readApprovalRecord,
   runCheckpointSchema,
   runResultSchema,
   type ApprovalJob,
   type RunResult,
   type RunSpecInput,
 } from '@agentq/shared';
+import { keyNames, readApprovalRecord } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPendingApprovals } from '../../packages/client/src/approvals/index.js';

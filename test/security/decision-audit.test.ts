@@ -2,13 +2,8 @@ import { userInfo } from 'node:os';
 import type { AgentWorker } from '@agentq/agent-worker';
 import type { RunningApi } from '@agentq/api';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import {
-  QUEUE_NAMES,
-  readApprovalRecord,
-  registerApprovalRequests,
-  silentLogger,
-  type ApprovalRecord,
-} from '@agentq/shared';
+import { QUEUE_NAMES, silentLogger } from '@agentq/shared';
+import { readApprovalRecord, registerApprovalRequests, type ApprovalRecord } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestApi, testConfig, type ApiCaller } from '../api/start-test-api.js';

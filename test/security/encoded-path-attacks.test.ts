@@ -1,5 +1,6 @@
 import type { RunningApi } from '@agentq/api';
-import { QUEUE_NAMES, readApprovalRecord, registerApprovalRequests } from '@agentq/shared';
+import { QUEUE_NAMES } from '@agentq/shared';
+import { readApprovalRecord, registerApprovalRequests } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_TOKEN, startTestApi, testConfig } from '../api/start-test-api.js';

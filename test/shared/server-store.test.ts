@@ -5,14 +5,12 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AgentqError,
-  ServerStore,
   definitionHash,
-  keyNames,
   keyPrefix,
-  parseServerChangeEvent,
   type ServerChangeEvent,
   type ServerDefinitionInput,
 } from '@agentq/shared';
+import { ServerStore, keyNames, parseServerChangeEvent } from '@agentq/store';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
 const everything: ServerDefinitionInput = {

@@ -4,15 +4,8 @@ import { join } from 'node:path';
 import type { AgentWorker } from '@agentq/agent-worker';
 import type { RunningApi } from '@agentq/api';
 import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
-import {
-  agentqTracer,
-  QUEUE_NAMES,
-  requestRefresh,
-  ServerStore,
-  silentLogger,
-  traceContextOf,
-  type Telemetry,
-} from '@agentq/shared';
+import { agentqTracer, QUEUE_NAMES, silentLogger, traceContextOf, type Telemetry } from '@agentq/shared';
+import { requestRefresh, ServerStore } from '@agentq/store';
 import { context, trace } from '@opentelemetry/api';
 import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { Job, Queue } from 'bullmq';

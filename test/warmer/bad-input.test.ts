@@ -1,4 +1,4 @@
-import { refreshLockKey, requestRefresh } from '@agentq/shared';
+import { refreshLockKey, requestRefresh } from '@agentq/store';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';

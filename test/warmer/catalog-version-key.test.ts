@@ -1,4 +1,5 @@
-import { catalogEntryDigest, keyNames, ServerStore, silentLogger } from '@agentq/shared';
+import { silentLogger } from '@agentq/shared';
+import { catalogEntryDigest, keyNames, ServerStore } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogWriter } from '../../apps/catalog-warmer/src/cache/catalog-writer.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

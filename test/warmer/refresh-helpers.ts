@@ -1,4 +1,5 @@
-import { requestRefresh, type RefreshReason } from '@agentq/shared';
+import { type RefreshReason } from '@agentq/shared';
+import { requestRefresh } from '@agentq/store';
 import type { Job, Queue, QueueEvents } from 'bullmq';
 
 /** How a refresh job ended. */

@@ -1,4 +1,5 @@
-import { QUEUE_NAMES, requestRefresh } from '@agentq/shared';
+import { QUEUE_NAMES } from '@agentq/shared';
+import { requestRefresh } from '@agentq/store';
 import { Queue, Worker, type Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWarmerHealth, resolveWarmerTimings, type WarmerHealth } from '@agentq/catalog-warmer';
-import { requestRefresh } from '@agentq/shared';
+import { requestRefresh } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
 import { queueIdle } from './refresh-helpers.js';

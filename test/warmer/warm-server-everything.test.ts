@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { catalogEntryDigest, definitionHash, digestOf, keyNames, serverDefinitionSchema } from '@agentq/shared';
+import { definitionHash, digestOf, serverDefinitionSchema } from '@agentq/shared';
+import { catalogEntryDigest, keyNames } from '@agentq/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stopChild } from '../fixtures/mcp/spawn-fixture.js';
 import { createWarmerHarness, freePort, repositoryRoot, waitFor, type WarmerHarness } from './warmer-harness.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUE_NAMES, ServerStore, keyNames, loadConfig, silentLogger, type Config } from '@agentq/shared';
+import { QUEUE_NAMES, loadConfig, silentLogger, type Config } from '@agentq/shared';
+import { ServerStore, keyNames } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../helpers/redis.js';

@@ -5,19 +5,17 @@ import {
   catalogEntrySchema,
   createLogger,
   catalogStatusSchema,
-  keyNames,
   loadConfig,
   safeParseJson,
-  ServerStore,
   silentLogger,
   QUEUE_NAMES,
   type CatalogEntry,
   type CatalogStatus,
   type Config,
-  type KeyNames,
   type Logger,
   type ServerDefinitionInput,
 } from '@agentq/shared';
+import { keyNames, ServerStore, type KeyNames } from '@agentq/store';
 import { readWarmerHealth, startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { Queue, QueueEvents } from 'bullmq';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

@@ -1,4 +1,5 @@
-import { keyNames, ServerSessions, silentLogger, type SessionGenerationReader } from '@agentq/shared';
+import { silentLogger } from '@agentq/shared';
+import { keyNames, ServerSessions, type SessionGenerationReader } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CachedSessionGenerations } from '../../apps/agent-worker/src/mcp/cached-session-generations.js';

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyNames, runCheckpointSchema, runResultSchema } from '@agentq/shared';
+import { runCheckpointSchema, runResultSchema } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';

@@ -1,5 +1,6 @@
 import type { AgentWorker } from '@agentq/agent-worker';
-import { keyNames, runCheckpointSchema, runResultSchema } from '@agentq/shared';
+import { runCheckpointSchema, runResultSchema } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

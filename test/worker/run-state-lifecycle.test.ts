@@ -1,6 +1,6 @@
 import type { AgentWorker } from '@agentq/agent-worker';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { keyNames, runStateKeys } from '@agentq/shared';
+import { keyNames, runStateKeys } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';

@@ -1,5 +1,6 @@
 import { RunStore } from '@agentq/agent-worker';
-import { AgentqError, keyNames, runCheckpointSchema, silentLogger } from '@agentq/shared';
+import { AgentqError, runCheckpointSchema, silentLogger } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 

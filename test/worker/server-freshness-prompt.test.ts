@@ -1,4 +1,5 @@
-import { catalogStatusSchema, keyNames, runResultSchema, runSpecSchema, type CatalogStatus } from '@agentq/shared';
+import { catalogStatusSchema, runResultSchema, runSpecSchema, type CatalogStatus } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -11,23 +11,25 @@ import {
 import {
   AgentqError,
   allowListedSecretValues,
-  createRedisConnection,
   createSecretValueSet,
-  expireRunState,
-  keyNames,
   keyPrefix,
-  RunShardRouter,
   QUEUE_NAMES,
-  requestRefresh,
   secretValuesOf,
-  ServerSessions,
   type Config,
-  redisAnswers,
   startHealthListener,
   type Logger,
+} from '@agentq/shared';
+import {
+  createRedisConnection,
+  expireRunState,
+  keyNames,
+  RunShardRouter,
+  requestRefresh,
+  ServerSessions,
+  redisAnswers,
   type RedisConnection,
   type RunShard,
-} from '@agentq/shared';
+} from '@agentq/store';
 import { Queue, Worker } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';

@@ -6,14 +6,13 @@ import {
   SpanKind,
   withSpan,
   QUEUE_NAMES,
-  keyNames,
   runSpecLimitsOf,
   secretValuesOf,
   serverPolicyOf,
-  waitForRedis,
   type Config,
   type Logger,
 } from '@agentq/shared';
+import { keyNames, waitForRedis } from '@agentq/store';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';

@@ -2,25 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
-  redisAnswers,
   startHealthListener,
   catalogStatusSchema,
   isAuthCatalogState,
   safeParseJson,
+  keyPrefix,
+  type Config,
+  type Logger,
+  type RefreshReason,
+  type SecretRegistry,
+} from '@agentq/shared';
+import {
+  redisAnswers,
   ServerSessions,
   ServerStore,
   createRedisConnection,
   keyNames,
-  keyPrefix,
   parseServerChangeEvent,
   requestRefresh,
   waitForRedis,
-  type Config,
-  type Logger,
   type RedisConnection,
-  type RefreshReason,
-  type SecretRegistry,
-} from '@agentq/shared';
+} from '@agentq/store';
 import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';

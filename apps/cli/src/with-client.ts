@@ -5,10 +5,10 @@ import {
   serverPolicyOf,
   silentLogger,
   startTelemetry,
-  waitForRedis,
   type Config,
   type Logger,
 } from '@agentq/shared';
+import { waitForRedis } from '@agentq/store';
 import type { CliIo } from './cli-io.js';
 
 /**

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KnowledgeBaseStore } from '@agentq/kb';
-import { QUEUE_NAMES, createRedisConnection, waitForRedis, type Config, type Logger } from '@agentq/shared';
+import { QUEUE_NAMES, type Config, type Logger } from '@agentq/shared';
+import { createRedisConnection, waitForRedis } from '@agentq/store';
 import { Worker } from 'bullmq';
 import { cleanUpFailedIngest, createIngestProcessor } from './ingest/create-ingest-processor.js';
 

@@ -1,14 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { KnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
-import type {
-  KeyNames,
-  Logger,
-  RedisConnection,
-  RunShard,
-  RunShardRouter,
-  RunSpecSchema,
-  ServerStore,
-} from '@agentq/shared';
+import type { Logger, RunSpecSchema } from '@agentq/shared';
+import type { KeyNames, RedisConnection, RunShard, RunShardRouter, ServerStore } from '@agentq/store';
 
 /**
  * What every client operation needs: one producer connection, the queues it writes to, and the

@@ -3,28 +3,30 @@ import { createKnowledgeBaseReader, KnowledgeBaseStore, type KbSearchHit, type K
 import {
   AgentqError,
   QUEUE_NAMES,
-  ServerStore,
-  createRedisConnection,
-  keyNames,
   createRunSpecSchema,
-  isClusterConnection,
   keyPrefix,
-  parseRedisUrl,
-  RunShardRouter,
   silentLogger,
-  waitForRedis,
   type Logger,
-  type RedisConnection,
   type RunSpecLimits,
   type RunSpecSchema,
   type DecisionRecord,
   type KbDefinition,
   type RunResult,
-  type RunShard,
   type ServerDefinition,
   type ServerOrigin,
   type ServerPolicy,
 } from '@agentq/shared';
+import {
+  ServerStore,
+  createRedisConnection,
+  keyNames,
+  isClusterConnection,
+  parseRedisUrl,
+  RunShardRouter,
+  waitForRedis,
+  type RedisConnection,
+  type RunShard,
+} from '@agentq/store';
 import { decide, type ClientDecisionInput } from './approvals/decide.js';
 import { getApproval, type ApprovalInfo } from './approvals/get-approval.js';
 import { listPendingApprovals, type PendingApprovalInfo } from './approvals/list-pending-approvals.js';

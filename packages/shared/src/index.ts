@@ -10,6 +10,8 @@ export type { RetryLaterErrorOptions } from './errors/retry-later-error.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ValidationIssue } from './errors/validation-error.js';
 
+export { keyPrefix, untaggedPrefix } from './config/key-prefix.js';
+export { DEFAULT_CLUSTER_RUN_SHARDS, defaultRunShardCount, MAX_RUN_SHARDS } from './config/run-shard-count.js';
 export { configVariables } from './config/config-variables.js';
 export type { ConfigVariable } from './config/config-variables.js';
 export { apiBaseUrlOf, loadConfig, secretValuesOf } from './config/load-config.js';
@@ -18,50 +20,15 @@ export { API_SCOPES, DEFAULT_TOKEN_NAME, apiTokensSchema, parseApiTokens } from 
 export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
 
 export {
-  createRedisConnection,
-  isClusterConnection,
-  parseRedisUrl,
-  waitForRedis,
-} from './redis/create-redis-connection.js';
-export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
-export { catalogEntryDigest } from './redis/catalog-entry-digest.js';
-export { entityScope, keyNames, keyPrefix, runStateKeys, untaggedPrefix } from './redis/keys.js';
-export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
-export { pipelineBySlot } from './redis/pipeline-by-slot.js';
-export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
-export {
-  approvalIdFor,
-  approvalShardIndex,
-  DEFAULT_CLUSTER_RUN_SHARDS,
-  defaultRunShardCount,
-  MAX_RUN_SHARDS,
-  RunShardRouter,
-  runRoutingKey,
-  runShardIndex,
-  runShardTag,
-} from './redis/run-shards.js';
-export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
-export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
-export type { RunStateOptions } from './runs/run-state-lifecycle.js';
-export {
   isOfRunIncarnation,
   newRunIncarnation,
   runIncarnationOf,
   runIncarnationSchema,
 } from './runs/run-incarnation.js';
-export type { KeyNames } from './redis/keys.js';
 
 export { QUEUE_NAMES } from './queues/queue-names.js';
 export type { QueueName } from './queues/queue-names.js';
 export { defaultRunJobOptions, kbIngestJobOptions, refreshJobOptions } from './queues/default-job-options.js';
-export {
-  isForcedRefreshReason,
-  refreshAnswersLaterRequests,
-  refreshDeduplicationId,
-  refreshLockKey,
-  requestRefresh,
-} from './queues/request-refresh.js';
-export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
 
 export {
   isAlwaysAsk,
@@ -206,11 +173,7 @@ export {
   serverPolicyOf,
 } from './servers/server-policy.js';
 export type { PlaceholderUse, ServerOrigin, ServerPolicy } from './servers/server-policy.js';
-export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
 export { readRunSpecFile } from './schemas/read-run-spec-file.js';
-export { ServerSessions } from './servers/server-sessions.js';
-export type { SessionGenerationReader } from './servers/server-sessions.js';
-export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 
 export { canonicalJson, digestOf } from './json/canonical-json.js';
 export { matchGlob, matchesAnyGlob } from './patterns/match-glob.js';
@@ -223,26 +186,10 @@ export type { LogContext, Logger } from './logging/logger.js';
 
 export { parseToolId, toolId } from './tools/tool-id.js';
 
-export {
-  pendingApprovalIds,
-  queueApprovalRegistrations,
-  readApprovalRecord,
-  readApprovalRecords,
-  recordDecision,
-  registerApprovalRequests,
-  settleApproval,
-} from './approvals/approval-records.js';
-export type {
-  ApprovalOutcome,
-  ApprovalRecord,
-  ApprovalRecordsOptions,
-  EvalQueue,
-} from './approvals/approval-records.js';
-
 export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
-export { redisAnswers, startHealthListener } from './net/start-health-listener.js';
+export { startHealthListener } from './net/start-health-listener.js';
 export type { HealthListener, HealthListenerOptions } from './net/start-health-listener.js';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
 export type { EgressSecret } from './net/egress-secret.js';

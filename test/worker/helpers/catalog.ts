@@ -1,18 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
-  catalogEntryDigest,
   catalogEntrySchema,
   catalogToolSchema,
   definitionHash,
   digestOf,
-  keyNames,
-  ServerStore,
   type CatalogTool,
-  type RedisConnection,
   type ServerDefinition,
   type ServerDefinitionInput,
 } from '@agentq/shared';
+import { catalogEntryDigest, keyNames, ServerStore, type RedisConnection } from '@agentq/store';
 
 /** Absolute command of server-everything's stdio binary. */
 export const everythingCommand = new URL('../../../node_modules/.bin/mcp-server-everything', import.meta.url).pathname;

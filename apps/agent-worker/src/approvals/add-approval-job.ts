@@ -1,4 +1,5 @@
-import type { ApprovalRecord, Logger } from '@agentq/shared';
+import type { Logger } from '@agentq/shared';
+import type { ApprovalRecord } from '@agentq/store';
 import { approvalJobSchema } from '@agentq/shared';
 import type { Job, Queue } from 'bullmq';
 

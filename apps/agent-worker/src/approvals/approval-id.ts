@@ -1,4 +1,4 @@
-import { approvalIdFor as shardedApprovalIdFor } from '@agentq/shared';
+import { approvalIdFor as shardedApprovalIdFor } from '@agentq/store';
 
 /**
  * The approval id of a tool call, which is also its `approvals` job id. Derived from the run id, the

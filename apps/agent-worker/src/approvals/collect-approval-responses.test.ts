@@ -1,4 +1,5 @@
-import { digestOf, runCheckpointSchema, type ApprovalRecord, type RunCheckpoint } from '@agentq/shared';
+import { digestOf, runCheckpointSchema, type RunCheckpoint } from '@agentq/shared';
+import { type ApprovalRecord } from '@agentq/store';
 import { tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

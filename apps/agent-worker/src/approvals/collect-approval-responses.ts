@@ -1,10 +1,5 @@
-import {
-  approvalResultSchema,
-  parseToolId,
-  type ApprovalRecord,
-  type ApprovalResult,
-  type RunCheckpoint,
-} from '@agentq/shared';
+import { approvalResultSchema, parseToolId, type ApprovalResult, type RunCheckpoint } from '@agentq/shared';
+import { type ApprovalRecord } from '@agentq/store';
 import type { RunTools } from '../run/build-run-tools.js';
 import { mismatchWithDecidedRequest } from './match-decided-request.js';
 

@@ -2,13 +2,12 @@ import {
   approvalJobSchema,
   approvalResultSchema,
   contextFromTrace,
-  settleApproval,
   withSpan,
   type ApprovalJob,
   type ApprovalResult,
   type Logger,
-  type RedisConnection,
 } from '@agentq/shared';
+import { settleApproval, type RedisConnection } from '@agentq/store';
 import type { Job } from 'bullmq';
 
 /** Options of {@link createApprovalProcessor}. */

@@ -1,14 +1,5 @@
-import {
-  decisionInputSchema,
-  recordDecision,
-  toBullmqError,
-  ValidationError,
-  type DecisionRecord,
-  type Logger,
-  type RedisConnection,
-  type RunShard,
-  type RunShardRouter,
-} from '@agentq/shared';
+import { decisionInputSchema, toBullmqError, ValidationError, type DecisionRecord, type Logger } from '@agentq/shared';
+import { recordDecision, type RedisConnection, type RunShard, type RunShardRouter } from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { promoteQuietly } from './add-approval-job.js';
 

@@ -1,4 +1,5 @@
-import { parkedError, readApprovalRecords, type Logger, type RunCheckpoint } from '@agentq/shared';
+import { parkedError, type Logger, type RunCheckpoint } from '@agentq/shared';
+import { readApprovalRecords } from '@agentq/store';
 import type { Job } from 'bullmq';
 import { crashPoint } from '../run/crash-hook.js';
 import type { RunProcessorDependencies } from '../run/run-processor-dependencies.js';

@@ -1,4 +1,5 @@
-import { pendingApprovalIds, readApprovalRecords, type Logger, type RedisConnection } from '@agentq/shared';
+import { type Logger } from '@agentq/shared';
+import { pendingApprovalIds, readApprovalRecords, type RedisConnection } from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { promoteQuietly } from './add-approval-job.js';
 

@@ -1,4 +1,5 @@
-import type { Logger, RedisConnection, SessionGenerationReader } from '@agentq/shared';
+import type { Logger } from '@agentq/shared';
+import type { RedisConnection, SessionGenerationReader } from '@agentq/store';
 
 /** Options of {@link CachedSessionGenerations}. */
 export interface CachedSessionGenerationsOptions {

@@ -6,8 +6,8 @@ import {
   type Logger,
   type SecretRegistry,
   type ServerDefinition,
-  type SessionGenerationReader,
 } from '@agentq/shared';
+import { type SessionGenerationReader } from '@agentq/store';
 import {
   callServerTool,
   connectMcpServer,

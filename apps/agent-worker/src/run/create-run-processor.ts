@@ -17,17 +17,14 @@ import {
   withSpan,
   type Context,
   type Span,
-  queueApprovalRegistrations,
   createRunSpecSchema,
   parseToolId,
   isOfRunIncarnation,
-  readApprovalRecords,
   runIncarnationOf,
   runResultSchema,
   runSpecLimitsOf,
   ValidationError,
   type ApprovalJob,
-  type EvalQueue,
   type Logger,
   type PendingApproval,
   type RunCheckpoint,
@@ -37,6 +34,7 @@ import {
   type RunSpecSchema,
   type Usage,
 } from '@agentq/shared';
+import { queueApprovalRegistrations, readApprovalRecords, type EvalQueue } from '@agentq/store';
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { Job } from 'bullmq';
 import { approvalIdFor } from '../approvals/approval-id.js';

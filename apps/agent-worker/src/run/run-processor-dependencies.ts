@@ -1,5 +1,6 @@
 import type { CatalogReader, McpToolCaller, ToolRegistry, ToolVectorStore } from '@agentq/registry';
-import type { Config, Logger, RedisConnection, SecretValueSet } from '@agentq/shared';
+import type { Config, Logger, SecretValueSet } from '@agentq/shared';
+import type { RedisConnection } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunStore } from './run-store.js';

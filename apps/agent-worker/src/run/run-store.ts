@@ -1,18 +1,14 @@
 import {
   AgentqError,
-  FINISHED_RUN_TTL_SECONDS,
   isOfRunIncarnation,
-  keyNames,
   recordedToolResultSchema,
-  runStateKeys,
   runCheckpointSchema,
   safeParseJson,
-  type KeyNames,
   type Logger,
-  type RedisConnection,
   type RecordedToolResult,
   type RunCheckpoint,
 } from '@agentq/shared';
+import { FINISHED_RUN_TTL_SECONDS, keyNames, runStateKeys, type KeyNames, type RedisConnection } from '@agentq/store';
 
 export type { RecordedToolResult };
 

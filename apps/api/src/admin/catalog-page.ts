@@ -1,12 +1,7 @@
 import type { AgentqClient } from '@agentq/client';
 import { assignMcpWireNames, assignServerSegments } from '@agentq/registry';
-import {
-  definitionHash,
-  keyNames,
-  maskServerError,
-  safeParseJson,
-  type ServerCatalogState,
-} from '@agentq/shared';
+import { definitionHash, maskServerError, safeParseJson, type ServerCatalogState } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import { z } from 'zod';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
 

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { keyNames, safeParseJson, type RedisConnection } from '@agentq/shared';
+import { safeParseJson } from '@agentq/shared';
+import { keyNames, type RedisConnection } from '@agentq/store';
 import { z } from 'zod';
 import type { ApiTokenSet, Principal } from './api-token-set.js';
 import { tokensMatch } from './token-check.js';

@@ -5,8 +5,6 @@ import {
   catalogEntrySchema,
   catalogStatusSchema,
   definitionHash,
-  keyNames,
-  pipelineBySlot,
   kbIngestJobSchema,
   kbIngestResultSchema,
   refreshJobSchema,
@@ -14,10 +12,9 @@ import {
   safeParseJson,
   SERVER_CATALOG_STATES,
   serverCatalogStateOf,
-  ServerStore,
   type Logger,
-  type RedisConnection,
 } from '@agentq/shared';
+import { keyNames, pipelineBySlot, ServerStore, type RedisConnection } from '@agentq/store';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FinishedJobFeed } from './finished-job-feed.js';
 

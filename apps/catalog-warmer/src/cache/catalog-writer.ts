@@ -4,8 +4,6 @@ import {
   catalogUpdatedEventSchema,
   definitionHash,
   digestOf,
-  isClusterConnection,
-  keyNames,
   maskServerError,
   MAX_SKIPPED_TOOLS_SHOWN,
   safeParseJson,
@@ -15,10 +13,9 @@ import {
   type CatalogReadBy,
   type CatalogStatus,
   type CatalogTool,
-  type KeyNames,
   type Logger,
-  type RedisConnection,
 } from '@agentq/shared';
+import { isClusterConnection, keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
 import { nextAttemptAfterFailure, nextAttemptAfterSuccess } from '../refresh/backoff.js';
 
 // One atomic step for entry + status + event, guarded twice:

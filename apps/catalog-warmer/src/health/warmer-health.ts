@@ -1,4 +1,5 @@
-import { keyNames, safeParseJson, type RedisConnection } from '@agentq/shared';
+import { safeParseJson } from '@agentq/shared';
+import { keyNames, type RedisConnection } from '@agentq/store';
 import { z } from 'zod';
 
 /** `P:warmer.<id>`: what one warmer reports about itself at each heartbeat. */

@@ -11,19 +11,16 @@ import {
   catalogEntrySchema,
   catalogStatusSchema,
   definitionHash,
-  isForcedRefreshReason,
-  keyNames,
-  refreshAnswersLaterRequests,
   refreshJobSchema,
   resolveSecrets,
   safeParseJson,
   serverDefinitionSchema,
   type Logger,
-  type RedisConnection,
   type RefreshReason,
   maskSecretsDeep,
   maskServerError,
 } from '@agentq/shared';
+import { isForcedRefreshReason, keyNames, refreshAnswersLaterRequests, type RedisConnection } from '@agentq/store';
 import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';

@@ -1,4 +1,5 @@
-import { RetryLaterError, isForcedRefreshReason, type Logger, type RefreshReason } from '@agentq/shared';
+import { RetryLaterError, type Logger, type RefreshReason } from '@agentq/shared';
+import { isForcedRefreshReason } from '@agentq/store';
 
 /** A refresh the watcher owner runs itself, outside the queue. */
 export interface OwnerRefreshRequest {

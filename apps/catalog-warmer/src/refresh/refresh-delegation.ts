@@ -1,13 +1,5 @@
-import {
-  keyNames,
-  refreshReasonSchema,
-  safeParseJson,
-  serverIdSchema,
-  type KeyNames,
-  type Logger,
-  type RedisConnection,
-  type RefreshReason,
-} from '@agentq/shared';
+import { refreshReasonSchema, safeParseJson, serverIdSchema, type Logger, type RefreshReason } from '@agentq/shared';
+import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
 import { z } from 'zod';
 
 /** A refresh handed to the warmer that owns the server's watcher. */

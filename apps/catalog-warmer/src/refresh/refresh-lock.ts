@@ -1,4 +1,5 @@
-import { refreshLockKey, type Logger, type RedisConnection } from '@agentq/shared';
+import { type Logger } from '@agentq/shared';
+import { refreshLockKey, type RedisConnection } from '@agentq/store';
 
 const renewScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end

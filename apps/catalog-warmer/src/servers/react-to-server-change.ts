@@ -1,4 +1,5 @@
-import type { Logger, RefreshReason, ServerChangeEvent, ServerStore } from '@agentq/shared';
+import type { Logger, RefreshReason, ServerChangeEvent } from '@agentq/shared';
+import type { ServerStore } from '@agentq/store';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
 
 /** What {@link reactToServerChange} acts through. */

@@ -5,13 +5,11 @@ import {
   maskServerError,
   resolveSecrets,
   type Logger,
-  type RedisConnection,
   type RefreshReason,
   type ServerChangeEvent,
   type ServerDefinition,
-  type ServerStore,
-  type SessionGenerationReader,
 } from '@agentq/shared';
+import { type RedisConnection, type ServerStore, type SessionGenerationReader } from '@agentq/store';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';

@@ -1,4 +1,4 @@
-import { keyNames, type KeyNames, type RedisConnection } from '@agentq/shared';
+import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
 
 // Renews every lease in KEYS still owned by ARGV[1]; answers 1/0 per key.
 const renewScript = `

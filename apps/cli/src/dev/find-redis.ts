@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentqError, createRedisConnection, waitForRedis } from '@agentq/shared';
+import { AgentqError } from '@agentq/shared';
+import { createRedisConnection, waitForRedis } from '@agentq/store';
 
 /** A Redis for `agentq dev`, and how to let go of it. */
 export interface DevRedis {

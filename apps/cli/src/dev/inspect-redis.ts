@@ -1,4 +1,4 @@
-import { createRedisConnection, isClusterConnection, waitForRedis } from '@agentq/shared';
+import { createRedisConnection, isClusterConnection, waitForRedis } from '@agentq/store';
 
 /** What `agentq dev` tells about the Redis it is going to write into. */
 export interface RedisInspection {

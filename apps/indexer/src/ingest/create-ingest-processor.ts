@@ -5,8 +5,8 @@ import {
   withBullmqErrors,
   type KbIngestResult,
   type Logger,
-  type RedisConnection,
 } from '@agentq/shared';
+import { type RedisConnection } from '@agentq/store';
 import { documentIdOf, ingestProgressSchema, ingestSource, type KnowledgeBaseStore } from '@agentq/kb';
 import type { Job } from 'bullmq';
 

@@ -1,4 +1,5 @@
-import { RunShardRouter, type Logger, type RedisConnection, type RunShard } from '@agentq/shared';
+import { type Logger } from '@agentq/shared';
+import { RunShardRouter, type RedisConnection, type RunShard } from '@agentq/store';
 import type { Queue } from 'bullmq';
 
 /** Where approvals live: the connection, the deployment's prefix and run shards, and for `decide` the queues. */

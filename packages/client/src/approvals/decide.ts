@@ -2,11 +2,11 @@ import { userInfo } from 'node:os';
 import {
   decisionInputSchema,
   QUEUE_NAMES,
-  recordDecision,
   ValidationError,
   type DecisionInput,
   type DecisionRecord,
 } from '@agentq/shared';
+import { recordDecision } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import { approvalShards, type ApprovalContext } from './approval-context.js';
 

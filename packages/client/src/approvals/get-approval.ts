@@ -1,4 +1,5 @@
-import { AgentqError, readApprovalRecord, type ApprovalRecord } from '@agentq/shared';
+import { AgentqError } from '@agentq/shared';
+import { readApprovalRecord, type ApprovalRecord } from '@agentq/store';
 import { approvalShards, type ApprovalContext } from './approval-context.js';
 
 /** One approval as recorded: the request, and once settled the decision with who, when and how. */

@@ -1,4 +1,5 @@
-import { pendingApprovalIds, readApprovalRecords, type ApprovalJob } from '@agentq/shared';
+import { type ApprovalJob } from '@agentq/shared';
+import { pendingApprovalIds, readApprovalRecords } from '@agentq/store';
 import { approvalShards, type ApprovalContext } from './approval-context.js';
 
 /** A pending approval: run, tool, arguments as shown to the approver, requested time and expiry. */

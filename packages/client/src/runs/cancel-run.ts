@@ -1,4 +1,5 @@
-import { AgentqError, deleteRunState, parseWith, settleApproval } from '@agentq/shared';
+import { AgentqError, parseWith } from '@agentq/shared';
+import { deleteRunState, settleApproval } from '@agentq/store';
 import { listPendingApprovals } from '../approvals/list-pending-approvals.js';
 import { runStateOf, type RunState } from './get-run.js';
 import type { ClientContext } from '../client-context.js';

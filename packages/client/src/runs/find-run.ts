@@ -1,4 +1,4 @@
-import type { RunShard } from '@agentq/shared';
+import type { RunShard } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import type { ClientContext } from '../client-context.js';
 

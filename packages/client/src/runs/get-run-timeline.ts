@@ -1,17 +1,15 @@
 import {
   isOfRunIncarnation,
-  readApprovalRecords,
   recordedToolResultSchema,
   runCheckpointSchema,
-  runStateKeys,
   safeParseJson,
-  type ApprovalRecord,
   type RecordedToolResult,
   type RunWarning,
   type StepRecord,
   type ToolCallRecord,
   type Usage,
 } from '@agentq/shared';
+import { readApprovalRecords, runStateKeys, type ApprovalRecord } from '@agentq/store';
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
 import { readRun, type RunInfo } from './get-run.js';

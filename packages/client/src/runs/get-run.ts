@@ -3,7 +3,6 @@ import {
   approvalJobSchema,
   isOfRunIncarnation,
   parseWith,
-  readApprovalRecords,
   runCheckpointSchema,
   runIncarnationOf,
   runResultSchema,
@@ -12,6 +11,7 @@ import {
   type RunResult,
   type RunSpec,
 } from '@agentq/shared';
+import { readApprovalRecords } from '@agentq/store';
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
 import { runIdSchema } from './run-id.js';

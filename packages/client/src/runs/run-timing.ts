@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '@agentq/shared';
+import type { ApprovalRecord } from '@agentq/store';
 
 /** How long a run has taken, across its pauses. */
 export interface RunTiming {

@@ -3,18 +3,17 @@ import {
   catalogEntrySchema,
   catalogStatusSchema,
   parseWith,
-  requestRefresh,
   safeParseJson,
   serverCatalogStateOf,
   serverDefinitionSchema,
   serverIdSchema,
-  ServerSessions,
   type CatalogStatus,
   type RefreshReason,
   type ServerCatalogState,
   type ServerDefinition,
   type ServerOrigin,
 } from '@agentq/shared';
+import { requestRefresh, ServerSessions } from '@agentq/store';
 import type { ClientContext } from '../client-context.js';
 
 /** A server definition with the outcome of its latest catalog refresh. */

@@ -5,8 +5,8 @@ import {
   type KbIngestJob,
   type KbIngestResult,
   type Logger,
-  type RedisConnection,
 } from '@agentq/shared';
+import { type RedisConnection } from '@agentq/store';
 import { z } from 'zod';
 import { chunkSections, type ChunkOptions, type PlannedChunk } from '../chunk/chunk-sections.js';
 import { parseDocument } from '../sources/parse-document.js';

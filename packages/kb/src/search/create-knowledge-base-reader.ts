@@ -1,12 +1,10 @@
 import {
-  keyNames,
   kbChunkSchema,
   kbDefinitionSchema,
   kbManifestSchema,
   kbUpdatedEventSchema,
   safeParseJson,
   silentLogger,
-  waitForRedis,
   type KbChunk,
   type KbDocument,
   type KbListing,
@@ -14,8 +12,8 @@ import {
   type KnowledgeBaseReader,
   type KbManifest,
   type Logger,
-  type RedisConnection,
 } from '@agentq/shared';
+import { keyNames, waitForRedis, type RedisConnection } from '@agentq/store';
 import { basename } from 'node:path';
 import { termsOf } from '../text/terms-of.js';
 import { Bm25Index } from './bm25-index.js';

@@ -1,4 +1,5 @@
-import { createRedisConnection, type Config, type Logger } from '@agentq/shared';
+import { type Config, type Logger } from '@agentq/shared';
+import { createRedisConnection } from '@agentq/store';
 import { createKnowledgeBaseReader, type LoadedKnowledgeBaseReader } from './create-knowledge-base-reader.js';
 
 /** A reader with the Redis connection it owns. */

@@ -1,7 +1,6 @@
 import {
   AgentqError,
   NonRetryableError,
-  keyNames,
   kbDefinitionSchema,
   kbManifestSchema,
   kbNameSchema,
@@ -10,9 +9,8 @@ import {
   type KbDefinition,
   type KbDocument,
   type KbManifest,
-  type KeyNames,
-  type RedisConnection,
 } from '@agentq/shared';
+import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
 
 /** Options of {@link KnowledgeBaseStore}. */
 export interface KnowledgeBaseStoreOptions {

@@ -1,23 +1,25 @@
 import {
-  catalogEntryDigest,
   catalogEntrySchema,
   catalogStatusSchema,
-  keyNames,
-  pipelineBySlot,
   safeParseJson,
   serverDefinitionSchema,
-  ServerStore,
   silentLogger,
   type CatalogEntry,
   type CatalogStatus,
   type CatalogTool,
   type Logger,
-  type PipelineReply,
-  type RedisConnection,
   type SafeParseJsonResult,
   type ServerDefinition,
-  type SlotCommand,
 } from '@agentq/shared';
+import {
+  catalogEntryDigest,
+  keyNames,
+  pipelineBySlot,
+  ServerStore,
+  type PipelineReply,
+  type RedisConnection,
+  type SlotCommand,
+} from '@agentq/store';
 import type { z } from 'zod';
 import { assignServerSegments } from '../wire-names/assign-server-segments.js';
 import { memoizedDefinitionHash } from './memoized-definition-hash.js';

@@ -1,4 +1,5 @@
-import { digestOf, keyNames, type KeyNames, type RedisConnection } from '@agentq/shared';
+import { digestOf } from '@agentq/shared';
+import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
 import { z } from 'zod';
 
 /** How long a stored vector lives without a warmer touching it again. */

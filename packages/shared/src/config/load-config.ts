@@ -1,7 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation-error.js';
 import { configVariables } from './config-variables.js';
-import { keyPrefix } from '../redis/keys.js';
-import { defaultRunShardCount } from '../redis/run-shards.js';
+import { keyPrefix } from './key-prefix.js';
+import { defaultRunShardCount } from './run-shard-count.js';
 import { AgentqError } from '../errors/agentq-error.js';
 import { serverPolicyFromEnv } from '../servers/server-policy.js';
 import { DEFAULT_TOKEN_NAME, type ApiToken } from './parse-api-tokens.js';

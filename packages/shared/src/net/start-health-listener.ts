@@ -64,20 +64,3 @@ export async function startHealthListener(options: HealthListenerOptions): Promi
       }),
   };
 }
-
-/**
- * Whether Redis answers a `PING` within `timeoutMs`: the shared half of a role's readiness.
- */
-export async function redisAnswers(redis: { ping(): Promise<string> }, timeoutMs = 2_000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    return await Promise.race([redis.ping().then((answer) => answer === 'PONG'), timeout]);
-  } catch {
-    return false;
-  } finally {
-    if (timer) clearTimeout(timer);
-  }
-}

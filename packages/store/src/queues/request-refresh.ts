@@ -1,7 +1,5 @@
-import { parseWith } from '../json/safe-parse-json.js';
-import { keyNames } from '../redis/keys.js';
-import { refreshJobSchema, type RefreshJob, type RefreshReason } from '../schemas/refresh-job.js';
-import { refreshJobOptions } from './default-job-options.js';
+import { parseWith, type RefreshJob, refreshJobOptions, refreshJobSchema, type RefreshReason } from '@agentq/shared';
+import { keyNames } from '../keys.js';
 
 /**
  * The part of a BullMQ `Queue` that {@link requestRefresh} needs. Structural, so that `shared`

@@ -1,6 +1,5 @@
+import { refreshReasonSchema, ValidationError } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors/validation-error.js';
-import { refreshReasonSchema } from '../schemas/refresh-job.js';
 import {
   isForcedRefreshReason,
   refreshAnswersLaterRequests,

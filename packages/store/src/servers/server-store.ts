@@ -1,22 +1,27 @@
+import {
+  AgentqError,
+  checkServerDefinition,
+  definitionHash,
+  type Logger,
+  safeParseJson,
+  type ServerChangeEvent,
+  serverChangeEventSchema,
+  type ServerDefinition,
+  type ServerDefinitionInput,
+  serverDefinitionSchema,
+  type ServerOrigin,
+  type ServerPolicy,
+  serverPolicyFromEnv,
+  silentLogger,
+  ValidationError,
+  type ValidationIssue,
+} from '@agentq/shared';
+import { type KeyNames, keyNames } from '../keys.js';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { AgentqError } from '../errors/agentq-error.js';
-import { ValidationError, type ValidationIssue } from '../errors/validation-error.js';
-import { safeParseJson } from '../json/safe-parse-json.js';
-import type { Logger } from '../logging/logger.js';
-import { silentLogger } from '../logging/create-logger.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
-import { keyNames, type KeyNames } from '../redis/keys.js';
-import { serverChangeEventSchema, type ServerChangeEvent } from '../schemas/refresh-job.js';
-import {
-  serverDefinitionSchema,
-  type ServerDefinition,
-  type ServerDefinitionInput,
-} from '../schemas/server-definition.js';
-import { definitionHash } from './definition-hash.js';
-import { checkServerDefinition, serverPolicyFromEnv, type ServerOrigin, type ServerPolicy } from './server-policy.js';
 
 /** Options of {@link ServerStore}. */
 export interface ServerStoreOptions {

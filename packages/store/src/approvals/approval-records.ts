@@ -1,18 +1,20 @@
-import { trace, type SpanContext } from '@opentelemetry/api';
-import { AgentqError } from '../errors/agentq-error.js';
-import { activeContext, agentqTracer } from '../telemetry/agentq-tracer.js';
-import { contextFromTrace, traceContextOf } from '../telemetry/trace-context.js';
-import { safeParseJson } from '../json/safe-parse-json.js';
-import type { RedisConnection } from '../redis/create-redis-connection.js';
-import { QUEUE_NAMES } from '../queues/queue-names.js';
-import { keyNames } from '../redis/keys.js';
 import {
-  approvalJobSchema,
-  decisionRecordSchema,
+  activeContext,
+  AgentqError,
+  agentqTracer,
   type ApprovalJob,
+  approvalJobSchema,
+  contextFromTrace,
   type DecisionInput,
   type DecisionRecord,
-} from '../schemas/approval.js';
+  decisionRecordSchema,
+  QUEUE_NAMES,
+  safeParseJson,
+  traceContextOf,
+} from '@agentq/shared';
+import { keyNames } from '../keys.js';
+import { trace, type SpanContext } from '@opentelemetry/api';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
 
 /**
  * The durable record of one approval, shared by the worker (which requests and settles approvals)

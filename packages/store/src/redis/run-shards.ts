@@ -1,20 +1,8 @@
 import { createHash } from 'node:crypto';
-import { AgentqError } from '../errors/agentq-error.js';
-import { digestOf } from '../json/canonical-json.js';
+import { AgentqError, defaultRunShardCount, digestOf, keyPrefix, MAX_RUN_SHARDS, untaggedPrefix } from '@agentq/shared';
 import type { RedisConnection } from './create-redis-connection.js';
 import { HASH_SLOTS, hashSlot } from './hash-slot.js';
-import { keyNames, keyPrefix, untaggedPrefix, type KeyNames } from './keys.js';
-
-/** Most run shards a deployment may use (`AGENTQ_RUN_SHARDS`). */
-export const MAX_RUN_SHARDS = 256;
-
-/** Run shards on a Redis Cluster when `AGENTQ_RUN_SHARDS` is not set: enough to cover every master of a usual cluster. */
-export const DEFAULT_CLUSTER_RUN_SHARDS = 16;
-
-/** The run shard count used when `AGENTQ_RUN_SHARDS` is not set: 1 on a single Redis, 16 on a cluster. */
-export function defaultRunShardCount(cluster: boolean): number {
-  return cluster ? DEFAULT_CLUSTER_RUN_SHARDS : 1;
-}
+import { keyNames, type KeyNames } from '../keys.js';
 
 /**
  * One run shard: the BullMQ prefix of its `agent-runs` and `approvals` queues, and the prefix of

@@ -1,5 +1,5 @@
+import { type KeyNames, runStateKeys } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
-import { runStateKeys, type KeyNames } from '../redis/keys.js';
 
 /** How long a finished run's checkpoint and tool-result journal stay readable: 7 days. */
 export const FINISHED_RUN_TTL_SECONDS = 7 * 24 * 3600;

@@ -1,9 +1,8 @@
+import { AgentqError, ValidationError } from '@agentq/shared';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AgentqError } from '../errors/agentq-error.js';
-import { ValidationError } from '../errors/validation-error.js';
 import { parseServerChangeEvent, readServersFile } from './server-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'agentq-servers-'));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { entityScope, keyNames, keyPrefix, runStateKeys } from './keys.js';
+import { keyPrefix } from '@agentq/shared';
+import { entityScope, keyNames, runStateKeys } from './keys.js';
 
 describe('keyPrefix', () => {
   it('keeps the prefix as it is outside cluster mode', () => {

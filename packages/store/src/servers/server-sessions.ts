@@ -1,5 +1,5 @@
+import { type KeyNames, keyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
-import { keyNames, type KeyNames } from '../redis/keys.js';
 
 /** Reads a server's session generation; what the watcher and the worker pools compare on use. */
 export interface SessionGenerationReader {

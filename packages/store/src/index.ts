@@ -1,0 +1,57 @@
+/**
+ * The owner of every Redis record of agentq: key names, scripts and one store per record.
+ * Nothing outside this package spells a key or sends a Redis command.
+ */
+export {
+  createRedisConnection,
+  isClusterConnection,
+  parseRedisUrl,
+  waitForRedis,
+} from './redis/create-redis-connection.js';
+export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
+export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
+export { entityScope, keyNames, runStateKeys } from './keys.js';
+export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
+export { pipelineBySlot } from './redis/pipeline-by-slot.js';
+export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
+export {
+  approvalIdFor,
+  approvalShardIndex,
+  RunShardRouter,
+  runRoutingKey,
+  runShardIndex,
+  runShardTag,
+} from './redis/run-shards.js';
+export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
+export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
+export type { RunStateOptions } from './runs/run-state-lifecycle.js';
+export type { KeyNames } from './keys.js';
+export {
+  isForcedRefreshReason,
+  refreshAnswersLaterRequests,
+  refreshDeduplicationId,
+  refreshLockKey,
+  requestRefresh,
+} from './queues/request-refresh.js';
+export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
+export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
+export { ServerSessions } from './servers/server-sessions.js';
+export type { SessionGenerationReader } from './servers/server-sessions.js';
+export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
+export {
+  pendingApprovalIds,
+  queueApprovalRegistrations,
+  readApprovalRecord,
+  readApprovalRecords,
+  recordDecision,
+  registerApprovalRequests,
+  settleApproval,
+} from './approvals/approval-records.js';
+export type {
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRecordsOptions,
+  EvalQueue,
+} from './approvals/approval-records.js';
+export { redisAnswers } from './redis/redis-answers.js';
+export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
