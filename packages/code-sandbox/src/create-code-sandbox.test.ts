@@ -61,16 +61,17 @@ describe('createCodeSandbox', () => {
     const host = recordingHost();
     expect(await sandbox.run({ host, code: 'return await tools.missing({})' })).toMatchObject({
       ok: false,
-      code: 'SCRIPT_ERROR',
+      code: 'EXEC_SCRIPT_ERROR',
     });
-    expect(await sandbox.run({ host, code: 'return (' })).toMatchObject({ ok: false, code: 'SYNTAX_ERROR' });
+    expect(await sandbox.run({ host, code: 'return (' })).toMatchObject({ ok: false, code: 'EXEC_SYNTAX_ERROR' });
   });
 
   it('starts every script in a fresh context', async () => {
     const host = recordingHost();
     await sandbox.run({ host, code: 'globalThis.leftover = 42; Object.prototype.polluted = true; return 1' });
-    expect(
-      await sandbox.run({ host, code: 'return [typeof leftover, typeof ({}).polluted]' }),
-    ).toMatchObject({ ok: true, value: ['undefined', 'undefined'] });
+    expect(await sandbox.run({ host, code: 'return [typeof leftover, typeof ({}).polluted]' })).toMatchObject({
+      ok: true,
+      value: ['undefined', 'undefined'],
+    });
   });
 });

@@ -30,7 +30,7 @@ export interface CodeSandbox {
   run(request: CodeSandboxRequest): Promise<ScriptOutcome>;
   /** Starts the thread and loads the module now, instead of on the first script. */
   warm(): Promise<void>;
-  /** Stops the thread; scripts in flight end with `SANDBOX_FAILED`. Idempotent. */
+  /** Stops the thread; scripts in flight end with `EXEC_SANDBOX_FAILED`. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -58,7 +58,7 @@ const threadUrl = new URL('./sandbox-thread-entry.mjs', import.meta.url);
  * The thread keeps the process's event loop free whatever a script does. Inside, a script is
  * interrupted past its caps; one that still does not answer by `timeoutMs + killGraceMs` (a costly
  * builtin between two interrupt checks) has its thread stopped from here, and the next script
- * starts a new one. Scripts that shared the stopped thread end with `SANDBOX_FAILED`.
+ * starts a new one. Scripts that shared the stopped thread end with `EXEC_SANDBOX_FAILED`.
  */
 export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox {
   const limits = resolveSandboxLimits(options.limits);
@@ -76,7 +76,10 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     durationMs: Date.now() - startedAt,
   });
 
-  const stopThread = (thread: SandboxThread, reason: { scriptId?: number; code: ScriptFailureCode; message: string }) => {
+  const stopThread = (
+    thread: SandboxThread,
+    reason: { scriptId?: number; code: ScriptFailureCode; message: string },
+  ) => {
     if (thread.stopped) return;
     thread.stopped = true;
     if (current === thread) current = undefined;
@@ -86,7 +89,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
         scriptId === reason.scriptId
           ? failure(reason.code, reason.message, script.startedAt)
           : failure(
-              'SANDBOX_FAILED',
+              'EXEC_SANDBOX_FAILED',
               'The sandbox stopped while this script ran (another script exceeded its caps). Run it again.',
               script.startedAt,
             ),
@@ -130,7 +133,10 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     });
     const onGone = (error?: Error) => {
       markFailed(error ?? new Error('the sandbox thread exited'));
-      stopThread(thread, { code: 'SANDBOX_FAILED', message: `The sandbox failed: ${error?.message ?? 'it exited'}.` });
+      stopThread(thread, {
+        code: 'EXEC_SANDBOX_FAILED',
+        message: `The sandbox failed: ${error?.message ?? 'it exited'}.`,
+      });
     };
     worker.on('error', onGone);
     worker.on('exit', () => onGone());
@@ -145,7 +151,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     },
     async run(request) {
       const startedAt = Date.now();
-      if (closing) return failure('SANDBOX_FAILED', 'The sandbox is closed.', startedAt);
+      if (closing) return failure('EXEC_SANDBOX_FAILED', 'The sandbox is closed.', startedAt);
       const thread = threadOf();
       const scriptId = (nextScriptId += 1);
       return await new Promise<ScriptOutcome>((resolve) => {
@@ -175,7 +181,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
             () =>
               stopThread(thread, {
                 scriptId,
-                code: 'TIMEOUT',
+                code: 'EXEC_TIMEOUT',
                 message: `The script ran longer than ${limits.timeoutMs} ms and its sandbox was stopped.`,
               }),
             limits.timeoutMs + killGraceMs,
@@ -186,7 +192,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     close() {
       closing ??= (async () => {
         const thread = current;
-        if (thread) stopThread(thread, { code: 'SANDBOX_FAILED', message: 'The sandbox was closed.' });
+        if (thread) stopThread(thread, { code: 'EXEC_SANDBOX_FAILED', message: 'The sandbox was closed.' });
       })();
       return closing;
     },

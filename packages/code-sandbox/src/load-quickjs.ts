@@ -11,13 +11,11 @@ let loading: Promise<QuickJSWASMModule> | undefined;
  * allows one suspended call per module).
  */
 export function loadQuickJs(): Promise<QuickJSWASMModule> {
-  loading ??= newQuickJSWASMModuleFromVariant(import('@jitl/quickjs-wasmfile-release-sync')).catch(
-    (error: unknown) => {
-      // A failed load is not cached: the next script tries again.
-      loading = undefined;
-      throw error;
-    },
-  );
+  loading ??= newQuickJSWASMModuleFromVariant(import('@jitl/quickjs-wasmfile-release-sync')).catch((error: unknown) => {
+    // A failed load is not cached: the next script tries again.
+    loading = undefined;
+    throw error;
+  });
   return loading;
 }
 

@@ -108,17 +108,17 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
     interruptHandler: () => {
       if (stop) return true;
       const now = Date.now();
-      if (options.signal?.aborted) return halt(new Stop('ABORTED', 'The script was aborted.'));
-      if (now > deadline) return halt(new Stop('TIMEOUT', `The script ran longer than ${limits.timeoutMs} ms.`));
+      if (options.signal?.aborted) return halt(new Stop('EXEC_ABORTED', 'The script was aborted.'));
+      if (now > deadline) return halt(new Stop('EXEC_TIMEOUT', `The script ran longer than ${limits.timeoutMs} ms.`));
       if (sliceStartedAt !== undefined) {
         const slice = now - sliceStartedAt;
         if (slice > limits.maxBlockingMs) {
           return halt(
-            new Stop('CPU_LIMIT', `The script computed for more than ${limits.maxBlockingMs} ms without a pause.`),
+            new Stop('EXEC_CPU_LIMIT', `The script computed for more than ${limits.maxBlockingMs} ms without a pause.`),
           );
         }
         if (cpuMs + slice > limits.maxCpuMs) {
-          return halt(new Stop('CPU_LIMIT', `The script computed for more than ${limits.maxCpuMs} ms in all.`));
+          return halt(new Stop('EXEC_CPU_LIMIT', `The script computed for more than ${limits.maxCpuMs} ms in all.`));
         }
       }
       return false;
@@ -150,19 +150,19 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
   };
 
   const onAbort = () => {
-    halt(new Stop('ABORTED', 'The script was aborted.'));
+    halt(new Stop('EXEC_ABORTED', 'The script was aborted.'));
     notify();
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => {
-    halt(new Stop('TIMEOUT', `The script ran longer than ${limits.timeoutMs} ms.`));
+    halt(new Stop('EXEC_TIMEOUT', `The script ran longer than ${limits.timeoutMs} ms.`));
     notify();
   }, limits.timeoutMs);
 
   try {
     const hostCall = context.newFunction('hostCall', (nameHandle, argsHandle) => {
       if (toolCalls >= limits.maxToolCalls) {
-        halt(new Stop('TOOL_CALL_LIMIT', `The script made more than ${limits.maxToolCalls} tool calls.`));
+        halt(new Stop('EXEC_TOOL_CALL_LIMIT', `The script made more than ${limits.maxToolCalls} tool calls.`));
         throw new Error('tool call limit reached');
       }
       toolCalls += 1;
@@ -223,7 +223,9 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
     if (evaluated.error) {
       const error = describeError(context, evaluated.error);
       evaluated.error.dispose();
-      return outcome(stop ?? new Stop(error.name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'SCRIPT_ERROR', error.text));
+      return outcome(
+        stop ?? new Stop(error.name === 'SyntaxError' ? 'EXEC_SYNTAX_ERROR' : 'EXEC_SCRIPT_ERROR', error.text),
+      );
     }
     const promise = evaluated.value;
     handles.push(promise);
@@ -250,7 +252,9 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
       }
       if (runtime.hasPendingJob()) continue;
       if (pending.size === 0) {
-        return outcome(new Stop('STALLED', 'The script awaits something that never happens (no tool call is pending).'));
+        return outcome(
+          new Stop('EXEC_STALLED', 'The script awaits something that never happens (no tool call is pending).'),
+        );
       }
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -260,7 +264,7 @@ export async function runScript(options: RunScriptOptions): Promise<ScriptOutcom
   } catch (error) {
     // The sandbox itself failed (the host ran out of memory copying a value, say): the script's
     // own stop reason, when it has one, says it better.
-    return outcome(stop ?? new Stop('SCRIPT_ERROR', error instanceof Error ? error.message : String(error)));
+    return outcome(stop ?? new Stop('EXEC_SCRIPT_ERROR', error instanceof Error ? error.message : String(error)));
   } finally {
     finished = true;
     clearTimeout(timer);
@@ -299,10 +303,10 @@ function describeError(context: QuickJSContext, handle: QuickJSHandle): ErrorTex
 
 function failureOf(error: ErrorText): Stop {
   if (error.name === 'InternalError' && /out of memory|stack overflow/.test(error.text)) {
-    return new Stop('MEMORY_LIMIT', error.text);
+    return new Stop('EXEC_MEMORY_LIMIT', error.text);
   }
-  if (error.name === 'SyntaxError') return new Stop('SYNTAX_ERROR', error.text);
-  return new Stop('SCRIPT_ERROR', error.text);
+  if (error.name === 'SyntaxError') return new Stop('EXEC_SYNTAX_ERROR', error.text);
+  return new Stop('EXEC_SCRIPT_ERROR', error.text);
 }
 
 function readValue(
@@ -318,12 +322,12 @@ function readValue(
   if (result.error) {
     const error = describeError(context, result.error);
     result.error.dispose();
-    return { failure: new Stop('OUTPUT_INVALID', `The returned value is not JSON: ${error.text}`) };
+    return { failure: new Stop('EXEC_OUTPUT_INVALID', `The returned value is not JSON: ${error.text}`) };
   }
   const json = result.value;
   try {
     if (context.typeof(json) !== 'string') {
-      return { failure: new Stop('OUTPUT_INVALID', 'The returned value is not JSON (a function or a symbol).') };
+      return { failure: new Stop('EXEC_OUTPUT_INVALID', 'The returned value is not JSON (a function or a symbol).') };
     }
     // Measured inside before copying out, so a huge string never reaches the host.
     const lengthHandle = context.getProp(json, 'length');
@@ -332,14 +336,14 @@ function readValue(
     if (length > maxBytes) {
       return {
         failure: new Stop(
-          'OUTPUT_INVALID',
+          'EXEC_OUTPUT_INVALID',
           `The returned value is ${length} characters as JSON, more than ${maxBytes}. Return less.`,
         ),
       };
     }
     const text = context.getString(json);
     if (Buffer.byteLength(text) > maxBytes) {
-      return { failure: new Stop('OUTPUT_INVALID', `The returned value is more than ${maxBytes} bytes as JSON.`) };
+      return { failure: new Stop('EXEC_OUTPUT_INVALID', `The returned value is more than ${maxBytes} bytes as JSON.`) };
     }
     return { value: JSON.parse(text) as unknown };
   } finally {

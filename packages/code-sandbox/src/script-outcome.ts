@@ -1,25 +1,25 @@
 /** Why a script did not return a value. */
 export type ScriptFailureCode =
   /** The code does not parse. */
-  | 'SYNTAX_ERROR'
+  | 'EXEC_SYNTAX_ERROR'
   /** The script threw (or its promise rejected) with an error of its own. */
-  | 'SCRIPT_ERROR'
+  | 'EXEC_SCRIPT_ERROR'
   /** The whole script took longer than `timeoutMs`. */
-  | 'TIMEOUT'
+  | 'EXEC_TIMEOUT'
   /** The script computed without a pause for longer than `maxBlockingMs`, or longer than `maxCpuMs` in all. */
-  | 'CPU_LIMIT'
+  | 'EXEC_CPU_LIMIT'
   /** The script ran out of its heap (`memoryLimitBytes`) or its stack. */
-  | 'MEMORY_LIMIT'
+  | 'EXEC_MEMORY_LIMIT'
   /** The script made more tool calls than `maxToolCalls`. */
-  | 'TOOL_CALL_LIMIT'
+  | 'EXEC_TOOL_CALL_LIMIT'
   /** The returned value is larger than `maxOutputBytes` as JSON, or is not JSON. */
-  | 'OUTPUT_INVALID'
+  | 'EXEC_OUTPUT_INVALID'
   /** The script waits for something that can never happen (no tool call is pending). */
-  | 'STALLED'
+  | 'EXEC_STALLED'
   /** The caller's signal aborted the script. */
-  | 'ABORTED'
+  | 'EXEC_ABORTED'
   /** The sandbox thread stopped under the script (another script ran away, or the sandbox closed). */
-  | 'SANDBOX_FAILED';
+  | 'EXEC_SANDBOX_FAILED';
 
 /** What a script came to. */
 export type ScriptOutcome =
