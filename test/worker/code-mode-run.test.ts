@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAgentqClient } from '@agentq/client';
 import { keyNames, recordedToolResultSchema, runResultSchema, type RunSpecInput } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -74,7 +75,12 @@ describe('code mode: one script calling MCP tools', () => {
     await warmServer({
       redis: ctx.redis,
       prefix: ctx.prefix,
-      definition: { id: 'fx', transport: fixtureStdioTransport({ counterFile, tools: 2 }) },
+      definition: {
+        id: 'fx',
+        transport: fixtureStdioTransport({ counterFile, tools: 2 }),
+        // A busy machine can take a while to start a stdio server.
+        timeouts: { connectMs: 60_000, listMs: 60_000, callMs: 60_000 },
+      },
     });
     queue = runsQueue(ctx);
   });
@@ -113,11 +119,22 @@ describe('code mode: one script calling MCP tools', () => {
     return journal;
   };
 
-  it('runs the script in one step and journals each call once', async () => {
+  it('runs the script in one step, journals each call once, and shows the calls under the script', async () => {
     await spawn();
     const runId = 'code-mode-plain';
     await enqueueRun(queue, { runId, spec: spec(runId) });
     await expectFinished(runId);
+    const client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+    try {
+      const timeline = await client.getRunTimeline(runId);
+      const exec = timeline.steps[0]?.calls[0];
+      expect(exec?.toolName).toBe('tool_exec');
+      expect((exec?.input as { code?: string }).code).toBe(script(runId));
+      expect(exec?.inner.map((call) => call.toolCallId)).toEqual(nestedIds());
+      expect(exec?.inner.every((call) => call.status === 'ok')).toBe(true);
+    } finally {
+      await client.close();
+    }
   }, 120_000);
 
   it('a worker killed mid-script: the resumed script replays finished calls and runs none twice', async () => {
