@@ -189,6 +189,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   // One sandbox thread per worker process, started by the first script: only where the operator
   // allows code mode, and only runs that turn it on use it.
   const sandbox = config.codeMode === 'allowed' ? createCodeSandbox() : undefined;
+  // Started in the background now, so the first script does not pay for the thread and its module.
+  sandbox?.warm().catch((error: Error) => logger.warn({ error: error.message }, 'code sandbox did not start'));
   const codeSandbox: ToolExecSandbox | undefined = sandbox
     ? ({ code, toolNames, callTool, signal }) => sandbox.run({ code, host: { toolNames, callTool }, signal })
     : undefined;
