@@ -15,6 +15,7 @@ COPY packages/builtin-tools/package.json packages/builtin-tools/
 COPY packages/client/package.json packages/client/
 COPY packages/mcp-connect/package.json packages/mcp-connect/
 COPY packages/kb/package.json packages/kb/
+COPY packages/code-sandbox/package.json packages/code-sandbox/
 COPY apps/catalog-warmer/package.json apps/catalog-warmer/
 COPY apps/agent-worker/package.json apps/agent-worker/
 COPY apps/indexer/package.json apps/indexer/

@@ -125,6 +125,16 @@ export default tseslint.config(
     },
   },
   {
+    // The code sandbox knows nothing of agentq: it runs a script against the host functions it is given.
+    files: ['packages/code-sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@agentq/*', 'bullmq', 'ioredis', '@modelcontextprotocol/*', 'ai'] },
+      ],
+    },
+  },
+  {
     // The MCP connection layer sits on shared and the MCP SDK only: no queues, no registry, no model.
     files: ['packages/mcp-connect/**/*.ts'],
     rules: {

@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { registerBuiltinTools, type KnowledgeBaseReader } from '@agentq/builtin-tools';
+import { createCodeSandbox } from '@agentq/code-sandbox';
 import {
   createCatalogReader,
   createEmbedder,
   createQueryEmbedder,
   createToolVectorStore,
   ToolRegistry,
+  type ToolExecSandbox,
 } from '@agentq/registry';
 import {
   AgentqError,
@@ -186,6 +188,15 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       }
     : undefined;
 
+  // One sandbox thread per worker process, started by the first script: only where the operator
+  // allows code mode, and only runs that turn it on use it.
+  const sandbox = config.codeMode === 'allowed' ? createCodeSandbox() : undefined;
+  // Started in the background now, so the first script does not pay for the thread and its module.
+  sandbox?.warm().catch((error: Error) => logger.warn({ error: error.message }, 'code sandbox did not start'));
+  const codeSandbox: ToolExecSandbox | undefined = sandbox
+    ? ({ code, toolNames, callTool, signal }) => sandbox.run({ code, host: { toolNames, callTool }, signal })
+    : undefined;
+
   const runWorkers: Worker[] = [];
   const approvalWorkers: Worker[] = [];
   for (const shard of shards) {
@@ -206,6 +217,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       env,
       workerId: id,
       embedding,
+      codeSandbox,
     });
     const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {
       connection,
@@ -306,6 +318,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
         await step('close approvals workers', () => Promise.all(approvalWorkers.map((worker) => worker.close())));
         await step('close decisions worker', () => decisions.close());
         await step('close MCP pool', () => pool.close());
+        await step('close code sandbox', async () => sandbox?.close());
         await step('close session subscription', async () => {
           await sessionGenerations.close();
           await sessionSubscriber.quit();

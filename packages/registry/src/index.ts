@@ -48,8 +48,13 @@ export { applyMetaToolEffects } from './meta/apply-meta-tool-effects.js';
 export type { MetaToolCallRecord } from './meta/apply-meta-tool-effects.js';
 export { createMetaTools, MAX_SEARCH_LIMIT } from './meta/create-meta-tools.js';
 export type { CreateMetaToolsOptions } from './meta/create-meta-tools.js';
-export { createToolExec } from './meta/create-tool-exec.js';
-export type { CreateToolExecOptions, ToolExecApi, ToolExecSandbox } from './meta/create-tool-exec.js';
+export { createToolExec, MAX_EXEC_SIGNATURE_CHARS } from './meta/create-tool-exec.js';
+export type {
+  CreateToolExecOptions,
+  ToolExecOutcome,
+  ToolExecRequest,
+  ToolExecSandbox,
+} from './meta/create-tool-exec.js';
 export { dispatchToolCall, isDispatchRefusal } from './meta/dispatch-tool-call.js';
 export type { DispatchRefusal, DispatchRefusalCode, DispatchToolCallOptions } from './meta/dispatch-tool-call.js';
 export { renderToolSignature, MAX_SIGNATURE_DEPTH } from './meta/render-tool-signature.js';

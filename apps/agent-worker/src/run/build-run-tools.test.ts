@@ -1,4 +1,10 @@
-import { createRunToolState, ToolRegistry, type CatalogRead, type CatalogReader } from '@agentq/registry';
+import {
+  createRunToolState,
+  ToolRegistry,
+  type CatalogRead,
+  type CatalogReader,
+  type ToolExecSandbox,
+} from '@agentq/registry';
 import { catalogToolSchema, runSpecSchema, serverDefinitionSchema, silentLogger } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { buildRunTools } from './build-run-tools.js';
@@ -39,7 +45,13 @@ const ready = (id: string, tools: string[], wireSegment?: string): CatalogRead =
 
 async function build(
   reader: CatalogReader,
-  options: { servers: string[]; shownNames?: Record<string, string>; mcpMode?: 'auto' },
+  options: {
+    servers: string[];
+    shownNames?: Record<string, string>;
+    mcpMode?: 'auto';
+    codeMode?: boolean;
+    codeSandbox?: ToolExecSandbox;
+  },
 ) {
   return await buildRunTools({
     spec: runSpecSchema.parse({
@@ -47,6 +59,7 @@ async function build(
         model: 'scripted:test',
         mcpServers: options.servers,
         mcpMode: options.mcpMode,
+        settings: options.codeMode === undefined ? undefined : { codeMode: options.codeMode },
         script: [{ text: 'x' }],
       },
       input: { prompt: 'x' },
@@ -59,10 +72,22 @@ async function build(
     shownNames: options.shownNames,
     wrap: (tools) => tools,
     logger: silentLogger(),
+    codeSandbox: options.codeSandbox,
   });
 }
 
 describe('buildRunTools', () => {
+  it('adds tool_exec only when the assistant turns code mode on and the worker has a sandbox', async () => {
+    const reader = readerOf([ready('kept', ['ping'])]);
+    const sandbox: ToolExecSandbox = async () => ({ ok: true, value: null, logs: [], toolCalls: 0 });
+    const names = async (options: { codeMode?: boolean; codeSandbox?: ToolExecSandbox }) =>
+      Object.keys((await build(reader, { servers: ['kept'], ...options })).tools).sort();
+    expect(await names({ codeMode: true, codeSandbox: sandbox })).toEqual(['mcp__kept__ping', 'tool_exec']);
+    expect(await names({ codeMode: true })).toEqual(['mcp__kept__ping']);
+    expect(await names({ codeSandbox: sandbox })).toEqual(['mcp__kept__ping']);
+    expect(await names({ codeMode: false, codeSandbox: sandbox })).toEqual(['mcp__kept__ping']);
+  });
+
   it('warns about named servers that were removed or turned off, and tells the model', async () => {
     const off: CatalogRead = {
       serverId: 'off',

@@ -12,6 +12,7 @@ import {
   type ServerFreshness,
   type RunToolState,
   type ToolEntry,
+  type ToolExecSandbox,
 } from '@agentq/registry';
 import { digestOf, parseToolId, type Logger, type RunSpec, type RunWarning } from '@agentq/shared';
 import { asSchema, type ToolSet } from 'ai';
@@ -38,6 +39,11 @@ export interface BuildRunToolsOptions {
   logger: Logger;
   /** Stored tool vectors and the query embedder, for hybrid search. @default none (lexical search) */
   embedding?: RunProcessorDependencies['embedding'];
+  /**
+   * The worker's code sandbox, present when the operator allows code mode; a run whose settings
+   * turn `codeMode` on then gets `tool_exec`. @default none
+   */
+  codeSandbox?: ToolExecSandbox;
 }
 
 /** The tools of one run, built from the catalog cache only. */
@@ -104,6 +110,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
       schemaDigests.set(entry.name, digestOf(await asSchema(entry.tool.inputSchema).jsonSchema));
     }
   }
+  const codeMode = spec.assistant.settings.codeMode === true ? options.codeSandbox : undefined;
   const gated = applyRunApprovalPolicy(base, { requireFor: spec.approval.requireFor, toolIdsByWireName });
   const allTools = options.wrap(gated);
   const exposition = await applyDeferExposition(allTools, registry, options.contextWindow, {
@@ -114,12 +121,18 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     searchIndex: options.registry.searchIndex,
     freshness,
     embedQuery: options.embedding?.embedQuery,
+    codeMode: codeMode ? { sandbox: codeMode } : undefined,
+    // The meta tools a script calls (its tool_search) are journalled like the model's own calls.
+    wrap: options.wrap,
   });
   return {
     tools: exposition.tools === allTools ? allTools : options.wrap(exposition.tools),
     allTools,
     deferred: exposition.deferred,
-    deferredPrompt: exposition.deferred.length > 0 ? buildDeferredToolsPrompt(exposition.deferred) : '',
+    deferredPrompt:
+      exposition.deferred.length > 0
+        ? buildDeferredToolsPrompt(exposition.deferred, { codeMode: codeMode !== undefined })
+        : '',
     catalogVersion: sync.catalogVersion,
     inlineTokens: exposition.inlineTokens,
     deferredTokens: exposition.deferredTokens,

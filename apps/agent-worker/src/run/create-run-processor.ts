@@ -181,6 +181,7 @@ async function processRun(options: {
     shownNames: checkpoint.wireNames,
     logger,
     embedding: dependencies.embedding,
+    codeSandbox: dependencies.codeSandbox,
     wrap: (tools) =>
       recordToolExecutions(tools, {
         runId,

@@ -1,4 +1,4 @@
-import type { CatalogReader, McpToolCaller, ToolRegistry, ToolVectorStore } from '@agentq/registry';
+import type { CatalogReader, McpToolCaller, ToolExecSandbox, ToolRegistry, ToolVectorStore } from '@agentq/registry';
 import type { Config, Logger, SecretValueSet } from '@agentq/shared';
 import type { RedisConnection } from '@agentq/store';
 import type { Queue } from 'bullmq';
@@ -49,4 +49,9 @@ export interface RunProcessorDependencies {
     vectors: ToolVectorStore;
     embedQuery: (query: string, signal: AbortSignal | undefined) => Promise<number[] | undefined>;
   };
+  /**
+   * The code sandbox, when `AGENTQ_CODE_MODE=allowed`: runs whose settings turn `codeMode` on get
+   * `tool_exec`. Absent: no run gets it.
+   */
+  codeSandbox?: ToolExecSandbox;
 }

@@ -102,6 +102,16 @@ function approvalBlock(call: RunTimelineCall, options: { csrf: string; runId: st
   </form></div>`;
 }
 
+/** A call's arguments; a `tool_exec` script as the code it is, not as an escaped JSON string. */
+function argumentsBlock(call: RunTimelineCall): string {
+  if (call.input === undefined) return '';
+  const code = (call.input as { code?: unknown } | null)?.code;
+  if (call.toolName === 'tool_exec' && typeof code === 'string') {
+    return `<details class="arguments script" open><summary>Script</summary><pre><code>${escapeHtml(code)}</code></pre></details>`;
+  }
+  return block('Arguments', call.input, 'arguments');
+}
+
 function callItem(call: RunTimelineCall, options: { csrf: string; runId: string }): string {
   const duration =
     call.durationMs === undefined ? '' : ` <span class="duration">${formatDuration(call.durationMs)}</span>`;
@@ -115,7 +125,7 @@ function callItem(call: RunTimelineCall, options: { csrf: string; runId: string 
   <div class="call-head"><code class="tool">${escapeHtml(call.toolName)}</code> <span class="badge badge-${
     call.status
   }">${escapeHtml(statusLabels[call.status])}</span>${duration}</div>
-  ${call.input === undefined ? '' : block('Arguments', call.input, 'arguments')}
+  ${argumentsBlock(call)}
   ${call.output === undefined ? '' : block(call.status === 'ok' ? 'Result' : 'Answer', call.output, 'result')}
   ${approvalBlock(call, options)}
   ${inner}

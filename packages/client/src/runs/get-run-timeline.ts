@@ -76,6 +76,18 @@ export interface RunTimeline {
 /** The separator of a nested call id: the outer id, `::`, the inner tool's name. */
 const NESTED = '::';
 
+/**
+ * The inner tool of `id` when it is a call that `outerId` made: `<outer>::<tool>` (`tool_invoke`),
+ * or `<outer>#<n>::<tool>`, the n-th call of a `tool_exec` script. Undefined otherwise.
+ */
+function nestedCallOf(outerId: string, id: string): { toolName: string; order: number } | undefined {
+  if (!id.startsWith(outerId)) return undefined;
+  const rest = id.slice(outerId.length);
+  if (rest.startsWith(NESTED)) return { toolName: rest.slice(NESTED.length), order: 0 };
+  const match = /^#(\d{1,6})::(.+)$/.exec(rest);
+  return match ? { toolName: match[2]!, order: Number(match[1]) } : undefined;
+}
+
 const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /**
@@ -137,18 +149,18 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
   };
   const innerCalls = (outerId: string): RunTimelineCall[] =>
     [...journal.entries()]
-      .filter(([id]) => id.startsWith(`${outerId}${NESTED}`))
-      .map(([id, recorded]) => {
-        const inner = timelineCall({
-          toolCallId: id,
-          toolName: id.slice(outerId.length + NESTED.length),
-          input: undefined,
-        });
+      .flatMap(([id, recorded]) => {
+        const nested = nestedCallOf(outerId, id);
+        return nested ? [{ id, recorded, ...nested }] : [];
+      })
+      // A script's calls ran one at a time: their number is their order, even within one millisecond.
+      .sort((a, b) => (a.recorded.startedAt ?? 0) - (b.recorded.startedAt ?? 0) || a.order - b.order)
+      .map(({ id, recorded, toolName }) => {
+        const inner = timelineCall({ toolCallId: id, toolName, input: undefined });
         inner.status = statusOfJournal(recorded, running);
         if ('ok' in recorded) inner.output = recorded.ok ? recorded.output : recorded.error;
         return inner;
-      })
-      .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0));
+      });
 
   const timelineSteps: RunTimelineStep[] = steps.map((step) => ({
     step: step.step,

@@ -3,6 +3,8 @@ import type { Logger } from '@agentq/shared';
 import type { ToolSet } from 'ai';
 import { mayNeedApproval } from '../approval/is-approval-gated.js';
 import { createMetaTools, type CreateMetaToolsOptions } from '../meta/create-meta-tools.js';
+import { createToolExec, type ToolExecSandbox } from '../meta/create-tool-exec.js';
+import { META_TOOL_NAMES } from '../wire-names/tool-names.js';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { estimateToolDefinitionTokens } from './estimate-tool-tokens.js';
@@ -20,6 +22,16 @@ export interface ApplyDeferExpositionOptions {
   freshness?: CreateMetaToolsOptions['freshness'];
   /** Embeds search queries for hybrid ranking. @default none (lexical) */
   embedQuery?: CreateMetaToolsOptions['embedQuery'];
+  /**
+   * Code mode: adds `tool_exec`, running scripts in this sandbox, whether or not anything is
+   * deferred. @default off
+   */
+  codeMode?: { sandbox: ToolExecSandbox };
+  /**
+   * Wraps the meta tools this adds (the journal and masking of a run), before scripts get
+   * `tool_search`, so that a script's search is journalled like the model's. @default none
+   */
+  wrap?: (tools: ToolSet) => ToolSet;
 }
 
 /** What {@link applyDeferExposition} produced. */
@@ -41,7 +53,7 @@ export interface DeferExposition {
  * approval there is treated as `defer: 'never'` whatever its entry says: a deferred tool is only
  * reachable through `tool_invoke`, which refuses gated tools, so deferring it would hide it. Tools
  * without a registry entry stay inline. When nothing is deferred, the input object comes back
- * unchanged and no meta tool is added.
+ * unchanged and no meta tool is added, unless code mode adds `tool_exec`.
  */
 export async function applyDeferExposition(
   tools: ToolSet,
@@ -61,8 +73,19 @@ export async function applyDeferExposition(
   }
   const deferredNames = shouldDefer(effective, contextWindow);
   const cost = (name: string) => estimateToolDefinitionTokens(name, tools[name] as NonNullable<ToolSet[string]>);
+  const wrap = options.wrap ?? ((set: ToolSet) => set);
   if (deferredNames.size === 0) {
-    return { tools, deferred: [], inlineTokens: names.reduce((sum, name) => sum + cost(name), 0), deferredTokens: 0 };
+    const inlineTokens = names.reduce((sum, name) => sum + cost(name), 0);
+    if (!options.codeMode) return { tools, deferred: [], inlineTokens, deferredTokens: 0 };
+    const exec = wrap({
+      [META_TOOL_NAMES.exec]: createToolExec({ tools, state: options.state, sandbox: options.codeMode.sandbox }),
+    });
+    return {
+      tools: { ...tools, ...exec },
+      deferred: [],
+      inlineTokens: inlineTokens + tokensOf(exec),
+      deferredTokens: 0,
+    };
   }
 
   const deferred = effective.filter((entry) => deferredNames.has(entry.name));
@@ -78,15 +101,31 @@ export async function applyDeferExposition(
     }
   }
   // Search filters the registry's own index to this run's tools: nothing is built here.
-  const meta = createMetaTools({
-    registry,
-    tools,
-    deferred,
-    state: options.state,
-    searchIndex: options.searchIndex,
-    freshness: options.freshness,
-    embedQuery: options.embedQuery,
-  });
+  const meta: ToolSet = wrap(
+    createMetaTools({
+      registry,
+      tools,
+      deferred,
+      state: options.state,
+      searchIndex: options.searchIndex,
+      freshness: options.freshness,
+      embedQuery: options.embedQuery,
+    }),
+  );
+  if (options.codeMode) {
+    Object.assign(
+      meta,
+      wrap({
+        [META_TOOL_NAMES.exec]: createToolExec({
+          tools,
+          state: options.state,
+          sandbox: options.codeMode.sandbox,
+          search: meta[META_TOOL_NAMES.search],
+          described: names.filter((name) => !deferredNames.has(name)),
+        }),
+      }),
+    );
+  }
   for (const [name, metaTool] of Object.entries(meta)) {
     exposed[name] = metaTool;
     inlineTokens += estimateToolDefinitionTokens(name, metaTool);
@@ -96,4 +135,8 @@ export async function applyDeferExposition(
     'deferred tools behind the meta tools',
   );
   return { tools: exposed, deferred, inlineTokens, deferredTokens };
+}
+
+function tokensOf(tools: ToolSet): number {
+  return Object.entries(tools).reduce((sum, [name, each]) => sum + estimateToolDefinitionTokens(name, each), 0);
 }

@@ -3,10 +3,11 @@ import { META_TOOL_NAMES } from '../wire-names/tool-names.js';
 
 /**
  * The system prompt section that tells the model deferred tools exist: how to use the three meta
- * tools, and one line per namespace label with its count. Labels only, never raw server ids.
+ * tools, and one line per namespace label with its count. Labels only, never raw server ids. In
+ * code mode it also says how to reach them from a `tool_exec` script.
  * Empty when nothing is deferred. Sorted, so the prompt prefix stays stable for prompt caching.
  */
-export function buildDeferredToolsPrompt(deferred: ToolEntry[]): string {
+export function buildDeferredToolsPrompt(deferred: ToolEntry[], options: { codeMode?: boolean } = {}): string {
   if (deferred.length === 0) return '';
   const counts = new Map<string, number>();
   for (const entry of deferred) {
@@ -21,6 +22,13 @@ export function buildDeferredToolsPrompt(deferred: ToolEntry[]): string {
     `More tools are available than are listed. To use one: find it with ${META_TOOL_NAMES.search} ` +
       `(a query, optionally a group), read its signature with ${META_TOOL_NAMES.inspect}, then run it with ` +
       `${META_TOOL_NAMES.invoke} ({ name, params }).`,
+    ...(options.codeMode
+      ? [
+          `To call several tools, or to go through many results, write one ${META_TOOL_NAMES.exec} script instead: ` +
+            `in it, \`await tools.${META_TOOL_NAMES.search}({ query })\` finds tools and \`await tools.<name>(params)\` ` +
+            'runs one; only what the script returns comes back to you.',
+        ]
+      : []),
     'Groups of deferred tools:',
     ...lines,
     '</deferred_tools>',

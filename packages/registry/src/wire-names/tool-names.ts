@@ -6,7 +6,7 @@ export const BUILTIN_TOOL_NAMES = {
   kbList: 'kb_list',
 } as const;
 
-/** Wire names of the meta tools. `tool_exec` exists but is never injected. */
+/** Wire names of the meta tools. `tool_exec` is added only in code mode. */
 export const META_TOOL_NAMES = {
   search: 'tool_search',
   inspect: 'tool_inspect',

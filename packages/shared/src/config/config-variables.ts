@@ -472,6 +472,14 @@ export const configVariables = [
       'Most tool calls one model step may execute or ask approval for, counted in the order the model listed them. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed nor put to a person: no approval, no request, no MCP call.',
   },
   {
+    env: 'AGENTQ_CODE_MODE',
+    key: 'codeMode',
+    schema: z.enum(['off', 'allowed'], { message: 'must be off or allowed' }),
+    default: 'off',
+    description:
+      "Whether assistants may turn on code mode (`settings.codeMode`): a `tool_exec` tool that runs model-written JavaScript, calling the run's tools, in a WebAssembly QuickJS sandbox on a thread of the worker. `off`: no run gets `tool_exec`, whatever its settings.",
+  },
+  {
     env: 'AGENTQ_SEARXNG_URL',
     key: 'searxngUrl',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),

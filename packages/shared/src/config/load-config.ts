@@ -93,6 +93,8 @@ export interface Config {
   maxSchemaDepth: number;
   /** `AGENTQ_MAX_TOOL_CALLS_PER_STEP`: calls past it in one model step are refused, not made. */
   maxToolCallsPerStep: number;
+  /** `AGENTQ_CODE_MODE`: whether assistants may turn on `tool_exec` (code mode). */
+  codeMode: 'off' | 'allowed';
   /** `AGENTQ_SEARXNG_URL`: the SearXNG instance of `web_search`. */
   searxngUrl: string | undefined;
   /** `AGENTQ_WEB_SEARCH_PROVIDER`: the default `web_search` provider. */

@@ -179,6 +179,67 @@ export const ERROR_CODES = {
     retryable: false,
     description: '`tool_exec` is not enabled in this deployment.',
   },
+  EXEC_SYNTAX_ERROR: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script does not parse.',
+  },
+  EXEC_SCRIPT_ERROR: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script threw, or a tool call it made was refused and it did not catch that.',
+  },
+  EXEC_TIMEOUT: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script ran past its wall time, tool calls included.',
+  },
+  EXEC_CPU_LIMIT: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script computed too long without a pause, or too long in all.',
+  },
+  EXEC_MEMORY_LIMIT: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script ran out of its heap or its stack.',
+  },
+  EXEC_TOOL_CALL_LIMIT: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script made more tool calls than one script may.',
+  },
+  EXEC_OUTPUT_INVALID: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script returned a value that is not JSON, or too large.',
+  },
+  EXEC_STALLED: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script awaits something that never happens.',
+  },
+  EXEC_ABORTED: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description: 'A `tool_exec` script was aborted with its run.',
+  },
+  EXEC_SANDBOX_FAILED: {
+    status: 422,
+    exitCode: failed,
+    retryable: false,
+    description:
+      'The sandbox stopped under a `tool_exec` script (another script exceeded its caps, or the worker shut down).',
+  },
   KB_NOT_ALLOWED: {
     status: 403,
     exitCode: usage,

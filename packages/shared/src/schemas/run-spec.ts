@@ -86,6 +86,12 @@ export const modelSettingsSchema = z.strictObject({
       error: (issue) => limitMessage('knowledge bases', (issue.input as unknown[]).length, maxKnowledgeBases),
     })
     .optional(),
+  /**
+   * Code mode: gives the run `tool_exec`, which runs a JavaScript script that calls the run's tools
+   * in a sandbox and returns only what the script returns. Takes effect only where the operator
+   * allows it (`AGENTQ_CODE_MODE=allowed`). @default false
+   */
+  codeMode: z.boolean().optional(),
 });
 
 /**
