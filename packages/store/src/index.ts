@@ -25,6 +25,14 @@ export {
 export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
 export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
 export type { RunStateOptions } from './runs/run-state-lifecycle.js';
+export { RunStore } from './runs/run-store.js';
+export type {
+  CheckpointSideWrites,
+  RecordedToolResult,
+  RunFence,
+  RunStoreOptions,
+  ToolCallClaim,
+} from './runs/run-store.js';
 export type { KeyNames } from './keys.js';
 export {
   isForcedRefreshReason,
@@ -51,7 +59,6 @@ export type {
   ApprovalOutcome,
   ApprovalRecord,
   ApprovalRecordsOptions,
-  EvalQueue,
 } from './approvals/approval-records.js';
 export { redisAnswers } from './redis/redis-answers.js';
 export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
