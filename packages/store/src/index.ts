@@ -10,6 +10,8 @@ export {
 } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
 export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
+export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './catalog/tool-vectors.js';
+export type { CreateToolVectorStoreOptions, ToolVectorStore } from './catalog/tool-vectors.js';
 export { entityScope, keyNames, runStateKeys } from './keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';
@@ -60,5 +62,12 @@ export type {
   ApprovalRecord,
   ApprovalRecordsOptions,
 } from './approvals/approval-records.js';
+export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
+export type {
+  ChunkSetRead,
+  CurrentManifest,
+  KnowledgeBaseStoreOptions,
+  ManifestRead,
+} from './kb/knowledge-base-store.js';
 export { redisAnswers } from './redis/redis-answers.js';
 export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
