@@ -57,11 +57,7 @@ export {
   registerApprovalRequests,
   settleApproval,
 } from './approvals/approval-records.js';
-export type {
-  ApprovalOutcome,
-  ApprovalRecord,
-  ApprovalRecordsOptions,
-} from './approvals/approval-records.js';
+export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
 export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {
   ChunkSetRead,

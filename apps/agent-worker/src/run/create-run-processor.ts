@@ -34,12 +34,7 @@ import {
   type RunSpecSchema,
   type Usage,
 } from '@agentq/shared';
-import {
-  queueApprovalRegistrations,
-  readApprovalRecords,
-  type RecordedToolResult,
-  type RunFence,
-} from '@agentq/store';
+import { queueApprovalRegistrations, readApprovalRecords, type RecordedToolResult, type RunFence } from '@agentq/store';
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { Job } from 'bullmq';
 import { approvalIdFor } from '../approvals/approval-id.js';

@@ -95,8 +95,7 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
 
   const approvalIds = new Set<string>();
   for (const call of toolCalls) if (call.approval) approvalIds.add(call.approval.approvalId);
-  for (const pending of checkpoint?.pendingApprovals ?? [])
-    approvalIds.add(pending.approvalId);
+  for (const pending of checkpoint?.pendingApprovals ?? []) approvalIds.add(pending.approvalId);
   const records = await readApprovalRecords({
     redis: context.redis,
     prefix: shard.prefix,

@@ -196,7 +196,12 @@ export async function settleApproval(
     options.redis,
     'approvalSettle',
     [keys.decision(options.approvalId), keys.pendingApprovals],
-    [options.approvalId, JSON.stringify(options.fallback.decision), options.fallback.outcome, String(settledTtlSeconds)],
+    [
+      options.approvalId,
+      JSON.stringify(options.fallback.decision),
+      options.fallback.outcome,
+      String(settledTtlSeconds),
+    ],
   )) as [string, string | undefined];
   if (outcome === 'NOT_FOUND') return null;
   const parsed = safeParseJson(text, decisionRecordSchema, 'recorded decision');

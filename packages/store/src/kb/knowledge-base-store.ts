@@ -28,9 +28,7 @@ export interface KnowledgeBaseStoreOptions {
 
 /** One version's manifest as read: gone, readable, or corrupt (with the reason). */
 export type ManifestRead =
-  | { status: 'missing' }
-  | { status: 'ok'; manifest: KbManifest }
-  | { status: 'corrupt'; error: Error };
+  { status: 'missing' } | { status: 'ok'; manifest: KbManifest } | { status: 'corrupt'; error: Error };
 
 /** One chunk set as read: how many fields it holds, and its readable chunks in order. */
 export interface ChunkSetRead {
