@@ -16,8 +16,8 @@ export type { McpClientPoolOptions } from './mcp/mcp-client-pool.js';
 export { createRunProcessor } from './run/create-run-processor.js';
 export type { RunProgress } from './run/create-run-processor.js';
 export type { RunProcessorDependencies } from './run/run-processor-dependencies.js';
-export { RunStore } from './run/run-store.js';
-export type { RecordedToolResult, RunFence, RunStoreOptions, ToolCallClaim } from './run/run-store.js';
+export { RunStore } from '@agentq/store';
+export type { RecordedToolResult, RunFence, RunStoreOptions, ToolCallClaim } from '@agentq/store';
 export { INTERRUPTED_TOOL_CALL } from './run/record-tool-executions.js';
 export { applyRunApprovalPolicy, matchesApprovalPattern } from './run/run-approval-policy.js';
 

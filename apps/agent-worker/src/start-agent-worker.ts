@@ -26,6 +26,7 @@ import {
   expireRunState,
   keyNames,
   RunShardRouter,
+  RunStore,
   requestRefresh,
   ServerSessions,
   redisAnswers,
@@ -40,7 +41,6 @@ import { CachedSessionGenerations } from './mcp/cached-session-generations.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
 import { createRunProcessor } from './run/create-run-processor.js';
-import { RunStore } from './run/run-store.js';
 import { resolveWorkerTuning, type AgentWorkerTuning } from './worker-options.js';
 
 /** Options of {@link startAgentWorker}. */

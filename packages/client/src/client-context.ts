@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { KnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
 import type { Logger, RunSpecSchema } from '@agentq/shared';
-import type { KeyNames, RedisConnection, RunShard, RunShardRouter, ServerStore } from '@agentq/store';
+import type { KeyNames, RedisConnection, RunShard, RunShardRouter, RunStore, ServerStore } from '@agentq/store';
 
 /**
  * What every client operation needs: one producer connection, the queues it writes to, and the
@@ -22,6 +22,8 @@ export interface ClientContext {
   runsQueueOf(shard: RunShard): Queue;
   /** The `approvals` queue of a shard (opened once, closed with the client). */
   approvalsQueueOf(shard: RunShard): Queue;
+  /** The run records (checkpoints and tool-result journals) of a shard, read as the worker reads them. */
+  runStoreOf(shard: RunShard): RunStore;
   kbs: KnowledgeBaseStore;
   /** The client's knowledge base reader, made on first use (it keeps loaded KB versions). */
   kbReader: () => KnowledgeBaseReader;

@@ -23,6 +23,7 @@ import {
   isClusterConnection,
   parseRedisUrl,
   RunShardRouter,
+  RunStore,
   waitForRedis,
   type RedisConnection,
   type RunShard,
@@ -249,6 +250,15 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     }
     return opened;
   };
+  const runStores = new Map<string, RunStore>();
+  const runStoreOf = (shard: RunShard): RunStore => {
+    let store = runStores.get(shard.prefix);
+    if (!store) {
+      store = new RunStore({ redis, prefix: shard.prefix, logger });
+      runStores.set(shard.prefix, store);
+    }
+    return store;
+  };
   let reader: KnowledgeBaseReader | undefined;
   const context: ClientContext = {
     redis,
@@ -261,6 +271,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     shards: new RunShardRouter({ prefix, cluster, count: options.runShards, redis }),
     runsQueueOf: (shard) => shardQueue(QUEUE_NAMES.agentRuns, shard),
     approvalsQueueOf: (shard) => shardQueue(QUEUE_NAMES.approvals, shard),
+    runStoreOf,
     kbs: new KnowledgeBaseStore({ redis, prefix }),
     kbReader: () => (reader ??= createKnowledgeBaseReader({ redis, keyPrefix: prefix, logger })),
     kbFileRoot: options.kbFileRoot,

@@ -12,8 +12,10 @@ export type { OpenedKnowledgeBaseReader } from './search/open-knowledge-base-rea
 export { Bm25Index } from './search/bm25-index.js';
 export type { Bm25Match } from './search/bm25-index.js';
 
-export { KnowledgeBaseStore } from './store/knowledge-base-store.js';
-export type { CurrentManifest, KnowledgeBaseStoreOptions } from './store/knowledge-base-store.js';
+// The store of knowledge base records lives in @agentq/store; it is offered here too, beside the
+// ingest and search that use it.
+export { KnowledgeBaseStore } from '@agentq/store';
+export type { CurrentManifest, KnowledgeBaseStoreOptions } from '@agentq/store';
 
 export { ingestProgressSchema, ingestSource } from './ingest/ingest-source.js';
 export type { IngestProgress, IngestSourceOptions } from './ingest/ingest-source.js';

@@ -85,8 +85,9 @@ export { createEmbedder } from './embedding/create-embedder.js';
 export type { CreateEmbedderOptions, Embedder, EmbedderConfig } from './embedding/create-embedder.js';
 export { createQueryEmbedder } from './embedding/create-query-embedder.js';
 export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
-export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './embedding/tool-vector-store.js';
-export type { CreateToolVectorStoreOptions, ToolVectorStore } from './embedding/tool-vector-store.js';
+// The vector record lives in @agentq/store; it is offered here too, beside the embedding code that uses it.
+export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from '@agentq/store';
+export type { CreateToolVectorStoreOptions, ToolVectorStore } from '@agentq/store';
 export { toolEmbeddingDigest, toolEmbeddingText } from './embedding/tool-embedding-text.js';
 export { createCatalogToolEmbedding, embedCatalogTools } from './embedding/embed-catalog-tools.js';
 export type { EmbedCatalogToolsOptions, EmbedCatalogToolsResult } from './embedding/embed-catalog-tools.js';

@@ -10,6 +10,8 @@ export {
 } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
 export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
+export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './catalog/tool-vectors.js';
+export type { CreateToolVectorStoreOptions, ToolVectorStore } from './catalog/tool-vectors.js';
 export { entityScope, keyNames, runStateKeys } from './keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';
@@ -25,6 +27,14 @@ export {
 export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
 export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
 export type { RunStateOptions } from './runs/run-state-lifecycle.js';
+export { RunStore } from './runs/run-store.js';
+export type {
+  CheckpointSideWrites,
+  RecordedToolResult,
+  RunFence,
+  RunStoreOptions,
+  ToolCallClaim,
+} from './runs/run-store.js';
 export type { KeyNames } from './keys.js';
 export {
   isForcedRefreshReason,
@@ -47,11 +57,13 @@ export {
   registerApprovalRequests,
   settleApproval,
 } from './approvals/approval-records.js';
+export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
+export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {
-  ApprovalOutcome,
-  ApprovalRecord,
-  ApprovalRecordsOptions,
-  EvalQueue,
-} from './approvals/approval-records.js';
+  ChunkSetRead,
+  CurrentManifest,
+  KnowledgeBaseStoreOptions,
+  ManifestRead,
+} from './kb/knowledge-base-store.js';
 export { redisAnswers } from './redis/redis-answers.js';
 export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';

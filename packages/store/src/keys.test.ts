@@ -103,6 +103,13 @@ describe('keyNames', () => {
     for (const name of names) expect(name.startsWith('p:')).toBe(true);
   });
 
+  it("spells BullMQ's own keys of a job and a queue as BullMQ does", () => {
+    const shard = keyNames('{agentq.r3-7}');
+    expect(shard.queueJob('agent-runs', 'run-1')).toBe('{agentq.r3-7}:agent-runs:run-1');
+    expect(shard.queueJobLock('agent-runs', 'run-1')).toBe('{agentq.r3-7}:agent-runs:run-1:lock');
+    expect(keyNames('agentq').queueMeta('agent-runs')).toBe('agentq:agent-runs:meta');
+  });
+
   it("names a run's checkpoint and its tool-result journal together", () => {
     const keys = keyNames('agentq');
     expect(runStateKeys(keys, 'r1')).toEqual(['agentq:run.r1', 'agentq:run.r1:tool-results']);

@@ -1,4 +1,4 @@
-import { untaggedPrefix } from '@agentq/shared';
+import { untaggedPrefix, type QueueName } from '@agentq/shared';
 
 /**
  * The scope (hash tag) of one entity's keys under a hash-tagged prefix: `{agentq.srv.<id>}` for
@@ -97,6 +97,19 @@ export interface KeyNames {
    * content, so an unchanged tool is never embedded again, whichever server or warmer offers it.
    */
   toolEmbedding(modelDigest: string, textDigest: string): string;
+  /**
+   * BullMQ's hash of one job: `P:<queue>:<jobId>`, with `P` the queue's BullMQ prefix (a run
+   * shard's prefix for `agent-runs` and `approvals`). BullMQ writes it; a script that checks a
+   * job's data (the run a decision belongs to) reads it in the job's slot.
+   */
+  queueJob(queue: QueueName, jobId: string): string;
+  /**
+   * BullMQ's lock on one active job: `P:<queue>:<jobId>:lock`, holding the token of the worker
+   * attempt that runs it. Run writes are fenced by it.
+   */
+  queueJobLock(queue: QueueName, jobId: string): string;
+  /** BullMQ's metadata hash of one queue: `P:<queue>:meta`; it exists once the queue was used. */
+  queueMeta(queue: QueueName): string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -133,6 +146,9 @@ export function keyNames(prefix: string): KeyNames {
     kbChunkSets: (kb) => `${prefix}:kb.${kb}.chunk-sets`,
     kbUpdated: `${prefix}:kb.updated`,
     toolEmbedding: (modelDigest, textDigest) => `${prefix}:embedding.${modelDigest}.${textDigest}`,
+    queueJob: (queue, jobId) => `${prefix}:${queue}:${jobId}`,
+    queueJobLock: (queue, jobId) => `${prefix}:${queue}:${jobId}:lock`,
+    queueMeta: (queue) => `${prefix}:${queue}:meta`,
   };
 }
 

@@ -1,9 +1,8 @@
 import { parkedError, type Logger, type RunCheckpoint } from '@agentq/shared';
-import { readApprovalRecords } from '@agentq/store';
+import { readApprovalRecords, type RunFence } from '@agentq/store';
 import type { Job } from 'bullmq';
 import { crashPoint } from '../run/crash-hook.js';
 import type { RunProcessorDependencies } from '../run/run-processor-dependencies.js';
-import type { RunFence } from '../run/run-store.js';
 import { addApprovalJob } from './add-approval-job.js';
 
 /** Options of {@link parkForApprovals}. */

@@ -34,7 +34,7 @@ import {
   type RunSpecSchema,
   type Usage,
 } from '@agentq/shared';
-import { queueApprovalRegistrations, readApprovalRecords, type EvalQueue } from '@agentq/store';
+import { queueApprovalRegistrations, readApprovalRecords, type RecordedToolResult, type RunFence } from '@agentq/store';
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { Job } from 'bullmq';
 import { approvalIdFor } from '../approvals/approval-id.js';
@@ -49,7 +49,6 @@ import { crashPoint } from './crash-hook.js';
 import { markPromptCache } from './mark-prompt-cache.js';
 import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
 import { recordToolExecutions } from './record-tool-executions.js';
-import type { RecordedToolResult, RunFence } from './run-store.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
 
@@ -166,7 +165,7 @@ async function processRun(options: {
   const attemptId = randomUUID();
   const attempt = new AbortController();
   // Writes and tool calls of this attempt only go through while it still holds the run's lock.
-  const fence: RunFence | undefined = token ? { lockKey: `${job.queueQualifiedName}:${runId}:lock`, token } : undefined;
+  const fence: RunFence | undefined = token ? store.fenceFor(runId, token) : undefined;
   const state: RunToolState = {
     allowedNames: [...checkpoint.allowedNames],
     inspectedNames: [...checkpoint.inspectedNames],
@@ -456,7 +455,8 @@ async function runModelLoop(options: {
           approvalJobs.length === 0
             ? undefined
             : (transaction) =>
-                queueApprovalRegistrations(transaction as unknown as EvalQueue, {
+                queueApprovalRegistrations(transaction, {
+                  redis: dependencies.redis,
                   prefix: dependencies.prefix,
                   requests: approvalJobs,
                 }),

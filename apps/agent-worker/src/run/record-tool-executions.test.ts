@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { INTERRUPTED_TOOL_CALL, recordToolExecutions } from './record-tool-executions.js';
 import { claimCurrentToolCall } from './tool-call-claims.js';
-import type { RecordedToolResult, RunStore, ToolCallClaim } from './run-store.js';
+import type { RecordedToolResult, RunStore, ToolCallClaim } from '@agentq/store';
 
 /** An in-memory stand-in for the store's two tool-call operations. */
 function memoryStore(options: { lockLost?: boolean } = {}) {

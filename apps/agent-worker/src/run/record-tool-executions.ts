@@ -1,6 +1,6 @@
 import { activeSpan, type SecretValueSet } from '@agentq/shared';
 import type { Tool, ToolSet } from 'ai';
-import type { RecordedToolResult, RunFence, RunStore } from './run-store.js';
+import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
 
 const wrapped = new WeakSet<object>();

@@ -1,9 +1,8 @@
 import type { CatalogReader, McpToolCaller, ToolExecSandbox, ToolRegistry, ToolVectorStore } from '@agentq/registry';
 import type { Config, Logger, SecretValueSet } from '@agentq/shared';
-import type { RedisConnection } from '@agentq/store';
+import type { RedisConnection, RunStore } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
-import type { RunStore } from './run-store.js';
 
 /** What the run processor works with; one set per run shard a worker consumes. */
 export interface RunProcessorDependencies {

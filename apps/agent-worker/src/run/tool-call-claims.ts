@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RecordedToolResult } from './run-store.js';
+import type { RecordedToolResult } from '@agentq/store';
 
 /** Thrown out of a claim when the call was already claimed or recorded by another attempt. */
 export class ToolCallAlreadyClaimed extends Error {

@@ -1,15 +1,12 @@
 import {
   isOfRunIncarnation,
-  recordedToolResultSchema,
-  runCheckpointSchema,
-  safeParseJson,
   type RecordedToolResult,
   type RunWarning,
   type StepRecord,
   type ToolCallRecord,
   type Usage,
 } from '@agentq/shared';
-import { readApprovalRecords, runStateKeys, type ApprovalRecord } from '@agentq/store';
+import { readApprovalRecords, type ApprovalRecord } from '@agentq/store';
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
 import { readRun, type RunInfo } from './get-run.js';
@@ -100,31 +97,17 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
   const { run, incarnation } = await readRun(context, runId);
   // The run's state lives under its shard's keys (the deployment prefix with one shard).
   const shard = (await findRun(context, runId))?.shard ?? context.shards.forRun(runId);
-  const [checkpointKey, journalKey] = runStateKeys(shard.keys, runId);
-  const [checkpointText, journalFields] = await Promise.all([
-    context.redis.get(checkpointKey),
-    context.redis.hgetall(journalKey),
-  ]);
-  const parsedCheckpoint = checkpointText === null ? undefined : safeParseJson(checkpointText, runCheckpointSchema);
+  const runs = context.runStoreOf(shard);
   // A checkpoint or journal entry of another incarnation is an earlier run's under the same id.
-  const checkpoint =
-    parsedCheckpoint?.success === true && !isOfRunIncarnation(parsedCheckpoint.data, incarnation)
-      ? undefined
-      : parsedCheckpoint;
-  const source = checkpoint?.success ? checkpoint.data : run.result;
+  const [stored, journal] = await Promise.all([runs.read(runId), runs.recordedToolResults(runId, incarnation)]);
+  const checkpoint = stored !== null && isOfRunIncarnation(stored, incarnation) ? stored : undefined;
+  const source = checkpoint ?? run.result;
   const steps: StepRecord[] = source?.steps ?? [];
   const toolCalls: ToolCallRecord[] = source?.toolCalls ?? [];
 
-  const journal = new Map<string, RecordedToolResult>();
-  for (const [toolCallId, text] of Object.entries(journalFields)) {
-    const parsed = safeParseJson(text, recordedToolResultSchema);
-    if (parsed.success && isOfRunIncarnation(parsed.data, incarnation)) journal.set(toolCallId, parsed.data);
-  }
-
   const approvalIds = new Set<string>();
   for (const call of toolCalls) if (call.approval) approvalIds.add(call.approval.approvalId);
-  for (const pending of checkpoint?.success ? checkpoint.data.pendingApprovals : [])
-    approvalIds.add(pending.approvalId);
+  for (const pending of checkpoint?.pendingApprovals ?? []) approvalIds.add(pending.approvalId);
   const records = await readApprovalRecords({
     redis: context.redis,
     prefix: shard.prefix,

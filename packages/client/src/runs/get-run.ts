@@ -3,10 +3,8 @@ import {
   approvalJobSchema,
   isOfRunIncarnation,
   parseWith,
-  runCheckpointSchema,
   runIncarnationOf,
   runResultSchema,
-  safeParseJson,
   type DecisionRecord,
   type RunResult,
   type RunSpec,
@@ -91,26 +89,18 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
   if (!found || !job)
     throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
   const { shard } = found;
-  const checkpointText = await context.redis.get(shard.keys.run(runId));
+  const stored = await context.runStoreOf(shard).read(runId);
   const incarnation = runIncarnationOf(job);
-  const parsedCheckpoint =
-    checkpointText === null ? null : safeParseJson(checkpointText, runCheckpointSchema, 'run checkpoint');
   // An earlier run's checkpoint under the same id says nothing about this run (nor its approvals).
-  const checkpoint =
-    parsedCheckpoint?.success === true && !isOfRunIncarnation(parsedCheckpoint.data, incarnation)
-      ? null
-      : parsedCheckpoint;
+  const checkpoint = stored !== null && isOfRunIncarnation(stored, incarnation) ? stored : null;
   const parked =
     jobState === 'waiting-children' ||
-    (checkpoint?.success === true &&
-      checkpoint.data.status === 'waiting-approval' &&
-      jobState !== 'completed' &&
-      jobState !== 'failed');
+    (checkpoint?.status === 'waiting-approval' && jobState !== 'completed' && jobState !== 'failed');
   const state: RunState = parked ? 'waiting-approval' : runStateOf(jobState);
 
   const pendingApprovals: RunPendingApproval[] = [];
-  if (state === 'waiting-approval' && checkpoint?.success) {
-    for (const pending of checkpoint.data.pendingApprovals) {
+  if (state === 'waiting-approval' && checkpoint) {
+    for (const pending of checkpoint.pendingApprovals) {
       const entry: RunPendingApproval = {
         approvalId: pending.approvalId,
         toolCallId: pending.toolCallId,

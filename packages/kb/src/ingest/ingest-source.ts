@@ -6,12 +6,11 @@ import {
   type KbIngestResult,
   type Logger,
 } from '@agentq/shared';
-import { type RedisConnection } from '@agentq/store';
+import type { KnowledgeBaseStore, RedisConnection } from '@agentq/store';
 import { z } from 'zod';
 import { chunkSections, type ChunkOptions, type PlannedChunk } from '../chunk/chunk-sections.js';
 import { parseDocument } from '../sources/parse-document.js';
 import { readSource, type ReadSourceOptions } from '../sources/read-source.js';
-import type { KnowledgeBaseStore } from '../store/knowledge-base-store.js';
 import { termCounts, termsOf } from '../text/terms-of.js';
 import { chunkIdOf, documentIdOf } from './document-id.js';
 
@@ -30,7 +29,12 @@ export type IngestProgress = z.infer<typeof ingestProgressSchema>;
 
 /** Options of {@link ingestSource}. */
 export interface IngestSourceOptions {
-  redis: RedisConnection;
+  /**
+   * Unused: chunks are written through `store`, on its connection.
+   * @deprecated pass `store` only
+   */
+  redis?: RedisConnection;
+  /** The knowledge base records the chunks and the new version are written to. */
   store: KnowledgeBaseStore;
   job: KbIngestJob;
   /** Limits and guard settings for reading the source. */
@@ -61,7 +65,7 @@ export interface IngestSourceOptions {
  * vectors would be computed and written beside its chunks; KB vectors are not stored yet.
  */
 export async function ingestSource(options: IngestSourceOptions): Promise<KbIngestResult> {
-  const { store, job, redis } = options;
+  const { store, job } = options;
   const logger = (options.logger ?? silentLogger()).child({ component: 'kb-ingest', kb: job.kb });
   await store.get(job.kb);
   const content = await readSource({ ...options.read, source: job.source, origin: job.origin, signal: options.signal });
@@ -107,12 +111,7 @@ export async function ingestSource(options: IngestSourceOptions): Promise<KbInge
   const writeRange = async (from: number) => {
     for (let start = from; start < planned.length; start += batchSize) {
       options.signal?.throwIfAborted();
-      const fields: string[] = [];
-      for (const chunk of planned.slice(start, start + batchSize)) {
-        const stored = toChunk(chunk);
-        fields.push(stored.id, JSON.stringify(stored));
-      }
-      await redis.hset(key, ...fields);
+      await store.writeChunks(key, planned.slice(start, start + batchSize).map(toChunk));
       const written = Math.min(planned.length, start + batchSize);
       await options.onProgress?.({ digest: content.digest, written, total: planned.length });
     }
@@ -124,10 +123,10 @@ export async function ingestSource(options: IngestSourceOptions): Promise<KbInge
   const expected = new Set(
     planned.map((chunk) => chunkIdOf({ documentId, digest: content.digest, ordinal: chunk.ordinal })),
   );
-  const present = await redis.hkeys(key);
+  const present = await store.chunkIds(key);
   if (present.length !== expected.size || present.some((id) => !expected.has(id))) {
     logger.warn({ documentId, present: present.length, expected: expected.size }, 'chunk set incomplete; rewriting it');
-    await redis.del(key);
+    await store.clearChunkSet(key);
     await store.trackChunkSet(job.kb, key);
     await writeRange(0);
   }

@@ -1,9 +1,4 @@
 import {
-  kbChunkSchema,
-  kbDefinitionSchema,
-  kbManifestSchema,
-  kbUpdatedEventSchema,
-  safeParseJson,
   silentLogger,
   type KbChunk,
   type KbDocument,
@@ -13,7 +8,7 @@ import {
   type KbManifest,
   type Logger,
 } from '@agentq/shared';
-import { keyNames, waitForRedis, type RedisConnection } from '@agentq/store';
+import { KnowledgeBaseStore, waitForRedis, type RedisConnection } from '@agentq/store';
 import { basename } from 'node:path';
 import { termsOf } from '../text/terms-of.js';
 import { Bm25Index } from './bm25-index.js';
@@ -84,7 +79,8 @@ const MAX_LIMIT = 50;
  */
 export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOptions): LoadedKnowledgeBaseReader {
   const { redis } = options;
-  const keys = keyNames(options.keyPrefix ?? 'agentq');
+  const store = new KnowledgeBaseStore({ redis, prefix: options.keyPrefix ?? 'agentq' });
+  const { keys } = store;
   const logger = (options.logger ?? silentLogger()).child({ component: 'kb-reader' });
   const stats: KnowledgeBaseReaderStats = { indexBuilds: 0, chunkSetReads: 0 };
   const loaded = new Map<string, LoadedVersion>();
@@ -106,15 +102,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   let started = false;
 
   async function pointers(kbs: readonly string[]): Promise<Map<string, number>> {
-    const unique = [...new Set(kbs)];
-    const out = new Map<string, number>();
-    if (unique.length === 0) return out;
-    const values = await redis.mget(...unique.map((kb) => keys.kbVersion(kb)));
-    unique.forEach((kb, index) => {
-      const value = values[index];
-      if (value !== null && value !== undefined && /^\d+$/.test(value)) out.set(kb, Number(value));
-    });
-    return out;
+    return await store.versions(kbs);
   }
 
   async function versionOf(kb: string, version: number): Promise<LoadedVersion | undefined> {
@@ -188,7 +176,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     // After a reconnect, announcements sent meanwhile are lost: look at the pointers again.
     connection.on('ready', onReady);
     try {
-      await connection.subscribe(keys.kbUpdated);
+      await store.subscribeToUpdates(connection);
       started = true;
       await scan();
     } catch (error) {
@@ -201,7 +189,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     // own); wait for that one, bounded, rather than fail the scan.
     await waitForRedis(redis, 10_000);
     if (closed) return;
-    const names = await redis.hkeys(keys.kbs);
+    const names = await store.names();
     for (const [kb, version] of await pointers(names)) announce(kb, version);
   }
 
@@ -215,8 +203,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   }
 
   function onMessage(channel: string, message: string): void {
-    if (channel !== keys.kbUpdated) return;
-    const event = safeParseJson(message, kbUpdatedEventSchema, 'kb.updated event');
+    const event = store.parseUpdate(channel, message);
+    if (!event) return;
     if (!event.success) {
       logger.warn({ error: event.error.message }, 'ignored a malformed kb.updated event');
       return;
@@ -257,35 +245,24 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   }
 
   async function tryLoad(kb: string, version: number): Promise<LoadedVersion | undefined> {
-    const manifestText = await redis.get(keys.kbManifest(kb, version));
-    if (manifestText === null) return undefined;
-    const manifest = safeParseJson(manifestText, kbManifestSchema, `manifest of ${kb} v${version}`);
-    if (!manifest.success) {
-      logger.warn({ kb, version, error: manifest.error.message }, 'corrupt knowledge base manifest');
+    const read = await store.lookupManifest(kb, version);
+    if (read.status === 'missing') return undefined;
+    if (read.status === 'corrupt') {
+      logger.warn({ kb, version, error: read.error.message }, 'corrupt knowledge base manifest');
       return undefined;
     }
-    const setKeys = manifest.data.documents.map((document) => keys.kbChunks(kb, document.id, document.digest));
+    const { manifest } = read;
+    const setKeys = manifest.documents.map((document) => keys.kbChunks(kb, document.id, document.digest));
     const missing = setKeys.filter((key) => !chunkSets.has(key));
     const fetched = new Map<string, KbChunk[]>();
-    if (missing.length > 0) {
-      const pipeline = redis.pipeline();
-      for (const key of missing) pipeline.hgetall(key);
-      const replies = (await pipeline.exec()) ?? [];
-      for (const [index, key] of missing.entries()) {
-        const [error, value] = replies[index] ?? [new Error('no reply'), null];
-        const fields = (error ? {} : value) as Record<string, string>;
-        const document = manifest.data.documents[setKeys.indexOf(key)];
-        // Gone or short: the version was replaced and its chunks deleted meanwhile.
-        if (Object.keys(fields).length !== document?.chunks) return undefined;
-        const chunks: KbChunk[] = [];
-        for (const text of Object.values(fields)) {
-          const parsed = safeParseJson(text, kbChunkSchema, `chunk of ${kb}`);
-          if (parsed.success) chunks.push(parsed.data);
-        }
-        chunks.sort((left, right) => left.ordinal - right.ordinal);
-        fetched.set(key, chunks);
-        stats.chunkSetReads += 1;
-      }
+    const sets = await store.readChunkSets(missing);
+    for (const [index, key] of missing.entries()) {
+      const set = sets[index];
+      const document = manifest.documents[setKeys.indexOf(key)];
+      // Gone or short: the version was replaced and its chunks deleted meanwhile.
+      if (!set || set.fieldCount !== document?.chunks) return undefined;
+      fetched.set(key, set.chunks);
+      stats.chunkSetReads += 1;
     }
     // Superseded while it read: skip the index build, the caller moves on to the newer version
     // (keeping what was read, which that version mostly shares, until the next load prunes it).
@@ -297,9 +274,9 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     for (const key of setKeys) all.push(...(fetched.get(key) ?? chunkSets.get(key) ?? []));
     const result: LoadedVersion = {
       version,
-      manifest: manifest.data,
+      manifest,
       chunks: all,
-      documents: new Map(manifest.data.documents.map((document) => [document.id, document])),
+      documents: new Map(manifest.documents.map((document) => [document.id, document])),
       index: new Bm25Index(all),
     };
     stats.indexBuilds += 1;
@@ -334,7 +311,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       queue.length = 0;
       subscriber.off('message', onMessage);
       subscriber.off('ready', onReady);
-      await subscriber.unsubscribe(keys.kbUpdated).catch(() => undefined);
+      await store.unsubscribeFromUpdates(subscriber).catch(() => undefined);
     },
     async search(searchOptions) {
       const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(searchOptions.limit)));
@@ -366,11 +343,11 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     async list(listOptions) {
       const unique = [...new Set(listOptions.kbs)];
       if (unique.length === 0) return [];
-      const [definitions, versions] = await Promise.all([redis.hmget(keys.kbs, ...unique), pointers(unique)]);
+      const [definitions, versions] = await Promise.all([store.definitions(unique), pointers(unique)]);
       const out: KbListing[] = [];
-      for (const [index, kb] of unique.entries()) {
-        const definition = safeParseJson(definitions[index], kbDefinitionSchema, `knowledge base ${kb}`);
-        if (!definition.success) continue;
+      for (const kb of unique) {
+        const definition = definitions.get(kb);
+        if (!definition) continue;
         const version = versions.get(kb) ?? 0;
         const manifest = version === 0 ? undefined : await manifestOf(kb, version);
         const listing: KbListing = {
@@ -383,7 +360,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
             chunks: document.chunks,
           })),
         };
-        if (definition.data.description) listing.description = definition.data.description;
+        if (definition.description) listing.description = definition.description;
         out.push(listing);
       }
       return out;
@@ -393,9 +370,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   async function manifestOf(kb: string, version: number): Promise<KbManifest | undefined> {
     const current = loaded.get(kb);
     if (current?.version === version) return current.manifest;
-    const text = await redis.get(keys.kbManifest(kb, version));
-    const parsed = safeParseJson(text, kbManifestSchema, `manifest of ${kb}`);
-    return parsed.success ? parsed.data : undefined;
+    const read = await store.lookupManifest(kb, version);
+    return read.status === 'ok' ? read.manifest : undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { CatalogTool, Logger } from '@agentq/shared';
 import type { Embedder } from './create-embedder.js';
 import { toolEmbeddingDigest, toolEmbeddingText } from './tool-embedding-text.js';
-import type { ToolVectorStore } from './tool-vector-store.js';
+import type { ToolVectorStore } from '@agentq/store';
 
 /** Options of {@link embedCatalogTools}. */
 export interface EmbedCatalogToolsOptions {

@@ -13,7 +13,7 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { assignMcpWireNames } from '../wire-names/mcp-wire-name.js';
 import { toCamelSegment } from '../wire-names/to-camel-segment.js';
 import { toolEmbeddingDigest } from '../embedding/tool-embedding-text.js';
-import type { ToolVectorStore } from '../embedding/tool-vector-store.js';
+import type { ToolVectorStore } from '@agentq/store';
 import { createMcpToolEntry } from './create-mcp-tool-entry.js';
 import type { McpToolCaller } from './mcp-tool-caller.js';
 

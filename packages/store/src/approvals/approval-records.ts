@@ -12,9 +12,11 @@ import {
   safeParseJson,
   traceContextOf,
 } from '@agentq/shared';
-import { keyNames } from '../keys.js';
 import { trace, type SpanContext } from '@opentelemetry/api';
+import type { ChainableCommander } from 'ioredis';
+import { keyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
 
 /**
  * The durable record of one approval, shared by the worker (which requests and settles approvals)
@@ -39,72 +41,6 @@ export interface ApprovalRecord {
 /** Time a settled approval's record is kept, for audits and late `decide` answers. */
 const settledTtlSeconds = 7 * 24 * 3600;
 
-// KEYS: record hash, pending set, the run's job hash (the record hash again when the request names
-// no incarnation). ARGV: approval id, decision JSON, now, the request's incarnation ('' for none),
-// the no-decision record JSON, ttl of a settled record.
-// The first decision wins; the record is written before anyone is told, so nothing that happens
-// afterwards (a crash, a lost promote) can undo or double it. A decision for an approval whose run
-// is gone (cancelled, removed) or is now another incarnation under the same id is refused, and the
-// approval is settled as no-decision in the same step, so no later decision can land either.
-const recordDecisionScript = `
-if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
-local existing = redis.call('HGET', KEYS[1], 'decision')
-if existing then
-  local outcome = redis.call('HGET', KEYS[1], 'outcome')
-  if outcome == 'expired' then return {'EXPIRED', existing} end
-  if outcome == 'no-decision' then return {'SETTLED', existing} end
-  return {'ALREADY_DECIDED', existing}
-end
-local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
-if expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
-if ARGV[4] ~= '' then
-  local data = redis.call('HGET', KEYS[3], 'data')
-  local current = nil
-  if data then
-    local ok, decoded = pcall(cjson.decode, data)
-    if ok and type(decoded) == 'table' then current = decoded['incarnation'] end
-  end
-  if not data or (type(current) == 'string' and current ~= ARGV[4]) then
-    redis.call('HSET', KEYS[1], 'decision', ARGV[5], 'outcome', 'no-decision')
-    redis.call('ZREM', KEYS[2], ARGV[1])
-    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
-    return {'SETTLED', ARGV[5]}
-  end
-end
-redis.call('HSET', KEYS[1], 'decision', ARGV[2], 'outcome', 'decision')
-redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
-return {'OK', ARGV[2], redis.call('HGET', KEYS[1], 'request')}
-`;
-
-// KEYS: record hash, pending set. ARGV: approval id, fallback decision JSON, fallback outcome, ttl.
-// Settles an approval whose job is running: the recorded decision if there is one, else the
-// fallback (expired or no-decision), recorded so that a late decide gets a definite answer.
-const settleScript = `
-if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
-local existing = redis.call('HGET', KEYS[1], 'decision')
-local outcome = redis.call('HGET', KEYS[1], 'outcome')
-if not existing then
-  existing = ARGV[2]
-  outcome = ARGV[3]
-  redis.call('HSET', KEYS[1], 'decision', existing, 'outcome', outcome)
-end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-return {outcome, existing}
-`;
-
-// KEYS: record hash, pending set. ARGV: approval id, request JSON, expiresAt.
-// Idempotent: a re-run of a crashed worker keeps the first request and its expiry.
-const registerScript = `
-if redis.call('HSETNX', KEYS[1], 'request', ARGV[2]) == 1 then
-  redis.call('HSET', KEYS[1], 'expiresAt', ARGV[3])
-  if redis.call('HEXISTS', KEYS[1], 'decision') == 0 then
-    redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
-  end
-end
-return redis.call('HGET', KEYS[1], 'request')
-`;
-
 /** Options shared by the approval record functions. */
 export interface ApprovalRecordsOptions {
   redis: RedisConnection;
@@ -112,31 +48,25 @@ export interface ApprovalRecordsOptions {
   prefix: string;
 }
 
-/** The part of an ioredis MULTI or pipeline that {@link queueApprovalRegistrations} uses. */
-export interface EvalQueue {
-  eval(script: string, keyCount: number, ...args: Array<string | number>): unknown;
-}
-
 /**
  * Queues the registration of approval requests on `transaction`, so that a run's checkpoint and
  * its approvals land in one MULTI. Idempotent: an existing request keeps its first expiry; read
- * the stored requests back with {@link readApprovalRecords}.
+ * the stored requests back with {@link readApprovalRecords}. Open `transaction` on `redis` after
+ * `defineStoreScripts(redis)`: a transaction only knows the scripts defined before it.
  */
 export function queueApprovalRegistrations(
-  transaction: EvalQueue,
-  options: { prefix: string; requests: readonly ApprovalJob[] },
+  transaction: ChainableCommander,
+  options: ApprovalRecordsOptions & { requests: readonly ApprovalJob[] },
 ): void {
   const keys = keyNames(options.prefix);
   for (const request of options.requests) {
     const valid = approvalJobSchema.parse(request);
-    transaction.eval(
-      registerScript,
-      2,
-      keys.decision(valid.approvalId),
-      keys.pendingApprovals,
-      valid.approvalId,
-      JSON.stringify(valid),
-      String(valid.expiresAt),
+    runStoreScript(
+      options.redis,
+      'approvalRegister',
+      [keys.decision(valid.approvalId), keys.pendingApprovals],
+      [valid.approvalId, JSON.stringify(valid), String(valid.expiresAt)],
+      transaction,
     );
   }
 }
@@ -145,8 +75,9 @@ export function queueApprovalRegistrations(
 export async function registerApprovalRequests(
   options: ApprovalRecordsOptions & { requests: readonly ApprovalJob[] },
 ): Promise<void> {
+  defineStoreScripts(options.redis);
   const transaction = options.redis.multi();
-  queueApprovalRegistrations(transaction as unknown as EvalQueue, options);
+  queueApprovalRegistrations(transaction, options);
   await transaction.exec();
 }
 
@@ -176,25 +107,25 @@ export async function recordDecision(
   const bound = stored ? safeParseJson(stored, approvalJobSchema, `approval ${input.approvalId}`) : null;
   const incarnation = bound?.success ? (bound.data.incarnation ?? '') : '';
   const runJobKey =
-    bound?.success && incarnation !== '' ? `${options.prefix}:${QUEUE_NAMES.agentRuns}:${bound.data.runId}` : recordKey;
+    bound?.success && incarnation !== '' ? keys.queueJob(QUEUE_NAMES.agentRuns, bound.data.runId) : recordKey;
   const unsettled: DecisionRecord = {
     approved: false,
     reason: 'run cancelled or removed',
     decidedBy: 'agentq:no-decision',
     decidedAt: now,
   };
-  const [status, text, requestText] = (await options.redis.eval(
-    recordDecisionScript,
-    3,
-    recordKey,
-    keys.pendingApprovals,
-    runJobKey,
-    input.approvalId,
-    JSON.stringify(decisionRecordSchema.parse(decision)),
-    String(now),
-    incarnation,
-    JSON.stringify(unsettled),
-    String(settledTtlSeconds),
+  const [status, text, requestText] = (await runStoreScript(
+    options.redis,
+    'approvalRecordDecision',
+    [recordKey, keys.pendingApprovals, runJobKey],
+    [
+      input.approvalId,
+      JSON.stringify(decisionRecordSchema.parse(decision)),
+      String(now),
+      incarnation,
+      JSON.stringify(unsettled),
+      String(settledTtlSeconds),
+    ],
   )) as [string, string | undefined, string | undefined];
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field: 'approvalId', message: `No approval ${input.approvalId}` });
@@ -261,15 +192,16 @@ export async function settleApproval(
   },
 ): Promise<{ outcome: ApprovalOutcome; decision: DecisionRecord } | null> {
   const keys = keyNames(options.prefix);
-  const [outcome, text] = (await options.redis.eval(
-    settleScript,
-    2,
-    keys.decision(options.approvalId),
-    keys.pendingApprovals,
-    options.approvalId,
-    JSON.stringify(options.fallback.decision),
-    options.fallback.outcome,
-    String(settledTtlSeconds),
+  const [outcome, text] = (await runStoreScript(
+    options.redis,
+    'approvalSettle',
+    [keys.decision(options.approvalId), keys.pendingApprovals],
+    [
+      options.approvalId,
+      JSON.stringify(options.fallback.decision),
+      options.fallback.outcome,
+      String(settledTtlSeconds),
+    ],
   )) as [string, string | undefined];
   if (outcome === 'NOT_FOUND') return null;
   const parsed = safeParseJson(text, decisionRecordSchema, 'recorded decision');

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { AgentqError, defaultRunShardCount, digestOf, keyPrefix, MAX_RUN_SHARDS, untaggedPrefix } from '@agentq/shared';
+import {
+  AgentqError,
+  defaultRunShardCount,
+  digestOf,
+  keyPrefix,
+  MAX_RUN_SHARDS,
+  QUEUE_NAMES,
+  untaggedPrefix,
+} from '@agentq/shared';
 import type { RedisConnection } from './create-redis-connection.js';
 import { HASH_SLOTS, hashSlot } from './hash-slot.js';
 import { keyNames, type KeyNames } from '../keys.js';
@@ -186,7 +194,7 @@ export class RunShardRouter {
     if (!this.redis) return;
     const keys = keyNames(this.prefix);
     const counts = [String(this.count)];
-    if (this.count !== 1 && (await this.redis.exists(`${this.prefix}:agent-runs:meta`)) === 1) counts.push('1');
+    if (this.count !== 1 && (await this.redis.exists(keys.queueMeta(QUEUE_NAMES.agentRuns))) === 1) counts.push('1');
     await this.redis.sadd(keys.runShardCounts, ...counts);
   }
 

@@ -1,16 +1,23 @@
 import {
   AgentqError,
   NonRetryableError,
+  kbChunkSchema,
   kbDefinitionSchema,
   kbManifestSchema,
   kbNameSchema,
+  kbUpdatedEventSchema,
   parseWith,
   safeParseJson,
+  type KbChunk,
   type KbDefinition,
   type KbDocument,
   type KbManifest,
+  type KbUpdatedEvent,
+  type SafeParseJsonResult,
 } from '@agentq/shared';
-import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
+import { keyNames, type KeyNames } from '../keys.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { runStoreScript } from '../scripts/store-scripts.js';
 
 /** Options of {@link KnowledgeBaseStore}. */
 export interface KnowledgeBaseStoreOptions {
@@ -19,22 +26,24 @@ export interface KnowledgeBaseStoreOptions {
   prefix: string;
 }
 
+/** One version's manifest as read: gone, readable, or corrupt (with the reason). */
+export type ManifestRead =
+  { status: 'missing' } | { status: 'ok'; manifest: KbManifest } | { status: 'corrupt'; error: Error };
+
+/** One chunk set as read: how many fields it holds, and its readable chunks in order. */
+export interface ChunkSetRead {
+  /** Fields in the hash (0 when it is gone); fewer than the manifest says means it is being replaced. */
+  fieldCount: number;
+  /** The chunks that parse, by ordinal. */
+  chunks: KbChunk[];
+}
+
 /** The current version of a KB with the pointer value it was read under. */
 export interface CurrentManifest {
   manifest: KbManifest;
   /** The raw pointer value (`null` before the first version), for the compare-and-set switch. */
   pointer: string | null;
 }
-
-// Switches the version pointer only if nobody switched it since the caller read it, and only while
-// the KB exists. The new manifest was written aside before; this is the one atomic step.
-const SWITCH_VERSION = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'gone' end
-local current = redis.call('GET', KEYS[2])
-if (current or '') ~= ARGV[2] then return 'conflict' end
-redis.call('SET', KEYS[2], ARGV[3])
-return 'ok'
-`;
 
 const MAX_SWITCH_ATTEMPTS = 50;
 
@@ -101,13 +110,111 @@ export class KnowledgeBaseStore {
     throw new AgentqError({ code: 'CONFLICT', message: `knowledge base "${kb}" is changing too fast to read` });
   }
 
-  /** One version's manifest, or undefined when it is gone. */
+  /** One version's manifest, or undefined when it is gone; a corrupt one throws. */
   async readManifest(kb: string, version: number): Promise<KbManifest | undefined> {
+    const read = await this.lookupManifest(kb, version);
+    if (read.status === 'corrupt') throw read.error;
+    return read.status === 'ok' ? read.manifest : undefined;
+  }
+
+  /** One version's manifest, telling a gone one from a corrupt one (for readers that skip either). */
+  async lookupManifest(kb: string, version: number): Promise<ManifestRead> {
     const text = await this.redis.get(this.keys.kbManifest(kb, version));
-    if (text === null) return undefined;
+    if (text === null) return { status: 'missing' };
     const parsed = safeParseJson(text, kbManifestSchema, `manifest of ${kb} v${version}`);
-    if (!parsed.success) throw parsed.error;
-    return parsed.data;
+    return parsed.success ? { status: 'ok', manifest: parsed.data } : { status: 'corrupt', error: parsed.error };
+  }
+
+  /** The name of every KB. */
+  async names(): Promise<string[]> {
+    return await this.redis.hkeys(this.keys.kbs);
+  }
+
+  /** The readable definitions of `kbs`, by name, in one `HMGET`; unknown or corrupt ones are absent. */
+  async definitions(kbs: readonly string[]): Promise<Map<string, KbDefinition>> {
+    const out = new Map<string, KbDefinition>();
+    if (kbs.length === 0) return out;
+    const texts = await this.redis.hmget(this.keys.kbs, ...kbs);
+    kbs.forEach((kb, index) => {
+      const parsed = safeParseJson(texts[index], kbDefinitionSchema, `knowledge base ${kb}`);
+      if (parsed.success) out.set(kb, parsed.data);
+    });
+    return out;
+  }
+
+  /**
+   * The current versions of `kbs` in one `MGET`, by name; a KB with no version yet (or none at
+   * all) is absent.
+   */
+  async versions(kbs: readonly string[]): Promise<Map<string, number>> {
+    const unique = [...new Set(kbs)];
+    const out = new Map<string, number>();
+    if (unique.length === 0) return out;
+    const values = await this.redis.mget(...unique.map((kb) => this.keys.kbVersion(kb)));
+    unique.forEach((kb, index) => {
+      const value = values[index];
+      if (value !== null && value !== undefined && /^\d+$/.test(value)) out.set(kb, Number(value));
+    });
+    return out;
+  }
+
+  /**
+   * Reads chunk sets (by `kbChunks` key) in one pipeline. A set that cannot be read counts as gone
+   * (no fields): the caller compares `fieldCount` with its manifest and reads again.
+   */
+  async readChunkSets(keys: readonly string[]): Promise<ChunkSetRead[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hgetall(key);
+    const replies = (await pipeline.exec()) ?? [];
+    return keys.map((_key, index) => {
+      const [error, value] = replies[index] ?? [new Error('no reply'), null];
+      const fields = (error ? {} : value) as Record<string, string>;
+      const chunks: KbChunk[] = [];
+      for (const text of Object.values(fields)) {
+        const parsed = safeParseJson(text, kbChunkSchema, 'knowledge base chunk');
+        if (parsed.success) chunks.push(parsed.data);
+      }
+      chunks.sort((left, right) => left.ordinal - right.ordinal);
+      return { fieldCount: Object.keys(fields).length, chunks };
+    });
+  }
+
+  /** Writes chunks into a chunk set, by chunk id (idempotent: a chunk written again is the same). */
+  async writeChunks(key: string, chunks: readonly KbChunk[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const fields: string[] = [];
+    for (const chunk of chunks) fields.push(chunk.id, JSON.stringify(chunk));
+    await this.redis.hset(key, ...fields);
+  }
+
+  /** The chunk ids a chunk set holds. */
+  async chunkIds(key: string): Promise<string[]> {
+    return await this.redis.hkeys(key);
+  }
+
+  /** Deletes a chunk set's content (it stays tracked, see {@link trackChunkSet}). */
+  async clearChunkSet(key: string): Promise<void> {
+    await this.redis.del(key);
+  }
+
+  /** Subscribes `subscriber` to `kb.updated`, the channel of version switches. */
+  async subscribeToUpdates(subscriber: RedisConnection): Promise<void> {
+    await subscriber.subscribe(this.keys.kbUpdated);
+  }
+
+  /** Undoes {@link subscribeToUpdates}. */
+  async unsubscribeFromUpdates(subscriber: RedisConnection): Promise<void> {
+    await subscriber.unsubscribe(this.keys.kbUpdated);
+  }
+
+  /**
+   * A message received on a subscribed connection, parsed when it came on `kb.updated`
+   * (`undefined` for any other channel).
+   */
+  parseUpdate(channel: string, message: string): SafeParseJsonResult<KbUpdatedEvent> | undefined {
+    if (channel !== this.keys.kbUpdated) return undefined;
+    return safeParseJson(message, kbUpdatedEventSchema, 'kb.updated event');
   }
 
   /**
@@ -128,14 +235,11 @@ export class KnowledgeBaseStore {
       const next: KbManifest = { kb, version, documents, updatedAt: Date.now() };
       const nextKey = this.keys.kbManifest(kb, version);
       await this.redis.set(nextKey, JSON.stringify(next));
-      const outcome = await this.redis.eval(
-        SWITCH_VERSION,
-        2,
-        this.keys.kbs,
-        this.keys.kbVersion(kb),
-        kb,
-        pointer ?? '',
-        String(version),
+      const outcome = await runStoreScript(
+        this.redis,
+        'kbSwitchVersion',
+        [this.keys.kbs, this.keys.kbVersion(kb)],
+        [kb, pointer ?? '', String(version)],
       );
       if (outcome === 'ok') {
         await this.afterSwitch({ kb, previous: manifest, pointer, next });

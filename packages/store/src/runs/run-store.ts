@@ -1,6 +1,7 @@
 import {
   AgentqError,
   isOfRunIncarnation,
+  QUEUE_NAMES,
   recordedToolResultSchema,
   runCheckpointSchema,
   safeParseJson,
@@ -8,7 +9,10 @@ import {
   type RecordedToolResult,
   type RunCheckpoint,
 } from '@agentq/shared';
-import { FINISHED_RUN_TTL_SECONDS, keyNames, runStateKeys, type KeyNames, type RedisConnection } from '@agentq/store';
+import { keyNames, runStateKeys, type KeyNames } from '../keys.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
+import { FINISHED_RUN_TTL_SECONDS } from './run-state-lifecycle.js';
 
 export type { RecordedToolResult };
 
@@ -18,44 +22,12 @@ export interface RunFence {
   token: string;
 }
 
-// KEYS: checkpoint, the run job's lock, tool results. ARGV: checkpoint JSON, lock token (empty:
-// unfenced), TTL in seconds for a finished run (0: none). Returns 1 when written, 0 when the lock
-// is no longer this attempt's.
-const writeScript = `
-if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
-local ttl = tonumber(ARGV[3])
-if ttl > 0 then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
-  redis.call('EXPIRE', KEYS[3], ttl)
-else
-  redis.call('SET', KEYS[1], ARGV[1])
-end
-return 1
-`;
-
 /** Outcome of {@link RunStore.claimToolCall}. */
 export type ToolCallClaim =
   | { status: 'claimed' }
   | { status: 'exists'; recorded: RecordedToolResult }
   /** This attempt no longer holds the run's lock: another worker has the run. */
   | { status: 'lock-lost' };
-
-// KEYS: tool results hash, the run job's BullMQ lock. ARGV: tool call id, claim JSON, lock token,
-// run incarnation. Fenced by the lock: an attempt whose lock lapsed (a starved or partitioned
-// worker whose run was taken over) can never start a tool call, and one call id is claimed once per
-// incarnation: an entry an earlier run under the same id left behind is replaced, never answered.
-const claimScript = `
-if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return {'LOST'} end
-local existing = redis.call('HGET', KEYS[1], ARGV[1])
-if existing then
-  local ok, entry = pcall(cjson.decode, existing)
-  local earlier = ARGV[4] ~= '' and ok and type(entry) == 'table' and type(entry['incarnation']) == 'string'
-    and entry['incarnation'] ~= ARGV[4]
-  if not earlier then return {'EXISTS', existing} end
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return {'CLAIMED'}
-`;
 
 /** Options of {@link RunStore}. */
 export interface RunStoreOptions {
@@ -72,7 +44,9 @@ export type CheckpointSideWrites = (transaction: ReturnType<RedisConnection['mul
 
 /**
  * The run's durable state in Redis: the checkpoint `P:run.<runId>` and, beside it, the results of
- * executed tool calls by tool call id (`P:run.<runId>:tool-results`).
+ * executed tool calls by tool call id (`P:run.<runId>:tool-results`). The worker writes it; the
+ * worker and every reader (the client's `getRun` and run timeline) read it through this class, so
+ * both parse a checkpoint and a journal entry the same way.
  */
 export class RunStore {
   readonly keys: KeyNames;
@@ -90,6 +64,14 @@ export class RunStore {
   /** Key of the recorded tool results of a run. */
   toolResultsKey(runId: string): string {
     return this.keys.runToolResults(runId);
+  }
+
+  /**
+   * The fence of one attempt at a run: the run job's BullMQ lock (`P:agent-runs:<runId>:lock`)
+   * and the token that attempt holds it with.
+   */
+  fenceFor(runId: string, token: string): RunFence {
+    return { lockKey: this.keys.queueJobLock(QUEUE_NAMES.agentRuns, runId), token };
   }
 
   /** The checkpoint, or `null` when there is none (or it is unreadable, which is logged). */
@@ -118,20 +100,16 @@ export class RunStore {
   ): Promise<void> {
     const finished = checkpoint.status === 'completed' || checkpoint.status === 'failed';
     const [checkpointKey, toolResultsKey] = runStateKeys(this.keys, checkpoint.runId);
-    const args: Array<string | number> = [
-      checkpointKey,
-      options.fence?.lockKey ?? checkpointKey,
-      toolResultsKey,
-      JSON.stringify(checkpoint),
-      options.fence?.token ?? '',
-      finished ? this.finishedTtlSeconds : 0,
-    ];
+    const keys = [checkpointKey, options.fence?.lockKey ?? checkpointKey, toolResultsKey];
+    const args = [JSON.stringify(checkpoint), options.fence?.token ?? '', finished ? this.finishedTtlSeconds : 0];
     let written: unknown;
     if (!options.sideWrites) {
-      written = await this.redis.eval(writeScript, 3, ...args);
+      written = await runStoreScript(this.redis, 'runWriteCheckpoint', keys, args);
     } else {
+      // A transaction only knows the scripts defined on its connection before it was opened.
+      defineStoreScripts(this.redis);
       const transaction = this.redis.multi();
-      transaction.eval(writeScript, 3, ...args);
+      runStoreScript(this.redis, 'runWriteCheckpoint', keys, args, transaction);
       options.sideWrites(transaction);
       const results = (await transaction.exec()) ?? [];
       const failed = results.find(([error]) => error !== null);
@@ -178,20 +156,22 @@ export class RunStore {
     /** The run incarnation claiming: an entry of another incarnation does not count as a claim. */
     incarnation?: string;
   }): Promise<ToolCallClaim> {
-    const [status, text] = (await this.redis.eval(
-      claimScript,
-      2,
-      this.toolResultsKey(options.runId),
-      options.fence?.lockKey ?? this.toolResultsKey(options.runId),
-      options.toolCallId,
-      JSON.stringify({
-        claimedBy: options.owner,
-        toolName: options.toolName,
-        incarnation: options.incarnation,
-        startedAt: options.startedAt ?? Date.now(),
-      }),
-      options.fence?.token ?? '',
-      options.incarnation ?? '',
+    const journalKey = this.toolResultsKey(options.runId);
+    const [status, text] = (await runStoreScript(
+      this.redis,
+      'runClaimToolCall',
+      [journalKey, options.fence?.lockKey ?? journalKey],
+      [
+        options.toolCallId,
+        JSON.stringify({
+          claimedBy: options.owner,
+          toolName: options.toolName,
+          incarnation: options.incarnation,
+          startedAt: options.startedAt ?? Date.now(),
+        }),
+        options.fence?.token ?? '',
+        options.incarnation ?? '',
+      ],
     )) as [string, string | undefined];
     if (status === 'LOST') return { status: 'lock-lost' };
     if (status === 'CLAIMED') return { status: 'claimed' };

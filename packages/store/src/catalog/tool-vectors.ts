@@ -1,5 +1,6 @@
 import { digestOf } from '@agentq/shared';
-import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
+import { keyNames, type KeyNames } from '../keys.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { z } from 'zod';
 
 /** How long a stored vector lives without a warmer touching it again. */
@@ -26,7 +27,10 @@ function encode(vector: readonly number[]): string {
   return bytes.toString('base64');
 }
 
-/** Tool vectors of one embedding model in Redis, keyed by the digest of the embedded text. */
+/**
+ * Tool vectors of one embedding model in Redis, keyed by the digest of the embedded text
+ * (`P:embedding.<model digest>.<text digest>`): written by warmers, read by workers' tool search.
+ */
 export interface ToolVectorStore {
   /** Which of `digests` have no stored vector (and renews the lifetime of those that do). */
   missing(digests: readonly string[]): Promise<string[]>;

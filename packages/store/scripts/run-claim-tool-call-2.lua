@@ -1,0 +1,26 @@
+--[[
+  Claims one tool call of a run before it executes, so that it executes at most once. Fenced by
+  the run job's BullMQ lock: an attempt whose lock lapsed (a starved or partitioned worker whose
+  run was taken over) can never start a tool call. One call id is claimed once per incarnation: an
+  entry an earlier run under the same id left behind is replaced, never answered.
+
+  KEYS[1] the run's tool-result journal: P:run.<runId>:tool-results
+  KEYS[2] the run job's BullMQ lock: P:agent-runs:<runId>:lock (KEYS[1] again when unfenced)
+  ARGV[1] tool call id
+  ARGV[2] claim JSON
+  ARGV[3] lock token of the claiming attempt ('' for an unfenced claim)
+  ARGV[4] run incarnation ('' when unknown)
+
+  Returns {'LOST'} without the lock, {'EXISTS', entry JSON} when the call is claimed or recorded
+  already, {'CLAIMED'} when this claim was written.
+]]
+if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return {'LOST'} end
+local existing = redis.call('HGET', KEYS[1], ARGV[1])
+if existing then
+  local ok, entry = pcall(cjson.decode, existing)
+  local earlier = ARGV[4] ~= '' and ok and type(entry) == 'table' and type(entry['incarnation']) == 'string'
+    and entry['incarnation'] ~= ARGV[4]
+  if not earlier then return {'EXISTS', existing} end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {'CLAIMED'}
