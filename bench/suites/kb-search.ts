@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { createKnowledgeBaseReader, KnowledgeBaseStore, termCounts } from '@agentq/kb';
-import { keyNames, type KbChunk, type KbDocument } from '@agentq/shared';
+import { createKnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
+import { keyNames, termCounts, type KbChunk, type KbDocument } from '@agentq/shared';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix, testPrefix } from '../../test/helpers/redis.js';
 import { atMost, type BenchSuite } from '../bench-types.js';

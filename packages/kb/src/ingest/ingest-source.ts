@@ -1,18 +1,19 @@
 import {
   NonRetryableError,
   silentLogger,
+  termCounts,
   type KbChunk,
   type KbIngestJob,
   type KbIngestResult,
   type Logger,
   type RedisConnection,
 } from '@agentq/shared';
+import { kbTerms } from '../text/kb-terms.js';
 import { z } from 'zod';
 import { chunkSections, type ChunkOptions, type PlannedChunk } from '../chunk/chunk-sections.js';
 import { parseDocument } from '../sources/parse-document.js';
 import { readSource, type ReadSourceOptions } from '../sources/read-source.js';
 import type { KnowledgeBaseStore } from '../store/knowledge-base-store.js';
-import { termCounts, termsOf } from '../text/terms-of.js';
 import { chunkIdOf, documentIdOf } from './document-id.js';
 
 /**
@@ -91,7 +92,7 @@ export async function ingestSource(options: IngestSourceOptions): Promise<KbInge
       : 0;
   if (resumeAt > 0) logger.info({ documentId, resumeAt, total: planned.length }, 'resuming ingest');
   const toChunk = (chunk: PlannedChunk): KbChunk => {
-    const terms = termsOf(chunk.heading ? `${chunk.heading}\n${chunk.text}` : chunk.text);
+    const terms = kbTerms(chunk.heading ? `${chunk.heading}\n${chunk.text}` : chunk.text, 'index');
     const stored: KbChunk = {
       id: chunkIdOf({ documentId, digest: content.digest, ordinal: chunk.ordinal }),
       documentId,

@@ -1,4 +1,5 @@
 import {
+  Bm25Index,
   keyNames,
   kbChunkSchema,
   kbDefinitionSchema,
@@ -16,9 +17,8 @@ import {
   type Logger,
   type RedisConnection,
 } from '@agentq/shared';
+import { kbTerms } from '../text/kb-terms.js';
 import { basename } from 'node:path';
-import { termsOf } from '../text/terms-of.js';
-import { Bm25Index } from './bm25-index.js';
 
 export type { KbListing, KbSearchHit, KnowledgeBaseReader };
 
@@ -340,7 +340,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     },
     async search(searchOptions) {
       const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(searchOptions.limit)));
-      const terms = termsOf(searchOptions.query);
+      const terms = kbTerms(searchOptions.query, 'query');
       if (terms.length === 0) return [];
       const versions = await pointers(searchOptions.kbs);
       const hits: KbSearchHit[] = [];
