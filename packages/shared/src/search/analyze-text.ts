@@ -78,10 +78,19 @@ function stemWord(word: string): string {
   return stem;
 }
 
-/** Raw lowercase words, split on anything that is not a letter or a digit. */
+/** Runs of letters and digits, Unicode-aware; one character class, so linear time. */
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Raw words, as written: runs of letters and digits. */
 function rawWords(text: string): string[] {
-  return text.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+  return text.match(WORD) ?? [];
 }
+
+/**
+ * Where {@link identifierParts} would cut a word; a word without one (most words of prose, `The`
+ * included) skips the splitting.
+ */
+const IDENTIFIER_BOUNDARY = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
 
 /** Parts of one identifier-like word: `readTextFile` → read, text, file; `HTTPServer2` → http, server, 2. */
 function identifierParts(word: string): string[] {
@@ -157,7 +166,7 @@ export function analyzeText(text: string, side: AnalyzerSide, extraStopWords?: R
     if (raw.length > MAX_WORD_LENGTH) continue;
     const whole = raw.toLowerCase();
     words.push(whole);
-    if (side === 'index' && /[A-Z0-9]/.test(raw)) {
+    if (side === 'index' && IDENTIFIER_BOUNDARY.test(raw)) {
       const parts = identifierParts(raw);
       if (parts.length > 1) for (const part of parts) words.push(part.toLowerCase());
     }
