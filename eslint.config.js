@@ -2,6 +2,98 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Every workspace package of agentq. */
+export const WORKSPACES = [
+  '@agentq/shared',
+  '@agentq/store',
+  '@agentq/code-sandbox',
+  '@agentq/registry',
+  '@agentq/builtin-tools',
+  '@agentq/kb',
+  '@agentq/client',
+  '@agentq/mcp-connect',
+  '@agentq/catalog-warmer',
+  '@agentq/agent-worker',
+  '@agentq/indexer',
+  '@agentq/api',
+  '@agentq/cli',
+];
+
+/**
+ * The workspaces each workspace may import (the rest are refused), and other imports it must not
+ * make. Kept equal to the `imports` column of docs/architecture.md's package table.
+ * @type {Record<string, { allowed: string[]; alsoRefused?: string[]; why: string }>}
+ */
+export const IMPORTS = {
+  'packages/shared': {
+    allowed: [],
+    alsoRefused: ['bullmq', '@modelcontextprotocol/*', 'ai'],
+    why: 'shared sits under everything',
+  },
+  'packages/store': {
+    allowed: ['@agentq/shared'],
+    alsoRefused: ['@modelcontextprotocol/*', 'ai'],
+    why: 'the store owns every Redis record and knows nothing of MCP or models',
+  },
+  'packages/code-sandbox': {
+    allowed: [],
+    alsoRefused: ['bullmq', 'ioredis', '@modelcontextprotocol/*', 'ai'],
+    why: 'the code sandbox knows nothing of agentq: it runs a script against the host functions it is given',
+  },
+  'packages/registry': {
+    allowed: ['@agentq/shared', '@agentq/store'],
+    why: 'the registry never opens a connection: it calls MCP tools through the caller it is given',
+  },
+  'packages/builtin-tools': {
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/kb'],
+    alsoRefused: ['bullmq', '@modelcontextprotocol/*'],
+    why: 'the builtin tools are registry entries, with no MCP connection or queue of their own',
+  },
+  'packages/kb': {
+    allowed: ['@agentq/shared', '@agentq/store'],
+    alsoRefused: ['bullmq', '@modelcontextprotocol/*', 'ai'],
+    why: 'knowledge bases: no queues (the indexer owns the BullMQ worker), no MCP, no model',
+  },
+  'packages/client': {
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/kb'],
+    alsoRefused: ['@modelcontextprotocol/*'],
+    why: 'the client is published with shared, store and kb only',
+  },
+  'packages/mcp-connect': {
+    allowed: ['@agentq/shared'],
+    alsoRefused: ['bullmq', 'ioredis', 'ai'],
+    why: 'the MCP connection layer sits on shared and the MCP SDK only',
+  },
+  'apps/catalog-warmer': {
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/mcp-connect'],
+    why: 'apps never import each other',
+  },
+  'apps/agent-worker': {
+    allowed: [
+      '@agentq/shared',
+      '@agentq/store',
+      '@agentq/registry',
+      '@agentq/builtin-tools',
+      '@agentq/mcp-connect',
+      '@agentq/kb',
+      '@agentq/code-sandbox',
+    ],
+    why: 'apps never import each other',
+  },
+  'apps/indexer': {
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/kb'],
+    why: 'apps never import each other',
+  },
+  'apps/api': {
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/client'],
+    why: 'apps never import each other; knowledge bases are reached through the client',
+  },
+  'apps/cli': {
+    allowed: WORKSPACES.filter((name) => name !== '@agentq/cli'),
+    why: 'the CLI starts every role',
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -43,126 +135,37 @@ export default tseslint.config(
     files: ['apps/cli/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', '**/*.test.ts'],
     rules: { 'no-console': 'off' },
   },
-  {
-    // Apps never import each other, and shared pulls in nothing of ours.
-    files: ['packages/shared/**/*.ts'],
+  // Who may import whom: the import column of the package table in docs/architecture.md. Each
+  // workspace lists the workspaces it may import; every other one is refused, apps included.
+  ...Object.entries(IMPORTS).map(([workspace, { allowed, alsoRefused = [], why }]) => ({
+    files: [`${workspace}/**/*.ts`],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@agentq/*', 'bullmq', '@modelcontextprotocol/*', 'ai'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...WORKSPACES.filter((name) => !allowed.includes(name)).map((name) => ({
+              group: [name, `${name}/*`],
+              message: `${workspace} may import ${allowed.join(', ') || 'no workspace of ours'} (${why}; docs/architecture.md)`,
+            })),
+            ...alsoRefused.map((name) => ({ group: [name], message: `${workspace} must not import ${name} (${why})` })),
+          ],
+        },
+      ],
     },
-  },
+  })),
   {
     // ...except the one BullMQ error adapter every role shares: it alone meets BullMQ's error classes.
     files: ['packages/shared/src/errors/to-bullmq-error.ts', 'packages/shared/src/errors/error-codes.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@agentq/*', '@modelcontextprotocol/*', 'ai'] }],
-    },
-  },
-  {
-    // The registry never opens a connection: it calls MCP tools through the caller it is given.
-    files: ['packages/registry/**/*.ts'],
-    rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            '@agentq/client',
-            '@agentq/mcp-connect',
-            '@agentq/catalog-warmer',
-            '@agentq/agent-worker',
-            '@agentq/api',
-            '@agentq/cli',
+            ...WORKSPACES.map((name) => ({ group: [name, `${name}/*`] })),
+            { group: ['@modelcontextprotocol/*'] },
+            { group: ['ai'] },
           ],
-        },
-      ],
-    },
-  },
-  {
-    // The builtin tools are registry entries: shared and registry below them, never an app, and
-    // no MCP connection or queue of their own.
-    files: ['packages/builtin-tools/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            '@agentq/client',
-            '@agentq/mcp-connect',
-            '@agentq/catalog-warmer',
-            '@agentq/agent-worker',
-            '@agentq/indexer',
-            '@agentq/api',
-            '@agentq/cli',
-            'bullmq',
-            '@modelcontextprotocol/*',
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Knowledge bases: storage, ingestion steps and the cache-only reader. No queues (the indexer
-    // app owns the BullMQ worker), no MCP, no model.
-    files: ['packages/kb/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            '@agentq/registry',
-            '@agentq/client',
-            '@agentq/mcp-connect',
-            '@agentq/catalog-warmer',
-            '@agentq/agent-worker',
-            '@agentq/indexer',
-            '@agentq/api',
-            '@agentq/cli',
-            'bullmq',
-            '@modelcontextprotocol/*',
-            'ai',
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The code sandbox knows nothing of agentq: it runs a script against the host functions it is given.
-    files: ['packages/code-sandbox/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['@agentq/*', 'bullmq', 'ioredis', '@modelcontextprotocol/*', 'ai'] },
-      ],
-    },
-  },
-  {
-    // The MCP connection layer sits on shared and the MCP SDK only: no queues, no registry, no model.
-    files: ['packages/mcp-connect/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            '@agentq/registry',
-            '@agentq/client',
-            '@agentq/catalog-warmer',
-            '@agentq/agent-worker',
-            '@agentq/api',
-            '@agentq/cli',
-            'bullmq',
-            'ioredis',
-            'ai',
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['apps/catalog-warmer/**/*.ts', 'apps/agent-worker/**/*.ts', 'apps/api/**/*.ts', 'apps/indexer/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: ['@agentq/catalog-warmer', '@agentq/agent-worker', '@agentq/api', '@agentq/cli', '@agentq/indexer'],
         },
       ],
     },

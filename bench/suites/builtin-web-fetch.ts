@@ -5,12 +5,12 @@ import {
   createHtmlConverter,
   createWebFetcher,
   cutToTokenBudget,
-  htmlToMarkdown,
   type HtmlConverter,
   type WebFetcher,
 } from '@agentq/builtin-tools';
+import { htmlToMarkdown } from '@agentq/kb/html-to-markdown';
 import { send, startLoopbackServer } from '../../packages/builtin-tools/src/test-support/loopback-server.js';
-import { buildNewsPage } from '../../packages/builtin-tools/src/test-support/news-page.js';
+import { buildNewsPage } from '../../packages/kb/src/test-support/news-page.js';
 import { atMost, type BenchSuite } from '../bench-types.js';
 
 /** Size of the page served, in bytes. */
@@ -54,7 +54,8 @@ async function timeWithLoopBlock(action: () => Promise<unknown>): Promise<{ ms: 
  */
 const suite: BenchSuite = {
   name: 'builtin-web-fetch',
-  description: 'web_fetch of a local 200 KB news page vs a bare fetch of it; guard, conversion and event-loop block apart',
+  description:
+    'web_fetch of a local 200 KB news page vs a bare fetch of it; guard, conversion and event-loop block apart',
   async run({ quick }) {
     const html = buildNewsPage(targetBytes);
     const server = await startLoopbackServer((_request, response) =>
@@ -131,14 +132,25 @@ const suite: BenchSuite = {
       },
     };
     return [
-      { name: 'web_fetch/bare-fetch@200KB', value: Number(ratio.toFixed(2)), unit: 'x', ...atMost(ratio, 1.5), details },
+      {
+        name: 'web_fetch/bare-fetch@200KB',
+        value: Number(ratio.toFixed(2)),
+        unit: 'x',
+        ...atMost(ratio, 1.5),
+        details,
+      },
       {
         name: 'web_fetch(converting inline)/bare-fetch@200KB',
         value: Number(inlineRatio.toFixed(2)),
         unit: 'x',
         ...atMost(inlineRatio, 1.5),
       },
-      { name: 'guarded-fetch/bare-fetch@200KB', value: Number(guardRatio.toFixed(2)), unit: 'x', ...atMost(guardRatio, 1.5) },
+      {
+        name: 'guarded-fetch/bare-fetch@200KB',
+        value: Number(guardRatio.toFixed(2)),
+        unit: 'x',
+        ...atMost(guardRatio, 1.5),
+      },
       { name: 'bare-fetch.median', value: medians.bare, unit: 'ms' },
       { name: 'guarded-fetch.median', value: medians.guarded, unit: 'ms' },
       { name: 'html-to-markdown+cut.median', value: medians.conversion, unit: 'ms' },

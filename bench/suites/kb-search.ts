@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { createKnowledgeBaseReader, KnowledgeBaseStore, termCounts } from '@agentq/kb';
-import { type KbChunk, type KbDocument } from '@agentq/shared';
+import { createKnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
+import { termCounts, type KbChunk, type KbDocument } from '@agentq/shared';
 import { keyNames } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix, testPrefix } from '../../test/helpers/redis.js';

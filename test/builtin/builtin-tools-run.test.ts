@@ -23,10 +23,7 @@ import {
   waitForJob,
 } from '../worker/helpers/worker-harness.js';
 
-const article = await readFile(
-  new URL('../../packages/builtin-tools/src/test-support/article.html', import.meta.url),
-  'utf8',
-);
+const article = await readFile(new URL('../../packages/kb/src/test-support/article.html', import.meta.url), 'utf8');
 
 describe('a run with the builtin tools', () => {
   let ctx: TestContext;

@@ -28,3 +28,4 @@ export { createDecisionProcessor } from './approvals/create-decision-processor.j
 export type { DecisionProcessorOptions } from './approvals/create-decision-processor.js';
 export { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
 export type { SweepDecidedApprovalsOptions } from './approvals/sweep-decided-approvals.js';
+export { agentWorkerRole } from './agent-worker-role.js';

@@ -10,3 +10,4 @@ export type { ErrorBody } from './http/error-response.js';
 export type { ApiRoute } from './http/api-route.js';
 export { routeTable } from './auth/route-access.js';
 export type { RegisteredRoute, RouteAccess } from './auth/route-access.js';
+export { apiRole } from './api-role.js';

@@ -7,3 +7,4 @@ export type { WarmerTimings } from './warmer-timings.js';
 export { CACHE_TTL_JOB_NAME, cacheTtlJobId, refreshScheduleId } from './schedule/refresh-schedules.js';
 export { CACHE_TTL_CEILING_MS, CACHE_TTL_FLOOR_MS, clampCacheTtlMs } from './refresh/cache-hints.js';
 export type { RefreshOutcome } from './refresh/create-refresh-processor.js';
+export { catalogWarmerRole } from './catalog-warmer-role.js';

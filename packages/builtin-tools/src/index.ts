@@ -22,11 +22,7 @@ export type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './web
 export { createWebFetcher, WEB_FETCH_CONTENT_TYPES } from './web-fetch/create-web-fetcher.js';
 export type { WebFetcher, WebFetcherOptions, WebPage } from './web-fetch/create-web-fetcher.js';
 export { createWebFetchEntry, renderWebPage } from './web-fetch/create-web-fetch-entry.js';
-export { htmlToMarkdown } from './web-fetch/html-to-markdown.js';
 export { createHtmlConverter, sharedHtmlConverter } from './web-fetch/create-html-converter.js';
 export type { HtmlConverter, HtmlConverterOptions } from './web-fetch/create-html-converter.js';
-export { stripHtml } from './web-fetch/strip-html.js';
-export type { StripHtmlOptions, StrippedHtml } from './web-fetch/strip-html.js';
-export type { HtmlToMarkdownOptions, ReadablePage } from './web-fetch/html-to-markdown.js';
 export { cutToTokenBudget } from './web-fetch/cut-to-token-budget.js';
 export { WEB_FETCH_ERROR_CODES } from './web-fetch/web-fetch-error-codes.js';

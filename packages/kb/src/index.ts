@@ -9,8 +9,6 @@ export type {
 } from './search/create-knowledge-base-reader.js';
 export { openKnowledgeBaseReader } from './search/open-knowledge-base-reader.js';
 export type { OpenedKnowledgeBaseReader } from './search/open-knowledge-base-reader.js';
-export { Bm25Index } from './search/bm25-index.js';
-export type { Bm25Match } from './search/bm25-index.js';
 
 // The store of knowledge base records lives in @agentq/store; it is offered here too, beside the
 // ingest and search that use it.
@@ -31,4 +29,3 @@ export type { ReadSourceOptions, SourceContent } from './sources/read-source.js'
 export { expandFileSource } from './sources/expand-file-source.js';
 export { resolveUnderRoot } from './sources/resolve-under-root.js';
 export type { ExpandFileSourceOptions } from './sources/expand-file-source.js';
-export { forEachTermCount, termCounts, termsOf } from './text/terms-of.js';

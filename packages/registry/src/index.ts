@@ -58,7 +58,13 @@ export type {
 export { dispatchToolCall, isDispatchRefusal } from './meta/dispatch-tool-call.js';
 export type { DispatchRefusal, DispatchRefusalCode, DispatchToolCallOptions } from './meta/dispatch-tool-call.js';
 export { renderToolSignature, MAX_SIGNATURE_DEPTH } from './meta/render-tool-signature.js';
-export { DEFAULT_SEARCH_LIMIT, searchKeyOf, ToolSearchIndex } from './meta/tool-search-index.js';
+export {
+  DEFAULT_SEARCH_LIMIT,
+  searchFieldsOf,
+  searchKeyOf,
+  TOOL_SEARCH_STOP_WORDS,
+  ToolSearchIndex,
+} from './meta/tool-search-index.js';
 export type {
   ToolSearchHit,
   ToolSearchIndexOptions,
@@ -67,8 +73,6 @@ export type {
 } from './meta/tool-search-index.js';
 export { createWordnetSynonyms } from './meta/wordnet-synonyms.js';
 export type { WordnetSynonymsOptions } from './meta/wordnet-synonyms.js';
-export { analyzeText, SEARCH_LEXICON } from './meta/search-analyzer.js';
-export type { AnalyzerSide } from './meta/search-analyzer.js';
 export { suggestGroups } from './meta/suggest-groups.js';
 export type { GroupSuggestion } from './meta/suggest-groups.js';
 export { catalogFreshness, serverFreshnessOf, staleToolNote } from './catalog/catalog-freshness.js';

@@ -190,6 +190,9 @@ export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
 export { startHealthListener } from './net/start-health-listener.js';
+export { runRole, runRoleProcess } from './roles/run-role.js';
+export type { RoleContext, RoleDefinition, RunningRole, RunRoleOptions } from './roles/run-role.js';
+export { waitForShutdown } from './roles/wait-for-shutdown.js';
 export type { HealthListener, HealthListenerOptions } from './net/start-health-listener.js';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
 export type { EgressSecret } from './net/egress-secret.js';
@@ -222,3 +225,10 @@ export type { ReparentingTracerOptions } from './telemetry/reparenting-tracer.js
 export { isTelemetryRequested, isTracingActive, startTelemetry } from './telemetry/start-telemetry.js';
 export type { StartTelemetryOptions, Telemetry } from './telemetry/start-telemetry.js';
 export type { KbListing, KbSearchHit, KnowledgeBaseReader } from './kb/knowledge-base-reader.js';
+
+export { analyzeText, normalizeName, SEARCH_LEXICON } from './search/analyze-text.js';
+export type { AnalyzerSide } from './search/analyze-text.js';
+export { BM25_DEFAULT_B, BM25_K1, bm25Idf, bm25LengthNorm, bm25TermScore } from './search/bm25.js';
+export { Bm25Index } from './search/bm25-index.js';
+export type { Bm25Match } from './search/bm25-index.js';
+export { forEachTermCount, termCounts } from './search/term-counts.js';

@@ -16,6 +16,7 @@ import {
   secretValuesOf,
   serverPolicyOf,
   startTelemetry,
+  waitForShutdown,
   type Config,
 } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
@@ -25,7 +26,6 @@ import { findRedis, type DevRedis } from '../dev/find-redis.js';
 import { inspectRedis, type RedisInspection } from '../dev/inspect-redis.js';
 import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
-import { waitForShutdown } from '../dev/wait-for-shutdown.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { cliInvocation } from '../output/cli-invocation.js';
 import { maskRedisUrl } from '../output/mask-redis-url.js';

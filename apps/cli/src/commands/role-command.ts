@@ -1,56 +1,23 @@
-import { createLogger, loadConfig, secretValuesOf, startTelemetry } from '@agentq/shared';
+import { runRole, type RoleDefinition } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
-import { waitForShutdown } from '../dev/wait-for-shutdown.js';
 import { EXIT_CODES } from '../exit-codes.js';
 
 /** One process role. */
 export type Role = 'warmer' | 'worker' | 'api' | 'indexer';
+
+// Each role loads only when asked for, so `agentq api` never loads the worker's model providers.
+const roles: Record<Role, () => Promise<RoleDefinition>> = {
+  warmer: async () => (await import('@agentq/catalog-warmer')).catalogWarmerRole,
+  worker: async () => (await import('@agentq/agent-worker')).agentWorkerRole,
+  api: async () => (await import('@agentq/api')).apiRole,
+  indexer: async () => (await import('@agentq/indexer')).indexerRole,
+};
 
 /**
  * `agentq warmer|worker|api|indexer`: runs one role until SIGINT or SIGTERM, then closes it once. Scale a
  * role by starting more processes on the same Redis.
  */
 export async function roleCommand(io: CliIo, role: Role, options: { until?: Promise<unknown> } = {}): Promise<number> {
-  const config = loadConfig(io.env);
-  const names = { warmer: 'catalog-warmer', worker: 'agent-worker', api: 'api', indexer: 'indexer' } as const;
-  const logger = createLogger({ level: config.logLevel, name: names[role], secretValues: secretValuesOf(config) });
-  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; started before the role so its spans are kept.
-  const telemetry = await startTelemetry({ serviceName: `agentq-${role}`, logger, env: io.env });
-  let close: () => Promise<void>;
-  if (role === 'warmer') {
-    const { startCatalogWarmer } = await import('@agentq/catalog-warmer');
-    const warmer = await startCatalogWarmer({ config, logger, env: io.env });
-    close = () => warmer.close();
-    logger.info({ warmerId: warmer.id }, 'catalog warmer started');
-  } else if (role === 'worker') {
-    const { startAgentWorker } = await import('@agentq/agent-worker');
-    const { openKnowledgeBaseReader } = await import('@agentq/kb');
-    // kb_search / kb_list read knowledge bases through this reader (cache-only, loaded per version).
-    const knowledgeBases = openKnowledgeBaseReader({ config, logger });
-    const worker = await startAgentWorker({
-      config,
-      logger,
-      env: io.env,
-      knowledgeBaseReader: knowledgeBases.reader,
-    });
-    close = async () => {
-      await worker.close();
-      await knowledgeBases.close();
-    };
-    logger.info({ workerId: worker.id }, 'agent worker started');
-  } else if (role === 'indexer') {
-    const { startIndexer } = await import('@agentq/indexer');
-    const indexer = await startIndexer({ config, logger });
-    close = () => indexer.close();
-  } else {
-    const { startApi } = await import('@agentq/api');
-    const api = await startApi({ config, logger });
-    close = () => api.close();
-    logger.info({ url: api.url }, 'api listening');
-  }
-  const signal = await (options.until ?? waitForShutdown());
-  logger.info({ signal }, 'stopping');
-  await close();
-  await telemetry.shutdown();
+  await runRole(await roles[role](), { env: io.env, ...(options.until ? { until: options.until } : {}) });
   return EXIT_CODES.ok;
 }

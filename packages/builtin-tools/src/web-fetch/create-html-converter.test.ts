@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildNewsPage } from '../test-support/news-page.js';
+import { htmlToMarkdown } from '@agentq/kb/html-to-markdown';
+import { buildNewsPage } from '../../../kb/src/test-support/news-page.js';
 import { createHtmlConverter, type HtmlConverter } from './create-html-converter.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
 
 const page = buildNewsPage();
 

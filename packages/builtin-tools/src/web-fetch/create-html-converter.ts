@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { AgentqError, type Logger } from '@agentq/shared';
 import type { HtmlConversionRequest } from './html-to-markdown-thread.js';
-import { htmlToMarkdown, type HtmlToMarkdownOptions, type ReadablePage } from './html-to-markdown.js';
+import { htmlToMarkdown, type HtmlToMarkdownOptions, type ReadablePage } from '@agentq/kb/html-to-markdown';
 import { WEB_FETCH_ERROR_CODES } from './web-fetch-error-codes.js';
 
 /** Converts HTML pages to Markdown, on other threads or on the calling one. */

@@ -5,7 +5,7 @@ import { send, startLoopbackServer, type LoopbackServer } from '../test-support/
 import { createWebFetcher, type WebFetcherOptions } from './create-web-fetcher.js';
 import { renderWebPage } from './create-web-fetch-entry.js';
 
-const article = await readFile(new URL('../test-support/article.html', import.meta.url), 'utf8');
+const article = await readFile(new URL('../../../kb/src/test-support/article.html', import.meta.url), 'utf8');
 
 describe('createWebFetcher', () => {
   let server: LoopbackServer;

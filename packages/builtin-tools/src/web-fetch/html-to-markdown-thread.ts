@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { htmlToMarkdown, type HtmlToMarkdownOptions } from './html-to-markdown.js';
+import { htmlToMarkdown, type HtmlToMarkdownOptions } from '@agentq/kb/html-to-markdown';
 
 /** A conversion asked of the thread. */
 export interface HtmlConversionRequest {

@@ -1,17 +1,18 @@
 import {
   NonRetryableError,
   silentLogger,
+  termCounts,
   type KbChunk,
   type KbIngestJob,
   type KbIngestResult,
   type Logger,
 } from '@agentq/shared';
 import type { KnowledgeBaseStore, RedisConnection } from '@agentq/store';
+import { kbTerms } from '../text/kb-terms.js';
 import { z } from 'zod';
 import { chunkSections, type ChunkOptions, type PlannedChunk } from '../chunk/chunk-sections.js';
 import { parseDocument } from '../sources/parse-document.js';
 import { readSource, type ReadSourceOptions } from '../sources/read-source.js';
-import { termCounts, termsOf } from '../text/terms-of.js';
 import { chunkIdOf, documentIdOf } from './document-id.js';
 
 /**
@@ -95,7 +96,7 @@ export async function ingestSource(options: IngestSourceOptions): Promise<KbInge
       : 0;
   if (resumeAt > 0) logger.info({ documentId, resumeAt, total: planned.length }, 'resuming ingest');
   const toChunk = (chunk: PlannedChunk): KbChunk => {
-    const terms = termsOf(chunk.heading ? `${chunk.heading}\n${chunk.text}` : chunk.text);
+    const terms = kbTerms(chunk.heading ? `${chunk.heading}\n${chunk.text}` : chunk.text, 'index');
     const stored: KbChunk = {
       id: chunkIdOf({ documentId, digest: content.digest, ordinal: chunk.ordinal }),
       documentId,

@@ -1,4 +1,5 @@
 import {
+  Bm25Index,
   silentLogger,
   type KbChunk,
   type KbDocument,
@@ -9,9 +10,8 @@ import {
   type Logger,
 } from '@agentq/shared';
 import { KnowledgeBaseStore, waitForRedis, type RedisConnection } from '@agentq/store';
+import { kbTerms } from '../text/kb-terms.js';
 import { basename } from 'node:path';
-import { termsOf } from '../text/terms-of.js';
-import { Bm25Index } from './bm25-index.js';
 
 export type { KbListing, KbSearchHit, KnowledgeBaseReader };
 
@@ -315,7 +315,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     },
     async search(searchOptions) {
       const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(searchOptions.limit)));
-      const terms = termsOf(searchOptions.query);
+      const terms = kbTerms(searchOptions.query, 'query');
       if (terms.length === 0) return [];
       const versions = await pointers(searchOptions.kbs);
       const hits: KbSearchHit[] = [];

@@ -31,15 +31,10 @@ function decode(bytes: Uint8Array): string {
 }
 
 async function htmlSections(html: string): Promise<ParsedDocument> {
-  const [{ parseHTML }, { default: TurndownService }] = await Promise.all([import('linkedom'), import('turndown')]);
-  const { document } = parseHTML(html);
-  for (const element of document.querySelectorAll('script, style, noscript, nav, template, iframe')) element.remove();
-  const title = document.querySelector('title')?.textContent?.trim();
-  const body = document.querySelector('body') ?? document.documentElement;
-  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
-  const markdown = turndown.turndown((body?.innerHTML as string | undefined) ?? '');
-  const parsed = markdownSections(markdown);
-  const named = title || parsed.title;
+  const { htmlToMarkdown } = await import('../html/html-to-markdown.js');
+  const page = htmlToMarkdown(html, { mode: 'body' });
+  const parsed = markdownSections(page.markdown);
+  const named = page.title || parsed.title;
   return named ? { title: named, sections: parsed.sections } : { sections: parsed.sections };
 }
 

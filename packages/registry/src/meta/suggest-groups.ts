@@ -1,5 +1,5 @@
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
-import { normalizeName } from './search-analyzer.js';
+import { normalizeName } from '@agentq/shared';
 
 /** A group offered to the model when its search found nothing. */
 export interface GroupSuggestion {

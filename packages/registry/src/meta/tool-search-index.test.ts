@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import { makeEntry, makeTool } from '../test-support/fixtures.js';
-import { analyzeText } from './search-analyzer.js';
 import { searchKeyOf, ToolSearchIndex } from './tool-search-index.js';
 import { createWordnetSynonyms } from './wordnet-synonyms.js';
 
@@ -41,41 +40,6 @@ const pool = [
 function names(hits: ReturnType<ToolSearchIndex['search']>) {
   return hits.map((hit) => hit.entry.name);
 }
-
-describe('analyzeText', () => {
-  it('splits identifiers on the index side, keeping the whole word too', () => {
-    expect(analyzeText('readTextFile get_file-info', 'index')).toEqual([
-      'readtextfil',
-      'read',
-      'text',
-      'file',
-      'get',
-      'file',
-      'inform',
-    ]);
-  });
-
-  it('keeps whole words on the query side: GitHub is not git + hub', () => {
-    expect(analyzeText('GitHub PRs', 'query')).toEqual(['github', 'pr']);
-    expect(analyzeText('GitHub', 'index')).toEqual(['github', 'git', 'hub']);
-  });
-
-  it('stems once, so a query word meets the same word in a tool name', () => {
-    expect(analyzeText('close the browser', 'query')).toEqual(['close', 'browser']);
-    expect(analyzeText('browser_close', 'index')).toEqual(['browser', 'close']);
-    expect(analyzeText('database release', 'query')).toEqual(analyzeText('database release', 'index'));
-    expect(
-      new Set(['create', 'creates', 'created', 'creating'].map((word) => analyzeText(word, 'query')[0])).size,
-    ).toBe(1);
-  });
-
-  it('maps lexicon spellings to one term on both sides', () => {
-    expect(analyzeText('list pull requests', 'index')).toContain('pr');
-    expect(analyzeText('my PRs', 'query')).toContain('pr');
-    expect(analyzeText('repo', 'query')).toEqual(analyzeText('repository', 'index'));
-    expect(analyzeText('k8s pods', 'query')).toContain('kubernet');
-  });
-});
 
 describe('ToolSearchIndex', () => {
   it('puts an exact name match first, whichever form the query uses', () => {

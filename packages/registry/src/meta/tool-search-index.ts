@@ -1,7 +1,7 @@
 import { toolJsonSchema } from '../exposition/estimate-tool-tokens.js';
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
 import { parseMcpWireName } from '../wire-names/mcp-wire-name.js';
-import { analyzeText, normalizeName } from './search-analyzer.js';
+import { analyzeText, bm25Idf, bm25LengthNorm, bm25TermScore, normalizeName } from '@agentq/shared';
 
 /** Results of a search returned when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 8;
@@ -70,7 +70,7 @@ export function searchKeyOf(entry: Pick<ToolEntry, 'name' | 'mcp'>): string {
 const FIELDS = ['name', 'title', 'description', 'params', 'server'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** BM25F parameters of one field. */
+/** BM25F parameters of one field (the scoring itself is `shared`'s, the same as `kb_search`'s). */
 interface FieldParameters {
   /** Weight of a term occurrence in this field. */
   weight: number;
@@ -95,8 +95,8 @@ const FIELD_PARAMETERS: Record<Field, FieldParameters> = {
   params: { weight: 0.5, b: 0.75, maxTerms: 200 },
   server: { weight: 3, b: 0.3, maxTerms: 32 },
 };
-/** BM25 term-frequency saturation. */
-const K1 = 1.2;
+/** Words every tool description says: dropped on both sides of tool search, on top of the analyzer's. */
+export const TOOL_SEARCH_STOP_WORDS: ReadonlySet<string> = new Set(['tool', 'tools']);
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 const RRF_K = 60;
 /** Exponent of the coordination factor (share of the query's idf matched); 0.5 chosen on the dev split. */
@@ -258,7 +258,10 @@ export class ToolSearchIndex {
     FIELDS.forEach((field, fieldIndex) => {
       const { maxTerms } = FIELD_PARAMETERS[field];
       // Text past what can be kept is not analyzed at all (words average well under 16 characters).
-      const terms = analyzeText(fields[field].slice(0, maxTerms * 16), 'index').slice(0, maxTerms);
+      const terms = analyzeText(fields[field].slice(0, maxTerms * 16), 'index', TOOL_SEARCH_STOP_WORDS).slice(
+        0,
+        maxTerms,
+      );
       lengths.push(terms.length);
       this.totalLengths[fieldIndex] = (this.totalLengths[fieldIndex] ?? 0) + terms.length;
       for (const term of terms) {
@@ -428,17 +431,17 @@ export class ToolSearchIndex {
    * synonym source, the stems of its synonyms at {@link ToolSearchIndexOptions.synonymWeight}.
    */
   private queryGroups(query: string): Array<Array<{ term: string; weight: number }>> {
-    const terms = [...new Set(analyzeText(query, 'query'))];
+    const terms = [...new Set(analyzeText(query, 'query', TOOL_SEARCH_STOP_WORDS))];
     const groups = terms.map((term) => [{ term, weight: 1 }]);
     const synonymsOf = this.options.synonyms;
     if (!synonymsOf) return groups;
     const weight = this.options.synonymWeight ?? DEFAULT_SYNONYM_WEIGHT;
     for (const word of query.split(/[^\p{L}\p{N}]+/u)) {
-      const [own] = analyzeText(word, 'query');
+      const [own] = analyzeText(word, 'query', TOOL_SEARCH_STOP_WORDS);
       const group = groups.find((candidate) => candidate[0]?.term === own);
       if (!group) continue;
       for (const synonym of synonymsOf(word)) {
-        for (const term of analyzeText(synonym, 'query')) {
+        for (const term of analyzeText(synonym, 'query', TOOL_SEARCH_STOP_WORDS)) {
           if (!group.some((alternative) => alternative.term === term)) group.push({ term, weight });
         }
       }
@@ -455,7 +458,7 @@ export class ToolSearchIndex {
     const best = new Map<number, { scores: Float64Array; weights: Float64Array }>();
     const mask = options.keys === undefined ? undefined : this.maskOf(options.keys);
     const parameters = FIELDS.map((field) => FIELD_PARAMETERS[field]);
-    const idfOf = (size: number) => Math.log(1 + (count - size + 0.5) / (size + 0.5));
+    const idfOf = (size: number) => bm25Idf(count, size);
     const groupIdf = groups.map((group) => {
       const own = this.postings.get(group[0]?.term ?? '');
       if (own) return idfOf(own.size);
@@ -479,10 +482,10 @@ export class ToolSearchIndex {
             const frequency = frequencies[fieldIndex] as number;
             if (frequency === 0) continue;
             const { weight, b } = parameters[fieldIndex] as FieldParameters;
-            const norm = 1 - b + (b * (document.lengths[fieldIndex] as number)) / (averages[fieldIndex] as number);
+            const norm = bm25LengthNorm(document.lengths[fieldIndex] as number, averages[fieldIndex] as number, b);
             weighted += (weight * frequency) / norm;
           }
-          const score = (alternativeWeight * idf * weighted) / (K1 + weighted);
+          const score = alternativeWeight * bm25TermScore(idf, weighted);
           let known = best.get(id);
           if (!known) {
             known = { scores: new Float64Array(groups.length), weights: new Float64Array(groups.length) };

@@ -59,4 +59,14 @@ describe('htmlToMarkdown', () => {
     for (const furniture of NEWS_PAGE_FURNITURE) expect(page.markdown).not.toContain(furniture);
     expect(page.markdown).not.toMatch(/<\/?(p|div|article|script|svg|form)\b/);
   });
+
+  it('converts the whole body without its navigation in body mode', () => {
+    const page = htmlToMarkdown(
+      '<html><head><title>Pumps</title><script>var x=1</script></head><body><nav><a href="/">Home</a></nav>' +
+        '<h1>Pumps</h1><p>Pumps are primed by hand.</p><h2>Valves</h2><p>Valves stay shut.</p></body></html>',
+      { mode: 'body' },
+    );
+    expect(page).toMatchObject({ title: 'Pumps', article: false });
+    expect(page.markdown).toBe('# Pumps\n\nPumps are primed by hand.\n\n## Valves\n\nValves stay shut.');
+  });
 });

@@ -1,21 +1,29 @@
 import { stemmer } from 'stemmer';
 
 /**
- * Text analysis for tool search. One analyzer, {@link analyzeText}, turns both tool text and
- * queries into terms, and each side runs it exactly once: lowercase, split, drop stop words, Porter
- * stem (the `stemmer` package), then the small lexicon below. The only difference between the
- * sides is identifier splitting: tool text is full of `camelCase`, `snake_case` and `kebab-case`
- * names, so the index side also emits the parts of such a word next to the word itself; a query is
- * written by a model in words, so `GitHub` stays `github` and never becomes `git hub`.
+ * Text analysis for every lexical search of agentq: tool search and `kb_search`. One analyzer,
+ * {@link analyzeText}, turns documents (tool text, KB chunks) and queries into terms, and each side
+ * runs it exactly once: lowercase, split, drop stop words, Porter stem (the `stemmer` package), then
+ * the small lexicon below. The only difference between the sides is identifier splitting: documents
+ * are full of `camelCase`, `snake_case` and `kebab-case` names, so the index side also emits the
+ * parts of such a word next to the word itself; a query is written in words, so `GitHub` stays
+ * `github` and never becomes `git hub`.
  */
 
-const STOP_WORDS = new Set(
+/**
+ * English function words, and the verbs of asking ("please give", "I need"): noise in a lexical
+ * match. A search adds its own words on top (see {@link analyzeText}).
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
   (
-    'a an and are as at be by can could do does for from give how i in into is it its me my of on or ' +
-    'our please some that the their them then there these this to tool tools use using want we what ' +
-    'when where which who will with would you your need needs should'
+    'a an and are as at be by can could do does for from give how i in into is it its me my need needs of ' +
+    'on or our please should some that the their them then there these this to use using want we what ' +
+    'when where which who will with would you your'
   ).split(' '),
 );
+
+/** Words longer than this are dropped: a base64 blob or a hash is not a term anyone searches for. */
+const MAX_WORD_LENGTH = 40;
 
 /**
  * Abbreviations and product terms that mean the same thing in any tool catalog. Each row is
@@ -53,9 +61,12 @@ export const SEARCH_LEXICON: readonly (readonly string[])[] = [
 /** Which side of the search a text is on. */
 export type AnalyzerSide = 'index' | 'query';
 
-/** Stems by word: a catalog's vocabulary is small and Porter's rules are not free. */
+/**
+ * Stems by word: a vocabulary repeats itself, and stemming is the costly step of analysis. Cleared
+ * when full, so memory stays bounded whatever the input.
+ */
 const stems = new Map<string, string>();
-const STEM_CACHE_LIMIT = 200_000;
+const STEM_CACHE_LIMIT = 100_000;
 
 function stemWord(word: string): string {
   const known = stems.get(word);
@@ -67,10 +78,19 @@ function stemWord(word: string): string {
   return stem;
 }
 
-/** Raw lowercase words, split on anything that is not a letter or a digit. */
+/** Runs of letters and digits, Unicode-aware; one character class, so linear time. */
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Raw words, as written: runs of letters and digits. */
 function rawWords(text: string): string[] {
-  return text.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+  return text.match(WORD) ?? [];
 }
+
+/**
+ * Where {@link identifierParts} would cut a word; a word without one (most words of prose, `The`
+ * included) skips the splitting.
+ */
+const IDENTIFIER_BOUNDARY = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
 
 /** Parts of one identifier-like word: `readTextFile` → read, text, file; `HTTPServer2` → http, server, 2. */
 function identifierParts(word: string): string[] {
@@ -135,20 +155,25 @@ function applyLexicon(terms: string[]): string[] {
  * - `index`: each word is also split as an identifier, and both the whole word and its parts are
  *   kept, so `browser_close`, `browserClose` and `BrowserClose` all carry `browser` and `close`.
  * - `query`: words stay whole, so a product name like `GitHub` keeps its meaning.
+ *
+ * `extraStopWords` adds words a search drops on both sides, on top of the common ones: tool
+ * search drops `tool`, which every tool description says; `kb_search` drops the pronouns and
+ * auxiliaries of prose.
  */
-export function analyzeText(text: string, side: AnalyzerSide): string[] {
+export function analyzeText(text: string, side: AnalyzerSide, extraStopWords?: ReadonlySet<string>): string[] {
   const words: string[] = [];
   for (const raw of rawWords(text)) {
+    if (raw.length > MAX_WORD_LENGTH) continue;
     const whole = raw.toLowerCase();
     words.push(whole);
-    if (side === 'index' && /[A-Z0-9]/.test(raw)) {
+    if (side === 'index' && IDENTIFIER_BOUNDARY.test(raw)) {
       const parts = identifierParts(raw);
       if (parts.length > 1) for (const part of parts) words.push(part.toLowerCase());
     }
   }
   const terms: string[] = [];
   for (const word of words) {
-    if (STOP_WORDS.has(word)) continue;
+    if (STOP_WORDS.has(word) || extraStopWords?.has(word)) continue;
     terms.push(stemWord(word));
   }
   return applyLexicon(terms);

@@ -1,5 +1,6 @@
-import type { KbChunk } from '@agentq/shared';
-import { forEachTermCount } from '../text/terms-of.js';
+import type { KbChunk } from '../schemas/kb.js';
+import { BM25_DEFAULT_B, bm25Idf, bm25LengthNorm, bm25TermScore } from './bm25.js';
+import { forEachTermCount } from './term-counts.js';
 
 /** One scored position in the index. */
 export interface Bm25Match {
@@ -8,11 +9,9 @@ export interface Bm25Match {
   score: number;
 }
 
-const K1 = 1.2;
-const B = 0.75;
-
 /**
- * An in-memory BM25 index over the stored term counts of a KB version's chunks. Built once per
+ * An in-memory BM25 index over stored term counts (`termCounts`): `kb_search` builds one
+ * per KB version over its chunks. Built once per
  * version, in compressed-sparse-row form: every term gets an id, and its postings are one slice of
  * two typed arrays, so building costs one map lookup per stored pair and no per-term arrays. A
  * search touches only the postings of the query's terms and keeps the best `limit` in a small
@@ -25,7 +24,8 @@ export class Bm25Index {
   private readonly positions: Uint32Array;
   private readonly counts: Uint16Array;
   private readonly idf: Float64Array;
-  private readonly norms: Float64Array;
+  /** 1 / length norm of each chunk: a multiplication on the search path instead of a division. */
+  private readonly inverseNorms: Float64Array;
   private readonly scores: Float64Array;
 
   constructor(chunks: readonly Pick<KbChunk, 'terms' | 'length'>[]) {
@@ -83,12 +83,12 @@ export class Bm25Index {
     this.idf = new Float64Array(termCount);
     for (let id = 0; id < termCount; id += 1) {
       const frequency = frequencies[id] as number;
-      this.idf[id] = Math.log(1 + (chunks.length - frequency + 0.5) / (frequency + 0.5));
+      this.idf[id] = bm25Idf(chunks.length, frequency);
     }
     const averageLength = chunks.length === 0 ? 1 : Math.max(1, totalLength / chunks.length);
-    this.norms = new Float64Array(chunks.length);
+    this.inverseNorms = new Float64Array(chunks.length);
     chunks.forEach((chunk, position) => {
-      this.norms[position] = K1 * (1 - B + (B * chunk.length) / averageLength);
+      this.inverseNorms[position] = 1 / bm25LengthNorm(chunk.length, averageLength, BM25_DEFAULT_B);
     });
     this.scores = new Float64Array(chunks.length);
   }
@@ -107,7 +107,7 @@ export class Bm25Index {
         const count = this.counts[index] as number;
         if (scores[position] === 0) touched.push(position);
         scores[position] =
-          (scores[position] as number) + (idf * count * (K1 + 1)) / (count + (this.norms[position] as number));
+          (scores[position] as number) + bm25TermScore(idf, count * (this.inverseNorms[position] as number));
       }
     }
     const best = new TopK(limit);

@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { forEachTermCount, termCounts, termsOf } from '../text/terms-of.js';
+import { analyzeText } from './analyze-text.js';
 import { Bm25Index } from './bm25-index.js';
+import { forEachTermCount, termCounts } from './term-counts.js';
 
 const chunkOf = (text: string) => {
-  const terms = termsOf(text);
+  const terms = analyzeText(text, 'index');
   return { terms: termCounts(terms), length: terms.length };
 };
-
-describe('termsOf', () => {
-  it('stems, lower-cases and drops stop words', () => {
-    expect(termsOf('The Indexers are indexing indexed documents')).toEqual(['index', 'index', 'index', 'document']);
-  });
-});
+const termsOf = (query: string) => analyzeText(query, 'query');
 
 describe('Bm25Index', () => {
   it('ranks the chunk that matches the rarer stemmed terms first, and honours the limit', () => {

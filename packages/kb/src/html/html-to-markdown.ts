@@ -3,11 +3,16 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { stripHtml } from './strip-html.js';
 
+/**
+ * The one HTML → Markdown path of agentq: `web_fetch` pages (through the builtin tools' conversion
+ * threads) and knowledge-base HTML sources both go through {@link htmlToMarkdown}.
+ */
+
 /** A page turned into Markdown. */
 export interface ReadablePage {
   title: string | undefined;
   markdown: string;
-  /** Whether Readability found an article; otherwise the whole body was converted. */
+  /** Whether Readability found an article; otherwise (or in `body` mode) the whole body was converted. */
   article: boolean;
   /** Whether text past `maxTextChars` was left out before conversion. */
   pruned: boolean;
@@ -21,6 +26,13 @@ export interface HtmlToMarkdownOptions {
    * @default no limit
    */
   maxTextChars?: number;
+  /**
+   * `article`: the part Readability finds to be the article (a fetched page: the model wants the
+   * story, not the menus). `body`: the whole body without its navigation (a knowledge-base source:
+   * every section of a document is worth indexing).
+   * @default 'article'
+   */
+  mode?: 'article' | 'body';
 }
 
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
@@ -77,14 +89,33 @@ function pruneAfter(root: PrunableNode, maxChars: number): boolean {
 const scoredTextFactor = 1.25;
 const minScoredTextChars = 32_000;
 
+interface ReadableArticle {
+  title?: string | null;
+  content?: unknown;
+}
+
+/** Readability's article of `document`, or `null` when it finds none (or cannot handle the page). */
+function readableArticle(document: unknown): ReadableArticle | null {
+  try {
+    return new Readability<unknown>(document as ReadabilityDocument, {
+      serializer: (node) => node,
+      disableJSONLD: true,
+    }).parse();
+  } catch {
+    // A page Readability cannot handle is still a page: fall back to its body.
+    return null;
+  }
+}
+
 /**
  * The readable part of an HTML page as Markdown:
  * 1. `stripHtml` rewrites the page without scripts, styles, SVG, forms, comments and unused
  *    attributes, and without the text far past `maxTextChars` (one linear tokenizer pass);
  * 2. `linkedom` builds the smaller page (no scripts run, nothing is fetched), Readability picks
  *    the article, and Turndown writes the Markdown of its first `maxTextChars` of text.
- * A page Readability finds no article in is converted whole, body only. Readability hands over
- * its article node itself (its `serializer`), so the page is built once.
+ * A page Readability finds no article in, or any page in `body` mode, is converted whole, body only
+ * (without `nav` in `body` mode). Readability hands over its article node itself (its
+ * `serializer`), so the page is built once.
  */
 export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}): ReadablePage {
   const stripped = stripHtml(html, {
@@ -94,15 +125,11 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
   });
   const { document } = parseHTML(stripped.html);
   const pageTitle = document.title?.trim() || undefined;
-  let article: { title?: string | null; content?: unknown } | null = null;
-  try {
-    article = new Readability<unknown>(document as unknown as ReadabilityDocument, {
-      serializer: (node) => node,
-      disableJSONLD: true,
-    }).parse();
-  } catch {
-    // A page Readability cannot handle is still a page: fall back to its body.
-    article = null;
+  let article: ReadableArticle | null = null;
+  if (options.mode === 'body') {
+    for (const element of document.querySelectorAll('nav')) element.remove();
+  } else {
+    article = readableArticle(document);
   }
   const root = (article?.content ?? document.body ?? null) as (TurndownService.Node & PrunableNode) | null;
   const prunedAfter = root !== null && options.maxTextChars !== undefined && pruneAfter(root, options.maxTextChars);

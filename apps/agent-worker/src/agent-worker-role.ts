@@ -1,0 +1,28 @@
+import { openKnowledgeBaseReader } from '@agentq/kb';
+import type { RoleDefinition } from '@agentq/shared';
+import { startAgentWorker } from './start-agent-worker.js';
+
+/**
+ * The agent worker as a process role (`agentq worker`, `apps/agent-worker/src/main.ts`). Closing it
+ * lets active runs finish or releases them to resume elsewhere.
+ */
+export const agentWorkerRole: RoleDefinition = {
+  name: 'agent-worker',
+  serviceName: 'agentq-worker',
+  async start({ config, logger, env }) {
+    // kb_search / kb_list read knowledge bases through this reader (cache-only, loaded per version).
+    const knowledgeBases = openKnowledgeBaseReader({ config, logger });
+    const worker = await startAgentWorker({ config, logger, env, knowledgeBaseReader: knowledgeBases.reader }).catch(
+      async (error: unknown) => {
+        await knowledgeBases.close();
+        throw error;
+      },
+    );
+    return {
+      async close() {
+        await worker.close();
+        await knowledgeBases.close();
+      },
+    };
+  },
+};
