@@ -3,9 +3,7 @@ import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
   startHealthListener,
-  catalogStatusSchema,
   isAuthCatalogState,
-  safeParseJson,
   keyPrefix,
   type Config,
   type Logger,
@@ -13,7 +11,11 @@ import {
   type SecretRegistry,
 } from '@agentq/shared';
 import {
+  CatalogStore,
+  parseRefreshDelegation,
+  pruneDeadWarmers,
   redisAnswers,
+  RefreshDelegation,
   ServerSessions,
   ServerStore,
   createRedisConnection,
@@ -21,17 +23,15 @@ import {
   parseServerChangeEvent,
   requestRefresh,
   waitForRedis,
+  writeWarmerRecord,
   type RedisConnection,
+  type WarmerRecord,
 } from '@agentq/store';
 import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';
-import { ServerCapabilities } from './cache/server-capabilities.js';
-import { pruneDeadWarmers, writeWarmerRecord, type WarmerRecord } from './health/warmer-health.js';
 import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
-import { RefreshDelegation, parseRefreshDelegation } from './refresh/refresh-delegation.js';
-import { RefreshLock } from './refresh/refresh-lock.js';
 import { RefreshSchedules } from './schedule/refresh-schedules.js';
 import { reactToServerChange } from './servers/react-to-server-change.js';
 import { resolveWarmerTimings } from './warmer-timings.js';
@@ -127,7 +127,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
       : undefined,
   });
   const schedules = new RefreshSchedules({ queue });
-  const capabilities = new ServerCapabilities({ redis, prefix });
+  const catalog = new CatalogStore({ redis, prefix, logger });
   const delegation = new RefreshDelegation({ redis, prefix, warmerId: id });
   // Set once the processor exists: the watchers start only after it.
   let refreshAsOwner: (request: { serverId: string; reason: RefreshReason; requestedAt: number }) => void = () => {};
@@ -154,12 +154,11 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
-    capabilities,
+    capabilities: catalog,
     requestRefresh: listChanged,
     sessions: new ServerSessions({ redis, prefix }),
     authStillRequired: async (server) => {
-      const text = await redis.get(keys.status(server.serverId));
-      const status = text ? safeParseJson(text, catalogStatusSchema) : undefined;
+      const { status } = await catalog.read(server.serverId);
       return (
         status?.success === true &&
         status.data.definitionHash === server.definitionHash &&
@@ -180,7 +179,9 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     redis,
     prefix,
     writer,
-    lock: new RefreshLock({ redis, prefix, ttlMs: timings.refreshLockTtlMs, logger }),
+    servers: store,
+    catalog,
+    lockTtlMs: timings.refreshLockTtlMs,
     logger,
     warmerId: id,
     env,
@@ -193,7 +194,6 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     renewSession: (serverId, hash) => watchers.renewSession(serverId, hash),
     delegateToOwner: (request) => delegation.toOwner(request),
     scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),
-    capabilities,
     stopping: () => state !== 'running',
   });
   refreshAsOwner = (request) => {
@@ -256,7 +256,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
         requestRefresh: enqueue,
         removeSchedule: async (serverId) => {
           await schedules.remove(serverId);
-          if (event.type === 'remove') await capabilities.forget(serverId);
+          if (event.type === 'remove') await catalog.forgetCapability(serverId);
         },
         watchers,
         logger,
@@ -273,7 +273,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   });
   worker.on('error', (error) => logger.warn({ error }, 'refresh worker error'));
 
-  await prewarm({ store, redis, keysTools: keys.tools, enqueue, logger });
+  await prewarm({ store, catalog, enqueue, logger });
   await tick();
   const ticker = setInterval(() => void tick(), timings.tickMs);
   logger.info(
@@ -329,8 +329,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
 
 async function prewarm(input: {
   store: ServerStore;
-  redis: RedisConnection;
-  keysTools: (serverId: string) => string;
+  catalog: CatalogStore;
   enqueue: (request: { serverId: string; reason: RefreshReason }) => Promise<void>;
   logger: Logger;
 }): Promise<void> {
@@ -345,7 +344,7 @@ async function prewarm(input: {
   for (const definition of servers) {
     if (definition.enabled) {
       requests.push({ serverId: definition.id, reason: 'prewarm' });
-    } else if ((await input.redis.exists(input.keysTools(definition.id))) === 1) {
+    } else if (await input.catalog.hasEntry(definition.id)) {
       // Disabled while no warmer was running: clear what it left.
       requests.push({ serverId: definition.id, reason: 'disable' });
     }

@@ -10,7 +10,21 @@ export {
 } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
 export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
-export { entityScope, keyNames, runStateKeys } from './keys.js';
+export { CatalogStore } from './catalog/catalog-store.js';
+export type {
+  CatalogReaderReply,
+  CatalogRecord,
+  CatalogSnapshot,
+  CatalogStoreOptions,
+  CatalogWriteBase,
+  CatalogWriteOutcome,
+  CatalogWritePlan,
+  KnownCatalogEntry,
+  ServerCapability,
+} from './catalog/catalog-store.js';
+export { Lease } from './leases/lease.js';
+export type { LeaseOptions } from './leases/lease.js';
+export { entityScope, keyNames, refreshLockKey, runStateKeys } from './keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';
 export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
@@ -30,7 +44,6 @@ export {
   isForcedRefreshReason,
   refreshAnswersLaterRequests,
   refreshDeduplicationId,
-  refreshLockKey,
   requestRefresh,
 } from './queues/request-refresh.js';
 export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
@@ -55,3 +68,12 @@ export type {
 } from './approvals/approval-records.js';
 export { redisAnswers } from './redis/redis-answers.js';
 export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
+export {
+  countLiveWarmers,
+  pruneDeadWarmers,
+  readWarmerHealth,
+  warmerRecordSchema,
+  writeWarmerRecord,
+} from './warmers/warmer-health.js';
+export type { WarmerHealth, WarmerRecord } from './warmers/warmer-health.js';
+export { parseRefreshDelegation, RefreshDelegation } from './warmers/refresh-delegation.js';

@@ -143,3 +143,12 @@ export function keyNames(prefix: string): KeyNames {
 export function runStateKeys(keys: KeyNames, runId: string): [checkpoint: string, toolResults: string] {
   return [keys.run(runId), keys.runToolResults(runId)];
 }
+
+/**
+ * Redis key of the per-server refresh lock that a warmer holds while it refreshes `serverId`
+ * (a `Lease`: `SET NX PX`, renewed while running, deleted only by its owner). `prefix` is the key
+ * prefix (`keyPrefix(config)`).
+ */
+export function refreshLockKey(prefix: string, serverId: string): string {
+  return keyNames(prefix).refreshLock(serverId);
+}
