@@ -49,6 +49,8 @@ export {
 export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
 export { ServerSessions } from './servers/server-sessions.js';
+export { CachedSessionGenerations } from './servers/cached-session-generations.js';
+export type { CachedSessionGenerationsOptions } from './servers/cached-session-generations.js';
 export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 export {
@@ -67,6 +69,8 @@ export type {
   EvalQueue,
 } from './approvals/approval-records.js';
 export { redisAnswers } from './redis/redis-answers.js';
+export { inspectRedis } from './redis/inspect-redis.js';
+export type { RedisInspection } from './redis/inspect-redis.js';
 export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
 export {
   countLiveWarmers,
@@ -77,3 +81,5 @@ export {
 } from './warmers/warmer-health.js';
 export type { WarmerHealth, WarmerRecord } from './warmers/warmer-health.js';
 export { parseRefreshDelegation, RefreshDelegation } from './warmers/refresh-delegation.js';
+export { AdminSessionRecords } from './admin/admin-session-records.js';
+export type { AdminSessionRecord } from './admin/admin-session-records.js';

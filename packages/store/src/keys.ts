@@ -152,3 +152,8 @@ export function runStateKeys(keys: KeyNames, runId: string): [checkpoint: string
 export function refreshLockKey(prefix: string, serverId: string): string {
   return keyNames(prefix).refreshLock(serverId);
 }
+
+/** Whether `key` is one of the deployment's global keys under `prefix` (`<prefix>:…`). */
+export function isKeyUnder(prefix: string, key: string): boolean {
+  return key.startsWith(`${prefix}:`);
+}

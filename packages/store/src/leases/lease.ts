@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '@agentq/shared';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { pipelineBySlot } from '../redis/pipeline-by-slot.js';
-import { runStoreScript } from '../scripts/store-scripts.js';
+import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
 
 /** Options of {@link Lease}. */
 export interface LeaseOptions {
@@ -59,6 +59,8 @@ export class Lease {
 
   /** Renews several leases of one connection in as few round trips as it allows; returns those lost. */
   static async renewAll(redis: RedisConnection, leases: readonly Lease[]): Promise<Lease[]> {
+    // A pipeline knows the scripts defined on its connection when it was made.
+    defineStoreScripts(redis);
     const replies = await pipelineBySlot(
       redis,
       leases.map((lease) => ({

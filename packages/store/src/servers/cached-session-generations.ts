@@ -1,5 +1,6 @@
 import type { Logger } from '@agentq/shared';
-import type { RedisConnection, SessionGenerationReader } from '@agentq/store';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import type { SessionGenerationReader } from './server-sessions.js';
 
 /** Options of {@link CachedSessionGenerations}. */
 export interface CachedSessionGenerationsOptions {
