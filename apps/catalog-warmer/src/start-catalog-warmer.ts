@@ -22,6 +22,7 @@ import {
   keyNames,
   parseServerChangeEvent,
   requestRefresh,
+  subscribeToChannels,
   waitForRedis,
   writeWarmerRecord,
   type RedisConnection,
@@ -239,14 +240,13 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
 
   // Server changes are handled one at a time, in the order they were published.
   let changes: Promise<void> = Promise.resolve();
-  subscriber.on('message', (channel: string, message: string) => {
-    if (channel === delegation.channel) {
-      if (state !== 'running') return;
-      const request = parseRefreshDelegation(message, logger);
-      if (request) refreshAsOwner(request);
-      return;
-    }
-    if (channel !== keys.serversChanged || state !== 'running') return;
+  const onDelegated = (message: string) => {
+    if (state !== 'running') return;
+    const request = parseRefreshDelegation(message, logger);
+    if (request) refreshAsOwner(request);
+  };
+  const onServerChanged = (message: string) => {
+    if (state !== 'running') return;
     const event = parseServerChangeEvent(message, logger);
     if (!event) return;
     changes = changes.then(() =>
@@ -262,8 +262,11 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
         logger,
       }),
     );
+  };
+  const subscription = await subscribeToChannels(subscriber, {
+    [keys.serversChanged]: onServerChanged,
+    [delegation.channel]: onDelegated,
   });
-  await subscriber.subscribe(keys.serversChanged, delegation.channel);
 
   await beat();
   const worker = new Worker(QUEUE_NAMES.catalogRefresh, (job, token, signal) => processor.process(job, token, signal), {
@@ -303,7 +306,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     clearInterval(ticker);
     watchers.beginClose();
     // Unsubscribing first makes other warmers read for themselves (nobody receives a delegation).
-    await step('unsubscribe', () => subscriber.unsubscribe());
+    await step('unsubscribe', () => subscription.close());
     await step('heartbeat', beat);
     // Waits for running refreshes: each is bounded by its server's connect and list timeouts.
     await step('worker', () => worker.close());

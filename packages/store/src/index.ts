@@ -24,9 +24,11 @@ export type {
 } from './catalog/catalog-store.js';
 export { Lease } from './leases/lease.js';
 export type { LeaseOptions } from './leases/lease.js';
-export { entityScope, keyNames, refreshLockKey, runStateKeys } from './keys.js';
+export { bullmqKeys, entityScope, keyNames, refreshLockKey, runStateKeys } from './keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';
+export { subscribeToChannels } from './redis/subscribe-to-channels.js';
+export type { ChannelSubscription } from './redis/subscribe-to-channels.js';
 export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
 export {
   approvalIdFor,
