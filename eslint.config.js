@@ -2,6 +2,37 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Redis belongs to packages/store: each record has one store, each key one builder, each Lua
+// script one file. Elsewhere a Redis command on a receiver named like a connection, or a Lua
+// string, is an error. Receivers are matched by name (`redis`, `this.redis`, `options.redis`,
+// `subscriber`, `pipeline`, …) so that `Map.get` or `Headers.get` stay allowed.
+const REDIS_COMMANDS =
+  '/^(get|getBuffer|set|setex|psetex|mget|mset|del|unlink|exists|expire|pexpire|ttl|pttl|incr|incrby|decr|decrby|' +
+  'hget|hset|hgetall|hdel|hmget|hexists|hkeys|hincrby|sadd|srem|smembers|sismember|scard|' +
+  'zadd|zrem|zremrangebyscore|zrange|zrangebyscore|zrevrange|zscore|zcount|zcard|' +
+  'xadd|xrange|xrevrange|xread|rpush|lpush|lrange|ltrim|publish|subscribe|psubscribe|unsubscribe|' +
+  'eval|evalsha|script|defineCommand|multi|pipeline|exec|scan|scanStream|hscan|sscan|zscan|info|ping|keys|type|dbsize)$/';
+const REDIS_RECEIVER =
+  '/^(redis|[a-z]+Redis|connection|[a-z]+Connection|publisher|subscriber|pipeline|multi|tx|transaction|batch)$/';
+const redisOutsideStore = [
+  {
+    selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=${REDIS_COMMANDS}][callee.object.name=${REDIS_RECEIVER}]`,
+    message: 'Redis commands belong to packages/store: use the store of the record.',
+  },
+  {
+    selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=${REDIS_COMMANDS}][callee.object.property.name=${REDIS_RECEIVER}]`,
+    message: 'Redis commands belong to packages/store: use the store of the record.',
+  },
+  {
+    selector: 'Literal[value=/redis\\.call\\(|redis\\.pcall\\(/]',
+    message: 'Lua scripts belong to packages/store/scripts/<name>-<numkeys>.lua.',
+  },
+  {
+    selector: 'TemplateElement[value.raw=/redis\\.call\\(|redis\\.pcall\\(/]',
+    message: 'Lua scripts belong to packages/store/scripts/<name>-<numkeys>.lua.',
+  },
+];
+
 /** Every workspace package of agentq. */
 export const WORKSPACES = [
   '@agentq/shared',
@@ -169,5 +200,10 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['packages/**/*.ts', 'apps/**/*.ts'],
+    ignores: ['packages/store/**'],
+    rules: { 'no-restricted-syntax': ['error', ...redisOutsideStore] },
   },
 );

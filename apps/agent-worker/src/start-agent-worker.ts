@@ -22,6 +22,7 @@ import {
   type Logger,
 } from '@agentq/shared';
 import {
+  CachedSessionGenerations,
   createRedisConnection,
   expireRunState,
   keyNames,
@@ -37,7 +38,6 @@ import { Queue, Worker } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
 import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
-import { CachedSessionGenerations } from './mcp/cached-session-generations.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
 import { createRunProcessor } from './run/create-run-processor.js';

@@ -12,7 +12,7 @@ import {
   type Config,
   type Logger,
 } from '@agentq/shared';
-import { keyNames, waitForRedis } from '@agentq/store';
+import { keyNames, redisAnswers, waitForRedis } from '@agentq/store';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -221,15 +221,8 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
   // Probes are open (orchestrators send no token) and answer status words only, nothing else.
   app.get('/healthz', { config: { access: PUBLIC } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { access: PUBLIC } }, async (_request, reply) => {
-    try {
-      const answer = await Promise.race([
-        client.redis.ping(),
-        new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('timeout')), 2_000).unref()),
-      ]);
-      if (answer === 'PONG') return { status: 'ready' };
-    } catch {
-      // answered below, without saying why
-    }
+    // Answered without saying why.
+    if (await redisAnswers(client.redis, 2_000)) return { status: 'ready' };
     return reply.status(503).send({ status: 'unavailable' });
   });
   const favicon = buildFavicon();

@@ -1,7 +1,7 @@
 export { startCatalogWarmer } from './start-catalog-warmer.js';
 export type { CatalogWarmer, StartCatalogWarmerOptions } from './start-catalog-warmer.js';
-export { readWarmerHealth, warmerRecordSchema } from './health/warmer-health.js';
-export type { WarmerHealth, WarmerRecord } from './health/warmer-health.js';
+export { readWarmerHealth, warmerRecordSchema } from '@agentq/store';
+export type { WarmerHealth, WarmerRecord } from '@agentq/store';
 export { resolveWarmerTimings } from './warmer-timings.js';
 export type { WarmerTimings } from './warmer-timings.js';
 export { CACHE_TTL_JOB_NAME, cacheTtlJobId, refreshScheduleId } from './schedule/refresh-schedules.js';

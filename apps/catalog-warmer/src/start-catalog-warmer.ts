@@ -3,9 +3,7 @@ import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
   startHealthListener,
-  catalogStatusSchema,
   isAuthCatalogState,
-  safeParseJson,
   keyPrefix,
   type Config,
   type Logger,
@@ -13,25 +11,28 @@ import {
   type SecretRegistry,
 } from '@agentq/shared';
 import {
+  CatalogStore,
+  parseRefreshDelegation,
+  pruneDeadWarmers,
   redisAnswers,
+  RefreshDelegation,
   ServerSessions,
   ServerStore,
   createRedisConnection,
   keyNames,
   parseServerChangeEvent,
   requestRefresh,
+  subscribeToChannels,
   waitForRedis,
+  writeWarmerRecord,
   type RedisConnection,
+  type WarmerRecord,
 } from '@agentq/store';
 import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';
-import { ServerCapabilities } from './cache/server-capabilities.js';
-import { pruneDeadWarmers, writeWarmerRecord, type WarmerRecord } from './health/warmer-health.js';
 import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
-import { RefreshDelegation, parseRefreshDelegation } from './refresh/refresh-delegation.js';
-import { RefreshLock } from './refresh/refresh-lock.js';
 import { RefreshSchedules } from './schedule/refresh-schedules.js';
 import { reactToServerChange } from './servers/react-to-server-change.js';
 import { resolveWarmerTimings } from './warmer-timings.js';
@@ -127,7 +128,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
       : undefined,
   });
   const schedules = new RefreshSchedules({ queue });
-  const capabilities = new ServerCapabilities({ redis, prefix });
+  const catalog = new CatalogStore({ redis, prefix, logger });
   const delegation = new RefreshDelegation({ redis, prefix, warmerId: id });
   // Set once the processor exists: the watchers start only after it.
   let refreshAsOwner: (request: { serverId: string; reason: RefreshReason; requestedAt: number }) => void = () => {};
@@ -154,12 +155,11 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
-    capabilities,
+    capabilities: catalog,
     requestRefresh: listChanged,
     sessions: new ServerSessions({ redis, prefix }),
     authStillRequired: async (server) => {
-      const text = await redis.get(keys.status(server.serverId));
-      const status = text ? safeParseJson(text, catalogStatusSchema) : undefined;
+      const { status } = await catalog.read(server.serverId);
       return (
         status?.success === true &&
         status.data.definitionHash === server.definitionHash &&
@@ -180,7 +180,9 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     redis,
     prefix,
     writer,
-    lock: new RefreshLock({ redis, prefix, ttlMs: timings.refreshLockTtlMs, logger }),
+    servers: store,
+    catalog,
+    lockTtlMs: timings.refreshLockTtlMs,
     logger,
     warmerId: id,
     env,
@@ -193,7 +195,6 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     renewSession: (serverId, hash) => watchers.renewSession(serverId, hash),
     delegateToOwner: (request) => delegation.toOwner(request),
     scheduleRefresh: (request) => schedules.scheduleAfterTtl(request),
-    capabilities,
     stopping: () => state !== 'running',
   });
   refreshAsOwner = (request) => {
@@ -239,14 +240,13 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
 
   // Server changes are handled one at a time, in the order they were published.
   let changes: Promise<void> = Promise.resolve();
-  subscriber.on('message', (channel: string, message: string) => {
-    if (channel === delegation.channel) {
-      if (state !== 'running') return;
-      const request = parseRefreshDelegation(message, logger);
-      if (request) refreshAsOwner(request);
-      return;
-    }
-    if (channel !== keys.serversChanged || state !== 'running') return;
+  const onDelegated = (message: string) => {
+    if (state !== 'running') return;
+    const request = parseRefreshDelegation(message, logger);
+    if (request) refreshAsOwner(request);
+  };
+  const onServerChanged = (message: string) => {
+    if (state !== 'running') return;
     const event = parseServerChangeEvent(message, logger);
     if (!event) return;
     changes = changes.then(() =>
@@ -256,14 +256,17 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
         requestRefresh: enqueue,
         removeSchedule: async (serverId) => {
           await schedules.remove(serverId);
-          if (event.type === 'remove') await capabilities.forget(serverId);
+          if (event.type === 'remove') await catalog.forgetCapability(serverId);
         },
         watchers,
         logger,
       }),
     );
+  };
+  const subscription = await subscribeToChannels(subscriber, {
+    [keys.serversChanged]: onServerChanged,
+    [delegation.channel]: onDelegated,
   });
-  await subscriber.subscribe(keys.serversChanged, delegation.channel);
 
   await beat();
   const worker = new Worker(QUEUE_NAMES.catalogRefresh, (job, token, signal) => processor.process(job, token, signal), {
@@ -273,7 +276,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   });
   worker.on('error', (error) => logger.warn({ error }, 'refresh worker error'));
 
-  await prewarm({ store, redis, keysTools: keys.tools, enqueue, logger });
+  await prewarm({ store, catalog, enqueue, logger });
   await tick();
   const ticker = setInterval(() => void tick(), timings.tickMs);
   logger.info(
@@ -303,7 +306,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     clearInterval(ticker);
     watchers.beginClose();
     // Unsubscribing first makes other warmers read for themselves (nobody receives a delegation).
-    await step('unsubscribe', () => subscriber.unsubscribe());
+    await step('unsubscribe', () => subscription.close());
     await step('heartbeat', beat);
     // Waits for running refreshes: each is bounded by its server's connect and list timeouts.
     await step('worker', () => worker.close());
@@ -329,8 +332,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
 
 async function prewarm(input: {
   store: ServerStore;
-  redis: RedisConnection;
-  keysTools: (serverId: string) => string;
+  catalog: CatalogStore;
   enqueue: (request: { serverId: string; reason: RefreshReason }) => Promise<void>;
   logger: Logger;
 }): Promise<void> {
@@ -345,7 +347,7 @@ async function prewarm(input: {
   for (const definition of servers) {
     if (definition.enabled) {
       requests.push({ serverId: definition.id, reason: 'prewarm' });
-    } else if ((await input.redis.exists(input.keysTools(definition.id))) === 1) {
+    } else if (await input.catalog.hasEntry(definition.id)) {
       // Disabled while no warmer was running: clear what it left.
       requests.push({ serverId: definition.id, reason: 'disable' });
     }

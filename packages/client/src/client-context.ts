@@ -1,7 +1,15 @@
 import type { Queue } from 'bullmq';
 import type { KnowledgeBaseReader, KnowledgeBaseStore } from '@agentq/kb';
 import type { Logger, RunSpecSchema } from '@agentq/shared';
-import type { KeyNames, RedisConnection, RunShard, RunShardRouter, RunStore, ServerStore } from '@agentq/store';
+import type {
+  CatalogStore,
+  KeyNames,
+  RedisConnection,
+  RunShard,
+  RunShardRouter,
+  RunStore,
+  ServerStore,
+} from '@agentq/store';
 
 /**
  * What every client operation needs: one producer connection, the queues it writes to, and the
@@ -30,6 +38,8 @@ export interface ClientContext {
   /** Folder under which `api`-origin file sources must lie (`AGENTQ_KB_FILE_ROOT`); unset, none may. */
   kbFileRoot: string | undefined;
   servers: ServerStore;
+  /** The catalog cache: entries, statuses and what warmers learned of each server. */
+  catalog: CatalogStore;
   logger: Logger;
   /** Attempts of a run job whose model provider fails (exponential backoff). */
   runAttempts: number;

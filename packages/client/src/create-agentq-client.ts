@@ -19,6 +19,7 @@ import {
 import {
   ServerStore,
   createRedisConnection,
+  CatalogStore,
   keyNames,
   isClusterConnection,
   parseRedisUrl,
@@ -276,6 +277,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     kbReader: () => (reader ??= createKnowledgeBaseReader({ redis, keyPrefix: prefix, logger })),
     kbFileRoot: options.kbFileRoot,
     servers: new ServerStore({ redis, prefix, logger, policy: options.serverPolicy }),
+    catalog: new CatalogStore({ redis, prefix, logger }),
     logger,
     runAttempts: options.runAttempts ?? 5,
     runSpecSchema: createRunSpecSchema(options.runSpecLimits),

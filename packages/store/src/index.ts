@@ -12,9 +12,25 @@ export type { CreateRedisConnectionOptions, RedisConnection } from './redis/crea
 export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
 export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './catalog/tool-vectors.js';
 export type { CreateToolVectorStoreOptions, ToolVectorStore } from './catalog/tool-vectors.js';
-export { entityScope, keyNames, runStateKeys } from './keys.js';
+export { CatalogStore } from './catalog/catalog-store.js';
+export type {
+  CatalogReaderReply,
+  CatalogRecord,
+  CatalogSnapshot,
+  CatalogStoreOptions,
+  CatalogWriteBase,
+  CatalogWriteOutcome,
+  CatalogWritePlan,
+  KnownCatalogEntry,
+  ServerCapability,
+} from './catalog/catalog-store.js';
+export { Lease } from './leases/lease.js';
+export type { LeaseOptions } from './leases/lease.js';
+export { bullmqKeys, entityScope, keyNames, refreshLockKey, runStateKeys } from './keys.js';
 export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';
+export { subscribeToChannels } from './redis/subscribe-to-channels.js';
+export type { ChannelSubscription } from './redis/subscribe-to-channels.js';
 export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
 export {
   approvalIdFor,
@@ -40,12 +56,13 @@ export {
   isForcedRefreshReason,
   refreshAnswersLaterRequests,
   refreshDeduplicationId,
-  refreshLockKey,
   requestRefresh,
 } from './queues/request-refresh.js';
 export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
 export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
 export { ServerSessions } from './servers/server-sessions.js';
+export { CachedSessionGenerations } from './servers/cached-session-generations.js';
+export type { CachedSessionGenerationsOptions } from './servers/cached-session-generations.js';
 export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 export {
@@ -66,4 +83,17 @@ export type {
   ManifestRead,
 } from './kb/knowledge-base-store.js';
 export { redisAnswers } from './redis/redis-answers.js';
+export { inspectRedis } from './redis/inspect-redis.js';
+export type { RedisInspection } from './redis/inspect-redis.js';
 export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
+export {
+  countLiveWarmers,
+  pruneDeadWarmers,
+  readWarmerHealth,
+  warmerRecordSchema,
+  writeWarmerRecord,
+} from './warmers/warmer-health.js';
+export type { WarmerHealth, WarmerRecord } from './warmers/warmer-health.js';
+export { parseRefreshDelegation, RefreshDelegation } from './warmers/refresh-delegation.js';
+export { AdminSessionRecords } from './admin/admin-session-records.js';
+export type { AdminSessionRecord } from './admin/admin-session-records.js';

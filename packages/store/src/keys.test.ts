@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { keyPrefix } from '@agentq/shared';
-import { entityScope, keyNames, runStateKeys } from './keys.js';
+import {
+  bullmqKeys,
+  entityScope,
+  isKeyUnder,
+  keyNames,
+  refreshLockKey,
+  runShardScope,
+  runStateKeys,
+  type KeyNames,
+} from './keys.js';
 
 describe('keyPrefix', () => {
   it('keeps the prefix as it is outside cluster mode', () => {
@@ -115,5 +124,90 @@ describe('keyNames', () => {
     expect(runStateKeys(keys, 'r1')).toEqual(['agentq:run.r1', 'agentq:run.r1:tool-results']);
     expect(keys.refreshLock('docs')).toBe('agentq:lock.refresh.docs');
     expect(keys.warmerCapabilities).toBe('agentq:warmer.capabilities');
+  });
+});
+
+// Every builder of KeyNames, called with `A` (and `B`, `C`) for its arguments, and the key it
+// spells on a single Redis under the prefix `P`, then on a cluster under `{P}`. A builder added
+// to KeyNames without a row here fails the first test: each key's shape is checked once.
+const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; cluster: string }> = {
+  tools: { single: 'P:mcp.tools.A', cluster: '{P.srv.A}:mcp.tools.A' },
+  catalogVersion: { single: 'P:mcp.version.A', cluster: '{P.srv.A}:mcp.version.A' },
+  status: { single: 'P:mcp.status.A', cluster: '{P.srv.A}:mcp.status.A' },
+  servers: { single: 'P:servers', cluster: '{P}:servers' },
+  serversChanged: { single: 'P:servers.changed', cluster: '{P}:servers.changed' },
+  catalogUpdated: { single: 'P:catalog.updated', cluster: '{P}:catalog.updated' },
+  run: { single: 'P:run.A', cluster: '{P}:run.A' },
+  runToolResults: { single: 'P:run.A:tool-results', cluster: '{P}:run.A:tool-results' },
+  decision: { single: 'P:approval.A', cluster: '{P}:approval.A' },
+  pendingApprovals: { single: 'P:approvals.pending', cluster: '{P}:approvals.pending' },
+  runShardCounts: { single: 'P:run.shard-counts', cluster: '{P}:run.shard-counts' },
+  watchLease: { single: 'P:lease.watch.A', cluster: '{P.srv.A}:lease.watch.A' },
+  serverSession: { single: 'P:mcp.session.A', cluster: '{P.srv.A}:mcp.session.A' },
+  serverSessionRenewed: { single: 'P:mcp.sessions.renewed', cluster: '{P}:mcp.sessions.renewed' },
+  warmer: { single: 'P:warmer.A', cluster: '{P}:warmer.A' },
+  warmers: { single: 'P:warmers', cluster: '{P}:warmers' },
+  refreshLock: { single: 'P:lock.refresh.A', cluster: '{P.srv.A}:lock.refresh.A' },
+  warmerCapabilities: { single: 'P:warmer.capabilities', cluster: '{P}:warmer.capabilities' },
+  refreshDelegated: { single: 'P:catalog.refresh.delegated.A', cluster: '{P}:catalog.refresh.delegated.A' },
+  adminSession: { single: 'P:admin.session.A', cluster: '{P}:admin.session.A' },
+  loginRateLimit: { single: 'P:admin.login-limit.', cluster: '{P}:admin.login-limit.' },
+  kbs: { single: 'P:kbs', cluster: '{P}:kbs' },
+  kbVersion: { single: 'P:kb.A.version', cluster: '{P}:kb.A.version' },
+  kbSerial: { single: 'P:kb.A.serial', cluster: '{P}:kb.A.serial' },
+  kbManifest: { single: 'P:kb.A.manifest.B', cluster: '{P}:kb.A.manifest.B' },
+  kbChunks: { single: 'P:kb.A.chunks.B.C', cluster: '{P}:kb.A.chunks.B.C' },
+  kbChunkSets: { single: 'P:kb.A.chunk-sets', cluster: '{P}:kb.A.chunk-sets' },
+  kbUpdated: { single: 'P:kb.updated', cluster: '{P}:kb.updated' },
+  toolEmbedding: { single: 'P:embedding.A.B', cluster: '{P}:embedding.A.B' },
+  // BullMQ's own layout: `<prefix>:<queue>:<jobId>`, the queue name in place of `A`.
+  queueJob: { single: 'P:A:B', cluster: '{P}:A:B' },
+  queueJobLock: { single: 'P:A:B:lock', cluster: '{P}:A:B:lock' },
+  queueMeta: { single: 'P:A:meta', cluster: '{P}:A:meta' },
+};
+
+function spell(keys: KeyNames, member: string): string {
+  const value = (keys as unknown as Record<string, unknown>)[member];
+  return typeof value === 'function' ? (value as (...args: string[]) => string)('A', 'B', 'C') : String(value);
+}
+
+describe('every key builder', () => {
+  it('has a row in the table of keys', () => {
+    const members = Object.keys(keyNames('P')).filter((member) => member !== 'prefix');
+    expect(members.sort()).toEqual(Object.keys(everyKey).sort());
+  });
+
+  it.each(Object.entries(everyKey))('%s spells the documented key on a single Redis and a cluster', (member, key) => {
+    expect(spell(keyNames('P'), member)).toBe(key.single);
+    expect(spell(keyNames('{P}'), member)).toBe(key.cluster);
+  });
+
+  it.each(Object.entries(everyKey))('%s is <scope>:<name>, with one hash tag on a cluster', (member, key) => {
+    // The name part: lower-case words joined by dots and dashes, with the arguments in it.
+    // BullMQ's keys keep BullMQ's layout, `<queue>:<jobId>[:lock]` or `<queue>:meta`.
+    expect(key.single).toMatch(/^P:([a-z][a-z.-]*[a-zA-Z.:-]*|A:(B|B:lock|meta))$/);
+    expect(key.cluster).toMatch(/^\{P(\.srv\.A)?\}:[^{}]+$/);
+    // The same name under either scope: only the scope differs.
+    expect(key.cluster.slice(key.cluster.indexOf('}:') + 2)).toBe(key.single.slice('P:'.length));
+    expect(isKeyUnder('P', key.single)).toBe(true);
+    expect(member).not.toBe('prefix');
+  });
+
+  it('keeps every key of one server in the one slot of that server on a cluster', () => {
+    const keys = keyNames('{P}');
+    const perServer = Object.entries(everyKey)
+      .filter(([, key]) => key.cluster.startsWith('{P.srv.'))
+      .map(([member]) => spell(keys, member));
+    expect(perServer.length).toBeGreaterThan(0);
+    for (const key of perServer) expect(key.startsWith(`${entityScope('{P}', 'srv', 'A')}:`)).toBe(true);
+  });
+
+  it('builds the keys named outside KeyNames', () => {
+    expect(refreshLockKey('P', 'A')).toBe(keyNames('P').refreshLock('A'));
+    expect(runStateKeys(keyNames('P'), 'A')).toEqual(['P:run.A', 'P:run.A:tool-results']);
+    expect(runShardScope('P', 3, 7)).toBe('{P.r3-7}');
+    expect(bullmqKeys.jobLock('P:agent-runs', 'A')).toBe('P:agent-runs:A:lock');
+    expect(isKeyUnder('P', 'Q:servers')).toBe(false);
+    expect(isKeyUnder('P', 'PP:servers')).toBe(false);
   });
 });

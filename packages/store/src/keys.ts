@@ -159,3 +159,35 @@ export function keyNames(prefix: string): KeyNames {
 export function runStateKeys(keys: KeyNames, runId: string): [checkpoint: string, toolResults: string] {
   return [keys.run(runId), keys.runToolResults(runId)];
 }
+
+/**
+ * Redis key of the per-server refresh lock that a warmer holds while it refreshes `serverId`
+ * (a `Lease`: `SET NX PX`, renewed while running, deleted only by its owner). `prefix` is the key
+ * prefix (`keyPrefix(config)`).
+ */
+export function refreshLockKey(prefix: string, serverId: string): string {
+  return keyNames(prefix).refreshLock(serverId);
+}
+
+/** Whether `key` is one of the deployment's global keys under `prefix` (`<prefix>:…`). */
+export function isKeyUnder(prefix: string, key: string): boolean {
+  return key.startsWith(`${prefix}:`);
+}
+
+/**
+ * A candidate hash tag of run shard `index` under the untagged prefix `base`:
+ * `{<base>.r<index>-<salt>}` (`runShardTag` picks the salt). The tag is the shard's key prefix:
+ * its queues and every key of its runs live under it.
+ */
+export function runShardScope(base: string, index: number, salt: number): string {
+  return `{${base}.r${index}-${salt}}`;
+}
+
+/**
+ * Keys BullMQ itself keeps, for the few places that must name one. `queueQualifiedName` is
+ * `<prefix>:<queue>` (BullMQ's `queue.qualifiedName`, `job.queueQualifiedName`).
+ */
+export const bullmqKeys = {
+  /** The lock an active job's worker holds, whose value is the worker's token: `<prefix>:<queue>:<jobId>:lock`. */
+  jobLock: (queueQualifiedName: string, jobId: string): string => `${queueQualifiedName}:${jobId}:lock`,
+} as const;

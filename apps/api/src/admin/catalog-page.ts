@@ -1,8 +1,7 @@
 import type { AgentqClient } from '@agentq/client';
 import { assignMcpWireNames, assignServerSegments } from '@agentq/registry';
-import { definitionHash, maskServerError, safeParseJson, type ServerCatalogState } from '@agentq/shared';
-import { keyNames } from '@agentq/store';
-import { z } from 'zod';
+import { definitionHash, maskServerError, type ServerCatalogState } from '@agentq/shared';
+import { CatalogStore, keyNames, Lease } from '@agentq/store';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
 
 /** One server as the catalog page shows it. */
@@ -26,8 +25,6 @@ export interface CatalogServerRow {
   tools: Array<{ name: string; wireName: string; description?: string }>;
 }
 
-const capabilitySchema = z.looseObject({ definitionHash: z.string(), listChanged: z.boolean() });
-
 /**
  * Reads what the catalog page shows, from the cache only (no server is contacted): each server's
  * cached list and status, the holder of its watcher lease and its recorded `list_changed` support.
@@ -40,18 +37,18 @@ export async function readCatalogRows(options: {
 }): Promise<CatalogServerRow[]> {
   const { client } = options;
   const keys = keyNames(client.prefix);
+  const catalog = new CatalogStore({ redis: client.redis, prefix: client.prefix });
   const servers = await client.listServers();
   const segments = assignServerSegments(
     servers.filter((server) => server.definition.enabled).map((server) => server.definition.id),
   );
   return await Promise.all(
     servers.map(async ({ definition }): Promise<CatalogServerRow> => {
-      const [view, watchedBy, capabilityText] = await Promise.all([
+      const [view, [watchedBy], capability] = await Promise.all([
         client.getCatalog(definition.id),
-        client.redis.get(keys.watchLease(definition.id)),
-        client.redis.hget(keys.warmerCapabilities, definition.id),
+        Lease.holders(client.redis, [keys.watchLease(definition.id)]),
+        catalog.readCapability(definition.id, definitionHash(definition)),
       ]);
-      const capability = safeParseJson(capabilityText, capabilitySchema);
       const wireNames = assignMcpWireNames(
         view.tools.map((tool) => ({
           serverId: definition.id,
@@ -77,9 +74,7 @@ export async function readCatalogRows(options: {
       const nextRefreshAt = status?.nextRefreshAt ?? status?.nextAttemptAt;
       if (nextRefreshAt !== undefined) row.nextRefreshAt = nextRefreshAt;
       if (watchedBy) row.watchedBy = watchedBy;
-      if (capability.success && capability.data.definitionHash === definitionHash(definition)) {
-        row.listChanged = capability.data.listChanged;
-      }
+      if (capability) row.listChanged = capability.listChanged;
       return row;
     }),
   );

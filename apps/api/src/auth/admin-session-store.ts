@@ -1,7 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { safeParseJson } from '@agentq/shared';
-import { keyNames, type RedisConnection } from '@agentq/store';
-import { z } from 'zod';
+import { AdminSessionRecords, type RedisConnection } from '@agentq/store';
 import type { ApiTokenSet, Principal } from './api-token-set.js';
 import { tokensMatch } from './token-check.js';
 
@@ -20,12 +18,6 @@ export interface AdminSession {
   csrf: string;
 }
 
-const sessionRecordSchema = z.strictObject({
-  tokenName: z.string().min(1),
-  tokenDigest: z.string().regex(/^[0-9a-f]{64}$/),
-  createdAt: z.number().int().nonnegative(),
-});
-
 /**
  * Admin login sessions, kept server-side in Redis (`P:admin.session.<sha256 of the cookie>`), so
  * that logging out ends a session for good: the cookie alone proves nothing once its record is
@@ -34,10 +26,10 @@ const sessionRecordSchema = z.strictObject({
  * removed, its sessions stop working.
  */
 export class AdminSessionStore {
-  private readonly keys;
+  private readonly records: AdminSessionRecords;
 
   constructor(private readonly options: { redis: RedisConnection; prefix: string; tokens: ApiTokenSet }) {
-    this.keys = keyNames(options.prefix);
+    this.records = new AdminSessionRecords({ redis: options.redis, prefix: options.prefix });
   }
 
   /** Starts a session for `principal` and returns the cookie value. */
@@ -45,19 +37,17 @@ export class AdminSessionStore {
     const tokenDigest = this.options.tokens.digestOf(principal.name);
     if (!tokenDigest) throw new Error(`unknown token name ${principal.name}`);
     const id = randomBytes(32).toString('base64url');
-    const record = sessionRecordSchema.parse({ tokenName: principal.name, tokenDigest, createdAt: now });
-    await this.options.redis.set(this.key(id), JSON.stringify(record), 'PX', SESSION_TTL_MS);
+    const record = { tokenName: principal.name, tokenDigest, createdAt: now };
+    await this.records.write({ sessionDigest: digestOf(id), record, ttlMs: SESSION_TTL_MS });
     return id;
   }
 
   /** The live session of a cookie value, or `undefined`. */
   async read(id: string | undefined): Promise<AdminSession | undefined> {
     if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-    const text = await this.options.redis.get(this.key(id));
-    if (text === null) return undefined;
-    const record = safeParseJson(text, sessionRecordSchema, 'admin session');
-    if (!record.success) return undefined;
-    const principal = this.options.tokens.resolve(record.data.tokenName, record.data.tokenDigest);
+    const record = await this.records.read(digestOf(id));
+    if (!record) return undefined;
+    const principal = this.options.tokens.resolve(record.tokenName, record.tokenDigest);
     if (!principal) return undefined;
     return { id, principal, csrf: csrfTokenFor(id) };
   }
@@ -65,12 +55,13 @@ export class AdminSessionStore {
   /** Ends a session on the server. */
   async destroy(id: string | undefined): Promise<void> {
     if (!id) return;
-    await this.options.redis.del(this.key(id));
+    await this.records.delete(digestOf(id));
   }
+}
 
-  private key(id: string): string {
-    return this.keys.adminSession(createHash('sha256').update(id).digest('hex'));
-  }
+/** The digest a session's record is kept under: its cookie value never reaches Redis. */
+function digestOf(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('hex');
 }
 
 /**

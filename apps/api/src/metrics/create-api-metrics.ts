@@ -2,19 +2,16 @@ import type { Job, Queue } from 'bullmq';
 import {
   approvalJobSchema,
   approvalResultSchema,
-  catalogEntrySchema,
-  catalogStatusSchema,
   definitionHash,
   kbIngestJobSchema,
   kbIngestResultSchema,
   refreshJobSchema,
   runResultSchema,
-  safeParseJson,
   SERVER_CATALOG_STATES,
   serverCatalogStateOf,
   type Logger,
 } from '@agentq/shared';
-import { keyNames, pipelineBySlot, ServerStore, type RedisConnection } from '@agentq/store';
+import { CatalogStore, ServerStore, type RedisConnection } from '@agentq/store';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FinishedJobFeed } from './finished-job-feed.js';
 
@@ -46,8 +43,8 @@ const seconds = (ms: number) => Math.max(0, ms) / 1000;
  */
 export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
   const registry = new Registry();
-  const keys = keyNames(options.prefix);
   const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger: options.logger });
+  const catalog = new CatalogStore({ redis: options.redis, prefix: options.prefix, logger: options.logger });
   const queueJobs = new Gauge({
     name: 'agentq_queue_jobs',
     help: 'Jobs per queue and state',
@@ -255,17 +252,9 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     catalogState.reset();
     const servers = await store.list();
     if (servers.length === 0) return;
-    const replies = await pipelineBySlot(
-      options.redis,
-      servers.flatMap((server) =>
-        [keys.tools(server.id), keys.status(server.id)].map((key) => ({ key, add: (pipeline) => pipeline.get(key) })),
-      ),
-    );
+    const records = await catalog.readMany(servers.map((server) => server.id));
     servers.forEach((server, index) => {
-      const entryText = replies[index * 2]?.[1] as string | null | undefined;
-      const statusText = replies[index * 2 + 1]?.[1] as string | null | undefined;
-      const entry = entryText ? safeParseJson(entryText, catalogEntrySchema, 'catalog entry') : null;
-      const status = statusText ? safeParseJson(statusText, catalogStatusSchema, 'catalog status') : null;
+      const { entry, status } = records[index] ?? { entry: null, status: null };
       const current = entry?.success && entry.data.definitionHash === definitionHash(server) ? entry.data : null;
       if (current) {
         catalogAge.set({ server: server.id }, seconds(Date.now() - current.refreshedAt));

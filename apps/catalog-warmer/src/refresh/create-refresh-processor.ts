@@ -8,31 +8,34 @@ import {
   ValidationError,
   withBullmqErrors,
   withSpan,
-  catalogEntrySchema,
-  catalogStatusSchema,
   definitionHash,
   refreshJobSchema,
   resolveSecrets,
-  safeParseJson,
-  serverDefinitionSchema,
   type Logger,
   type RefreshReason,
+  type ServerDefinition,
   maskSecretsDeep,
   maskServerError,
 } from '@agentq/shared';
-import { isForcedRefreshReason, keyNames, refreshAnswersLaterRequests, type RedisConnection } from '@agentq/store';
+import {
+  isForcedRefreshReason,
+  keyNames,
+  Lease,
+  refreshAnswersLaterRequests,
+  type CatalogStore,
+  type RedisConnection,
+  type ServerStore,
+} from '@agentq/store';
 import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
-import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { checkListBytes, DEFAULT_CATALOG_BUDGET, type CatalogBudget } from '../cache/catalog-budget.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { CACHE_TTL_JOB_NAME } from '../schedule/refresh-schedules.js';
 import { clampCacheTtlMs, type CacheHints } from './cache-hints.js';
 import { listToolsWithHints } from './list-tools-with-hints.js';
 import { OwnerRefreshes, type OwnerRefreshRequest } from './owner-refreshes.js';
-import type { RefreshLock } from './refresh-lock.js';
 
 /** What one refresh job did; the job's return value. */
 export interface RefreshOutcome {
@@ -63,7 +66,15 @@ export interface RefreshProcessorOptions {
   redis: RedisConnection;
   prefix: string;
   writer: CatalogWriter;
-  lock: RefreshLock;
+  /** Where the server definitions are read. */
+  servers: ServerStore;
+  /** Where entries and statuses are read for the backoff, and `tools.listChanged` support is recorded. */
+  catalog: CatalogStore;
+  /**
+   * Time to live of the per-server refresh lock (`keyNames().refreshLock`), renewed every third of
+   * it while the refresh runs: at most one refresh of a server runs at a time across all warmers.
+   */
+  lockTtlMs: number;
   logger: Logger;
   warmerId: string;
   /** Environment for `${ENV}` secrets. */
@@ -93,8 +104,6 @@ export interface RefreshProcessorOptions {
   }) => Promise<string | undefined>;
   /** Schedules the background refresh a `ttlMs` hint asks for (`dueAt` epoch ms). */
   scheduleRefresh?: (request: { serverId: string; dueAt: number }) => Promise<void>;
-  /** Where `tools.listChanged` support is recorded for watcher owners. */
-  capabilities?: ServerCapabilities;
   /**
    * What one server's list may cost (`AGENTQ_MAX_TOOLS_PER_SERVER` and the other `AGENTQ_MAX_*`).
    * @default {@link DEFAULT_CATALOG_BUDGET}
@@ -177,8 +186,6 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     });
   }
 
-  type ServerRefreshRequest = Parameters<typeof refreshServerUntraced>[0];
-
   // One span per refresh, in a trace of its own: refreshes serve every run, not one.
   async function refreshServer(request: ServerRefreshRequest): Promise<RefreshOutcome> {
     return await withSpan(
@@ -208,222 +215,238 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     );
   }
 
-  async function refreshServerUntraced(request: {
-    serverId: string;
-    reason: RefreshReason;
-    requestedAt: number;
-    lockOwner: string;
-    logger: Logger;
-    /** A refresh scheduled by a `ttlMs` hint: obsolete once a later read rescheduled it. */
-    cacheTtlJob: boolean;
-    /** Asked of this warmer as the watcher owner: never handed on again. */
-    asOwner: boolean;
-    signal: AbortSignal | undefined;
-  }): Promise<RefreshOutcome> {
-    const { serverId, reason, requestedAt, logger, signal } = request;
-    const lock = await options.lock.acquire(serverId, request.lockOwner);
-    if (!lock) {
-      const base = options.lockRetryMs ?? 250;
-      throw new RetryLaterError({
-        code: 'REFRESH_BUSY',
-        message: `a refresh of ${serverId} is already running`,
-        retryAfterMs: base + Math.floor(Math.random() * base),
-      });
-    }
+  async function refreshServerUntraced(request: ServerRefreshRequest): Promise<RefreshOutcome> {
+    const lock = await takeLock(request);
     running += 1;
     try {
-      const definitionText = await options.redis.hget(keys.servers, serverId);
-      if (definitionText === null) {
-        await options.writer.clearRemoved(serverId);
-        await options.capabilities?.forget(serverId);
-        throw new NonRetryableError({
-          code: 'SERVER_NOT_FOUND',
-          field: 'serverId',
-          message: `MCP server ${serverId} does not exist`,
-        });
-      }
-      const stored = safeParseJson(definitionText, serverDefinitionSchema, `stored server definition ${serverId}`);
-      if (!stored.success || stored.data.id !== serverId) {
-        const message = stored.success ? `its id is ${stored.data.id}` : stored.error.message;
-        logger.error({ error: message }, 'skipping malformed server definition');
-        throw new NonRetryableError({
-          code: 'DEFINITION_INVALID',
-          field: 'serverId',
-          message: `stored definition of MCP server ${serverId} is malformed: ${message}`,
-        });
-      }
-      const definition = stored.data;
-      const hash = definitionHash(definition);
-      const base = { serverId, definitionText };
-
-      if (!definition.enabled) {
-        const result = await options.writer.recordDisabled(base);
-        logger.info('server disabled: catalog entry cleared');
+      const stored = await readDefinition(request);
+      const { serverId, reason } = request;
+      if (!stored.definition.enabled) {
+        const result = await options.writer.recordDisabled(stored.base);
+        request.logger.info('server disabled: catalog entry cleared');
         return { serverId, reason, outcome: result.written ? 'disabled' : 'superseded' };
       }
-
-      const skip = await skipReason({
-        serverId,
-        hash,
-        requestedAt,
-        background: !isForcedRefreshReason(reason),
-        cacheTtlJob: request.cacheTtlJob,
-      });
-      if (skip) {
-        logger.debug({ skipped: skip }, 'refresh skipped');
-        return { serverId, reason, outcome: 'skipped', skipped: skip };
-      }
-
-      const borrowed = options.watchedConnection?.(serverId, hash);
-      if (!borrowed && !request.asOwner && options.delegateToOwner) {
-        const owner = await options.delegateToOwner({ serverId, reason, requestedAt });
-        if (owner !== undefined) {
-          logger.debug({ owner }, 'refresh handed to the watcher owner, to read over its session');
-          return { serverId, reason, outcome: 'delegated', owner };
-        }
-      }
-
-      const startedAt = Date.now();
-      let secretValues: string[] = [];
-      let connection: McpConnection | undefined;
-      try {
-        const resolved = resolveSecrets(definition, options.env);
-        secretValues = resolved.secretValues;
-        options.registerSecrets(secretValues);
-        const listMs = definition.timeouts.listMs;
-        let listChanged = false;
-        // No `tools` capability: the server has no tools to offer, and asking would be an error.
-        const read = async (client: Client): Promise<{ tools: unknown[]; hints: CacheHints }> => {
-          const tools = client.getServerCapabilities()?.tools;
-          listChanged = tools?.listChanged === true;
-          return tools
-            ? await listToolsWithHints({
-                client,
-                serverId,
-                timeoutMs: listMs,
-                signal,
-                secretValues,
-                maxItems: budget.maxTools,
-              })
-            : { tools: [], hints: {} };
-        };
-        const openFresh = async () => {
-          connection = await connectMcpServer({
-            definition: resolved.definition,
-            logger,
-            secretValues,
-            egressSecrets: resolved.egressSecrets,
-            clientName: 'agentq-catalog-warmer',
-            allowPrivateNetwork: options.allowPrivateNetwork,
-            allowHosts: options.allowHosts,
-            errorBodyMaxBytes: options.errorBodyMaxBytes,
-            signal,
-          });
-          return connection.client;
-        };
-        // A restart asked for a new session: the watcher reconnects first, and the list is read
-        // over its new session. Not a failure of the server when it cannot: it reads fresh below.
-        await options.renewSession?.(serverId, hash).catch((error: unknown) => {
-          logger.warn({ error }, 'could not renew the watcher session');
-        });
-        const borrowed = options.watchedConnection?.(serverId, hash);
-        let listed: { tools: unknown[]; hints: CacheHints };
-        let session: 'watcher' | 'fresh' = 'fresh';
-        if (borrowed) {
-          try {
-            listed = await read(borrowed);
-            session = 'watcher';
-          } catch (error) {
-            // The watcher's long-lived connection may be what broke, not the server: one more try
-            // on a fresh connection, unless the server simply did not answer in time. Only the owner
-            // gets here, and a broken session has no list of its own left to keep; the watcher's
-            // reconnect reads over its new session again.
-            if (AgentqError.isInstance(error) && error.code === 'MCP_LIST_TIMEOUT') throw error;
-            logger.info({ error: messageOf(error) }, 'list over the watcher connection failed; trying a fresh one');
-            listed = await read(await openFresh());
-          }
-        } else {
-          listed = await read(await openFresh());
-        }
-        const rawTools = listed.tools;
-        const refreshAfterMs = clampCacheTtlMs(listed.hints.ttlMs);
-        await options.capabilities
-          ?.write(serverId, { definitionHash: hash, listChanged, seenAt: Date.now() })
-          .catch((error: unknown) => logger.warn({ error }, 'could not record server capabilities'));
-        // A server that quotes its own URL or header in a description must not put it in the cache,
-        // where every run's model reads it. The masking walk reaches past the schema depth budget
-        // (list, tool, schema: three levels above it), so a too deep schema still reads as too deep.
-        const masked = maskSecretsDeep(rawTools, secretValues, budget.maxSchemaDepth + 8);
-        const { tools, skipped } = toCatalogTools(masked, budget);
-        for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
-        // Refused before anything is written or embedded: the last good list stays.
-        checkListBytes(tools, budget);
-        const result = await options.writer.recordSuccess({
-          ...base,
-          tools,
-          skipped,
-          startedAt,
-          readBy: { warmerId: options.warmerId, session },
-          ttlMs: listed.hints.ttlMs,
-          cacheScope: listed.hints.cacheScope,
-          refreshAfterMs,
-        });
-        if (!result.written) {
-          logger.info('definition changed during the refresh; result dropped');
-          return { serverId, reason, outcome: 'superseded' };
-        }
-        if (result.nextRefreshAt !== undefined && options.scheduleRefresh) {
-          // A lost schedule only means the hint is not honoured this once: the list is written.
-          await options.scheduleRefresh({ serverId, dueAt: result.nextRefreshAt }).catch((error: unknown) => {
-            logger.warn({ error }, 'could not schedule the refresh the ttlMs hint asks for');
-          });
-        }
-        logger.info(
-          {
-            toolCount: tools.length,
-            version: result.version,
-            published: result.published,
-            session,
-            ttlMs: listed.hints.ttlMs,
-            cacheScope: listed.hints.cacheScope,
-          },
-          'catalog refreshed',
-        );
-        return {
-          serverId,
-          reason,
-          outcome: 'connected',
-          session,
-          toolCount: tools.length,
-          version: result.version,
-          published: result.published,
-        };
-      } catch (error) {
-        if (AgentqError.isInstance(error) && error.code === 'SERVER_NOT_FOUND') throw error;
-        // Anything else, ours or an unexpected error from a transport, is a failed refresh of this
-        // server: record it (last known good kept) with secrets masked. Only when the record
-        // itself cannot be written (Redis trouble) does the original error propagate.
-        const code = AgentqError.isInstance(error) ? error.code : 'MCP_REFRESH_FAILED';
-        const message = maskServerError(messageOf(error), secretValues);
-        if (options.stopping?.()) {
-          logger.debug({ code, error: message }, 'refresh cut off by shutdown; status left as it was');
-          throw new NonRetryableError({ code: 'WARMER_STOPPING', message: `refresh cut off by shutdown: ${message}` });
-        }
-        const result = await options.writer.recordFailure({ ...base, error: message, code }).catch(() => {
-          throw error;
-        });
-        logger.warn(
-          { code, error: message, state: result.written ? result.state : 'superseded' },
-          'refresh failed; last known good list kept',
-        );
-        throw new NonRetryableError({ code, message });
-      } finally {
-        if (connection) closeLater(connection);
-      }
+      return (await answeredElsewhere(request, stored.hash)) ?? (await readAndWrite(request, stored));
     } finally {
       running -= 1;
       await lock.release();
     }
+  }
+
+  /** The server's refresh lock, or `REFRESH_BUSY` (the job is delayed, not failed) while another holds it. */
+  async function takeLock(request: ServerRefreshRequest): Promise<Lease> {
+    const lock = new Lease({
+      redis: options.redis,
+      key: keys.refreshLock(request.serverId),
+      owner: request.lockOwner,
+      ttlMs: options.lockTtlMs,
+      logger: request.logger,
+    });
+    if (await lock.acquire()) return lock;
+    const base = options.lockRetryMs ?? 250;
+    throw new RetryLaterError({
+      code: 'REFRESH_BUSY',
+      message: `a refresh of ${request.serverId} is already running`,
+      retryAfterMs: base + Math.floor(Math.random() * base),
+    });
+  }
+
+  /**
+   * The definition as stored. Unknown: its leftovers are cleared and the job fails once
+   * (`SERVER_NOT_FOUND`); malformed: reported, and the job fails once (`DEFINITION_INVALID`).
+   */
+  async function readDefinition(request: ServerRefreshRequest): Promise<StoredDefinition> {
+    const { serverId } = request;
+    const stored = await options.servers.getStored(serverId);
+    if (stored === null) {
+      await options.writer.clearRemoved(serverId);
+      await options.catalog.forgetCapability(serverId);
+      throw new NonRetryableError({
+        code: 'SERVER_NOT_FOUND',
+        field: 'serverId',
+        message: `MCP server ${serverId} does not exist`,
+      });
+    }
+    if (stored.error) {
+      const message = stored.error.message;
+      request.logger.error({ error: message }, 'skipping malformed server definition');
+      throw new NonRetryableError({
+        code: 'DEFINITION_INVALID',
+        field: 'serverId',
+        message: `stored definition of MCP server ${serverId} is malformed: ${message}`,
+      });
+    }
+    return {
+      definition: stored.definition,
+      hash: definitionHash(stored.definition),
+      base: { serverId, definitionText: stored.text },
+    };
+  }
+
+  /** A refresh that needs no read here: skipped (backoff, fresh, covered) or handed to the watcher owner. */
+  async function answeredElsewhere(request: ServerRefreshRequest, hash: string): Promise<RefreshOutcome | undefined> {
+    const { serverId, reason, requestedAt, logger } = request;
+    const skip = await skipReason({
+      serverId,
+      hash,
+      requestedAt,
+      background: !isForcedRefreshReason(reason),
+      cacheTtlJob: request.cacheTtlJob,
+    });
+    if (skip) {
+      logger.debug({ skipped: skip }, 'refresh skipped');
+      return { serverId, reason, outcome: 'skipped', skipped: skip };
+    }
+    const borrowed = options.watchedConnection?.(serverId, hash);
+    if (borrowed || request.asOwner || !options.delegateToOwner) return undefined;
+    const owner = await options.delegateToOwner({ serverId, reason, requestedAt });
+    if (owner === undefined) return undefined;
+    logger.debug({ owner }, 'refresh handed to the watcher owner, to read over its session');
+    return { serverId, reason, outcome: 'delegated', owner };
+  }
+
+  /** Reads the list and writes it; a failed read is recorded (last known good kept) and fails the job once. */
+  async function readAndWrite(request: ServerRefreshRequest, stored: StoredDefinition): Promise<RefreshOutcome> {
+    const attempt: ReadAttempt = { request, stored, startedAt: Date.now(), secretValues: [], connection: undefined };
+    try {
+      return await writeList(attempt, await listServerTools(attempt));
+    } catch (error) {
+      return await recordFailedRead(attempt, error);
+    } finally {
+      if (attempt.connection) closeLater(attempt.connection);
+    }
+  }
+
+  /**
+   * Reads the tool list: over the watcher's session when this warmer owns it (renewed first when a
+   * restart asked for a new session), else over a fresh one. Records `tools.listChanged` support.
+   */
+  async function listServerTools(read: ReadAttempt): Promise<ListedTools> {
+    const { request, stored } = read;
+    const { serverId, logger } = request;
+    const resolved = resolveSecrets(stored.definition, options.env);
+    read.secretValues = resolved.secretValues;
+    options.registerSecrets(read.secretValues);
+    const openFresh = async () => {
+      read.connection = await connectMcpServer({
+        definition: resolved.definition,
+        logger,
+        secretValues: read.secretValues,
+        egressSecrets: resolved.egressSecrets,
+        clientName: 'agentq-catalog-warmer',
+        allowPrivateNetwork: options.allowPrivateNetwork,
+        allowHosts: options.allowHosts,
+        errorBodyMaxBytes: options.errorBodyMaxBytes,
+        signal: request.signal,
+      });
+      return read.connection.client;
+    };
+    // A restart asked for a new session: the watcher reconnects first, and the list is read
+    // over its new session. Not a failure of the server when it cannot: it reads fresh below.
+    await options.renewSession?.(serverId, stored.hash).catch((error: unknown) => {
+      logger.warn({ error }, 'could not renew the watcher session');
+    });
+    const borrowed = options.watchedConnection?.(serverId, stored.hash);
+    const readFrom = (client: Client) => readList(client, read);
+    let listed: ListedTools;
+    if (!borrowed) listed = await readFrom(await openFresh());
+    else {
+      try {
+        listed = { ...(await readFrom(borrowed)), session: 'watcher' };
+      } catch (error) {
+        // The watcher's long-lived connection may be what broke, not the server: one more try
+        // on a fresh connection, unless the server simply did not answer in time. Only the owner
+        // gets here, and a broken session has no list of its own left to keep; the watcher's
+        // reconnect reads over its new session again.
+        if (AgentqError.isInstance(error) && error.code === 'MCP_LIST_TIMEOUT') throw error;
+        logger.info({ error: messageOf(error) }, 'list over the watcher connection failed; trying a fresh one');
+        listed = await readFrom(await openFresh());
+      }
+    }
+    await options.catalog
+      .writeCapability(serverId, { definitionHash: stored.hash, listChanged: listed.listChanged, seenAt: Date.now() })
+      .catch((error: unknown) => logger.warn({ error }, 'could not record server capabilities'));
+    return listed;
+  }
+
+  // No `tools` capability: the server has no tools to offer, and asking would be an error.
+  async function readList(client: Client, read: ReadAttempt): Promise<ListedTools> {
+    const tools = client.getServerCapabilities()?.tools;
+    const listChanged = tools?.listChanged === true;
+    if (!tools) return { tools: [], hints: {}, listChanged, session: 'fresh' };
+    const listed = await listToolsWithHints({
+      client,
+      serverId: read.request.serverId,
+      timeoutMs: read.stored.definition.timeouts.listMs,
+      signal: read.request.signal,
+      secretValues: read.secretValues,
+      maxItems: budget.maxTools,
+    });
+    return { ...listed, listChanged, session: 'fresh' };
+  }
+
+  /** Masks, checks and writes a list read; schedules the refresh its `ttlMs` hint asks for. */
+  async function writeList(read: ReadAttempt, listed: ListedTools): Promise<RefreshOutcome> {
+    const { request, stored, startedAt } = read;
+    const { serverId, reason, logger } = request;
+    const { session, hints } = listed;
+    // A server that quotes its own URL or header in a description must not put it in the cache,
+    // where every run's model reads it. The masking walk reaches past the schema depth budget
+    // (list, tool, schema: three levels above it), so a too deep schema still reads as too deep.
+    const masked = maskSecretsDeep(listed.tools, read.secretValues, budget.maxSchemaDepth + 8);
+    const { tools, skipped } = toCatalogTools(masked, budget);
+    for (const tool of skipped) logger.warn({ tool: tool.name, problem: tool.reason }, 'skipping tool');
+    // Refused before anything is written or embedded: the last good list stays.
+    checkListBytes(tools, budget);
+    const result = await options.writer.recordSuccess({
+      ...stored.base,
+      tools,
+      skipped,
+      startedAt,
+      readBy: { warmerId: options.warmerId, session },
+      ttlMs: hints.ttlMs,
+      cacheScope: hints.cacheScope,
+      refreshAfterMs: clampCacheTtlMs(hints.ttlMs),
+    });
+    if (!result.written) {
+      logger.info('definition changed during the refresh; result dropped');
+      return { serverId, reason, outcome: 'superseded' };
+    }
+    if (result.nextRefreshAt !== undefined && options.scheduleRefresh) {
+      // A lost schedule only means the hint is not honoured this once: the list is written.
+      await options.scheduleRefresh({ serverId, dueAt: result.nextRefreshAt }).catch((error: unknown) => {
+        logger.warn({ error }, 'could not schedule the refresh the ttlMs hint asks for');
+      });
+    }
+    const { version, published } = result;
+    const toolCount = tools.length;
+    logger.info({ toolCount, version, published, session, ...hints }, 'catalog refreshed');
+    return { serverId, reason, outcome: 'connected', session, toolCount, version, published };
+  }
+
+  /**
+   * Anything but an unknown server, ours or an unexpected error from a transport, is a failed
+   * refresh of this server: recorded (last known good kept) with secrets masked, then thrown as
+   * non-retryable. Only when the record itself cannot be written (Redis trouble) does the original
+   * error propagate.
+   */
+  async function recordFailedRead(read: ReadAttempt, error: unknown): Promise<never> {
+    if (AgentqError.isInstance(error) && error.code === 'SERVER_NOT_FOUND') throw error;
+    const { logger } = read.request;
+    const code = AgentqError.isInstance(error) ? error.code : 'MCP_REFRESH_FAILED';
+    const message = maskServerError(messageOf(error), read.secretValues);
+    if (options.stopping?.()) {
+      logger.debug({ code, error: message }, 'refresh cut off by shutdown; status left as it was');
+      throw new NonRetryableError({ code: 'WARMER_STOPPING', message: `refresh cut off by shutdown: ${message}` });
+    }
+    const result = await options.writer.recordFailure({ ...read.stored.base, error: message, code }).catch(() => {
+      throw error;
+    });
+    logger.warn(
+      { code, error: message, state: result.written ? result.state : 'superseded' },
+      'refresh failed; last known good list kept',
+    );
+    throw new NonRetryableError({ code, message });
   }
 
   async function skipReason(input: {
@@ -433,9 +456,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     background: boolean;
     cacheTtlJob: boolean;
   }): Promise<RefreshOutcome['skipped']> {
-    const [entryText, statusText] = await options.redis.mget(keys.tools(input.serverId), keys.status(input.serverId));
-    const status = statusText ? safeParseJson(statusText, catalogStatusSchema) : undefined;
-    const entry = entryText ? safeParseJson(entryText, catalogEntrySchema) : undefined;
+    const { entry, status } = await options.catalog.read(input.serverId);
     const current = entry?.success && entry.data.definitionHash === input.hash ? entry.data : undefined;
     // The read over the watcher's session began after the request: that session's list is already
     // what the request asks for. This is what lets the queued `list-changed` job, enqueued beside
@@ -487,4 +508,43 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
 function requestedAtOf(job: Job, data: { reason: RefreshReason; requestedAt: number }): number {
   if (refreshAnswersLaterRequests(data.reason)) return Math.max(data.requestedAt, Date.now());
   return data.reason === 'scheduled' ? Math.max(data.requestedAt, job.timestamp) : data.requestedAt;
+}
+
+/** One refresh of one server, from the queue or as the watcher owner. */
+interface ServerRefreshRequest {
+  serverId: string;
+  reason: RefreshReason;
+  requestedAt: number;
+  lockOwner: string;
+  logger: Logger;
+  /** A refresh scheduled by a `ttlMs` hint: obsolete once a later read rescheduled it. */
+  cacheTtlJob: boolean;
+  /** Asked of this warmer as the watcher owner: never handed on again. */
+  asOwner: boolean;
+  signal: AbortSignal | undefined;
+}
+
+/** The definition a refresh works from: parsed, hashed, and its exact stored text for the write. */
+interface StoredDefinition {
+  definition: ServerDefinition;
+  hash: string;
+  base: { serverId: string; definitionText: string };
+}
+
+/** One read of a list: what it works from, the secret values to mask and a fresh connection to close after. */
+interface ReadAttempt {
+  request: ServerRefreshRequest;
+  stored: StoredDefinition;
+  /** When the read began: the entry's `refreshedAt`. */
+  startedAt: number;
+  secretValues: string[];
+  connection: McpConnection | undefined;
+}
+
+/** A list as read, with its cache hints, the server's `listChanged` support and the session used. */
+interface ListedTools {
+  tools: unknown[];
+  hints: CacheHints;
+  listChanged: boolean;
+  session: 'watcher' | 'fresh';
 }

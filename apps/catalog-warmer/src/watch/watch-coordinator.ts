@@ -9,14 +9,21 @@ import {
   type ServerChangeEvent,
   type ServerDefinition,
 } from '@agentq/shared';
-import { type RedisConnection, type ServerStore, type SessionGenerationReader } from '@agentq/store';
+import {
+  countLiveWarmers,
+  keyNames,
+  Lease,
+  type CatalogStore,
+  type KeyNames,
+  type RedisConnection,
+  type ServerStore,
+  type SessionGenerationReader,
+} from '@agentq/store';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerCapabilities } from '../cache/server-capabilities.js';
-import { countLiveWarmers } from '../health/warmer-health.js';
 import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
-import { WatchLeases } from './watch-leases.js';
+import { limitConcurrency, type ConcurrencyLimit } from './limit-concurrency.js';
 
 /** Options of {@link WatchCoordinator}. */
 export interface WatchCoordinatorOptions {
@@ -44,7 +51,7 @@ export interface WatchCoordinatorOptions {
    */
   connectConcurrency?: number;
   /** `tools.listChanged` support learned by refreshes, to skip probe connections. */
-  capabilities?: ServerCapabilities;
+  capabilities?: Pick<CatalogStore, 'readCapability'>;
   /**
    * Called with reason `list-changed` for every `tools/list_changed` on a watcher session of this
    * warmer and for the catch-up after it subscribes. The warmer reads over that session itself
@@ -104,7 +111,7 @@ const MAX_RECONNECT_WAIT_MS = 60_000;
  * Owns the long-lived side of the catalog: one `tools/list_changed` watcher per enabled server
  * across all warmers, or its polling schedule when the server cannot notify.
  *
- * Ownership is a Redis lease per server ({@link WatchLeases}), renewed on every tick while this
+ * Ownership is a Redis lease per server (a {@link Lease} on `keyNames().watchLease`), renewed on every tick while this
  * warmer lives. Each warmer holds at most its fair share, `ceil(enabled servers / live warmers)`,
  * and prefers servers by rendezvous hashing of `(warmer id, server id)`, so claims rarely collide
  * and the split stays stable as warmers come and go. When a warmer dies its leases lapse after
@@ -128,24 +135,31 @@ const MAX_RECONNECT_WAIT_MS = 60_000;
  */
 export class WatchCoordinator {
   private readonly options: WatchCoordinatorOptions;
-  private readonly leases: WatchLeases;
+  private readonly keys: KeyNames;
   private readonly logger: Logger;
+  private readonly connectLimit: ConcurrencyLimit;
   private readonly owned = new Map<string, OwnedServer>();
   private readonly starting = new Set<Promise<void>>();
   private readonly ranks = new Map<string, string>();
   private ticking: Promise<void> | undefined;
   private closed = false;
-  private connecting = 0;
-  private readonly connectQueue: Array<() => void> = [];
 
   constructor(options: WatchCoordinatorOptions) {
     this.options = options;
     this.logger = options.logger.child({ component: 'watch' });
-    this.leases = new WatchLeases({
-      redis: options.redis,
-      prefix: options.prefix,
-      owner: options.warmerId,
-      ttlMs: options.leaseTtlMs,
+    this.keys = keyNames(options.prefix);
+    this.connectLimit = limitConcurrency(options.connectConcurrency ?? 4);
+  }
+
+  /** The watcher lease of a server, renewed by {@link runTick} rather than a timer of its own. */
+  private lease(serverId: string): Lease {
+    return new Lease({
+      redis: this.options.redis,
+      key: this.keys.watchLease(serverId),
+      owner: this.options.warmerId,
+      ttlMs: this.options.leaseTtlMs,
+      renewEveryMs: false,
+      logger: this.logger.child({ serverId }),
     });
   }
 
@@ -233,18 +247,35 @@ export class WatchCoordinator {
 
   private async runTick(): Promise<void> {
     if (this.closed) return;
-    const lost = await this.leases.renew([...this.owned.keys()]);
-    for (const serverId of lost) {
-      this.logger.warn({ serverId }, 'watcher lease lost; another warmer owns it now');
-      await this.stop(serverId, { release: false });
-    }
-
+    await this.dropLostLeases();
     const enabled = (await this.options.store.list()).filter((definition) => definition.enabled);
     const byId = new Map(enabled.map((definition) => [definition.id, definition]));
     for (const serverId of [...this.owned.keys()]) {
       if (!byId.has(serverId)) await this.stop(serverId, { release: true });
     }
+    await this.rebalance(enabled);
+    await this.repair(byId);
+  }
 
+  /** Renews every lease held; stops the watchers whose lease another warmer took meanwhile. */
+  private async dropLostLeases(): Promise<void> {
+    const leases = [...this.owned.keys()].map((serverId) => ({ serverId, lease: this.lease(serverId) }));
+    if (leases.length === 0) return;
+    const lost = new Set(
+      await Lease.renewAll(
+        this.options.redis,
+        leases.map((each) => each.lease),
+      ),
+    );
+    for (const { serverId, lease } of leases) {
+      if (!lost.has(lease)) continue;
+      this.logger.warn({ serverId }, 'watcher lease lost; another warmer owns it now');
+      await this.stop(serverId, { release: false });
+    }
+  }
+
+  /** Holds this warmer's fair share of the enabled servers: hands the excess over, claims the rest. */
+  private async rebalance(enabled: readonly ServerDefinition[]): Promise<void> {
     const live = await countLiveWarmers({
       redis: this.options.redis,
       prefix: this.options.prefix,
@@ -252,7 +283,6 @@ export class WatchCoordinator {
     });
     const share = Math.ceil(enabled.length / live);
     const ranked = [...enabled].sort((a, b) => (this.rank(a.id) < this.rank(b.id) ? -1 : 1));
-
     if (this.owned.size > share) {
       const excess = ranked.filter((definition) => this.owned.has(definition.id)).slice(share);
       for (const definition of excess) {
@@ -260,20 +290,32 @@ export class WatchCoordinator {
         await this.stop(definition.id, { release: true });
       }
     }
-
     if (this.owned.size < share && !this.closed) {
-      const candidates = ranked.filter((definition) => !this.owned.has(definition.id));
-      const holders = await this.leases.holders(candidates.map((definition) => definition.id));
-      for (const [index, definition] of candidates.entries()) {
-        if (this.owned.size >= share || this.closed) break;
-        if (holders[index] !== null) continue;
-        if (await this.leases.claim(definition.id)) {
-          this.logger.info({ serverId: definition.id }, 'watcher lease claimed');
-          this.start(definition);
-        }
+      await this.claim(
+        ranked.filter((definition) => !this.owned.has(definition.id)),
+        share,
+      );
+    }
+  }
+
+  /** Claims free leases among `candidates`, best ranked first, until this warmer holds `share`. */
+  private async claim(candidates: readonly ServerDefinition[], share: number): Promise<void> {
+    const holders = await Lease.holders(
+      this.options.redis,
+      candidates.map((definition) => this.keys.watchLease(definition.id)),
+    );
+    for (const [index, definition] of candidates.entries()) {
+      if (this.owned.size >= share || this.closed) break;
+      if (holders[index] !== null) continue;
+      if (await this.lease(definition.id).acquire()) {
+        this.logger.info({ serverId: definition.id }, 'watcher lease claimed');
+        this.start(definition);
       }
     }
+  }
 
+  /** Restarts watchers whose definition or session moved, and broken ones whose backoff is over. */
+  private async repair(byId: ReadonlyMap<string, ServerDefinition>): Promise<void> {
     const renewed = await this.outdatedSessions();
     const cleared = await this.authCleared();
     const now = Date.now();
@@ -376,13 +418,8 @@ export class WatchCoordinator {
         this.logger.warn({ serverId, error }, 'closing watcher connection failed');
       }
     }
-    if (options.release) {
-      try {
-        await this.leases.release(serverId);
-      } catch (error) {
-        this.logger.warn({ serverId, error }, 'releasing watcher lease failed; it will lapse');
-      }
-    }
+    // Never throws: a lease that cannot be released lapses.
+    if (options.release) await this.lease(serverId).release();
   }
 
   private current(server: OwnedServer, generation: number): boolean {
@@ -391,7 +428,6 @@ export class WatchCoordinator {
 
   private async watch(server: OwnedServer, definition: ServerDefinition): Promise<void> {
     const generation = server.generation;
-    const logger = this.logger.child({ serverId: server.serverId });
     let connection: McpConnection | undefined;
     try {
       if ((await this.knownListChanged(server, definition, generation)) === false) {
@@ -399,59 +435,14 @@ export class WatchCoordinator {
         return;
       }
       if (!this.current(server, generation)) return;
-      const resolved = resolveSecrets(definition, this.options.env);
-      this.options.registerSecrets(resolved.secretValues);
-      // Read before connecting: a restart that lands during the connect asks for one more.
-      server.sessionGeneration = await this.options.sessions?.current(server.serverId);
-      await this.connectSlot();
-      try {
-        if (!this.current(server, generation)) return;
-        connection = await connectMcpServer({
-          definition: resolved.definition,
-          logger,
-          secretValues: resolved.secretValues,
-          egressSecrets: resolved.egressSecrets,
-          clientName: 'agentq-catalog-warmer',
-          allowPrivateNetwork: this.options.allowPrivateNetwork,
-          allowHosts: this.options.allowHosts,
-          errorBodyMaxBytes: this.options.errorBodyMaxBytes,
-          onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
-        });
-      } catch (error) {
-        if (this.current(server, generation)) {
-          await this.recordConnectFailure(server, {
-            error: maskServerError(messageOf(error), resolved.secretValues),
-            code: AgentqError.isInstance(error) ? error.code : undefined,
-          });
-        }
-        throw error;
-      } finally {
-        this.releaseConnectSlot();
-      }
+      connection = await this.connect(server, definition, generation);
+      if (!connection) return;
       if (!this.current(server, generation)) {
         await connection.close();
         return;
       }
       if (connection.capabilities?.tools?.listChanged) {
-        const serverId = server.serverId;
-        connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-          logger.debug('tools/list_changed received');
-          try {
-            await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: Date.now() });
-          } catch (error) {
-            logger.error({ error }, 'could not enqueue list-changed refresh');
-          }
-        });
-        server.connection = connection;
-        server.mode = 'watching';
-        server.failures = 0;
-        logger.info({ transport: connection.transport }, 'watching tools/list_changed');
-        // Catch-up: a change made before the handler was installed sent a notification nobody
-        // heard. A refresh that starts from now on sees it. It is a forced reason, so it is never
-        // skipped as fresh or dropped behind a background refresh that read the list earlier.
-        const subscribedAt = Date.now();
-        await this.options.schedules.remove(serverId);
-        await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: subscribedAt });
+        await this.subscribe(server, connection);
         return;
       }
       await connection.close();
@@ -468,6 +459,72 @@ export class WatchCoordinator {
   }
 
   /**
+   * Opens the watcher's session, at most `connectConcurrency` at once; `undefined` when the watcher
+   * was stopped or restarted while it waited. A failed connect is recorded in the status, then thrown.
+   */
+  private async connect(
+    server: OwnedServer,
+    definition: ServerDefinition,
+    generation: number,
+  ): Promise<McpConnection | undefined> {
+    const resolved = resolveSecrets(definition, this.options.env);
+    this.options.registerSecrets(resolved.secretValues);
+    // Read before connecting: a restart that lands during the connect asks for one more.
+    server.sessionGeneration = await this.options.sessions?.current(server.serverId);
+    return await this.connectLimit(async () => {
+      if (!this.current(server, generation)) return undefined;
+      try {
+        return await connectMcpServer({
+          definition: resolved.definition,
+          logger: this.logger.child({ serverId: server.serverId }),
+          secretValues: resolved.secretValues,
+          egressSecrets: resolved.egressSecrets,
+          clientName: 'agentq-catalog-warmer',
+          allowPrivateNetwork: this.options.allowPrivateNetwork,
+          allowHosts: this.options.allowHosts,
+          errorBodyMaxBytes: this.options.errorBodyMaxBytes,
+          onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
+        });
+      } catch (error) {
+        if (this.current(server, generation)) {
+          await this.recordConnectFailure(server, {
+            error: maskServerError(messageOf(error), resolved.secretValues),
+            code: AgentqError.isInstance(error) ? error.code : undefined,
+          });
+        }
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Keeps the session as the server's watcher: each `tools/list_changed` becomes a `list-changed`
+   * refresh, and one catch-up refresh follows at once.
+   */
+  private async subscribe(server: OwnedServer, connection: McpConnection): Promise<void> {
+    const serverId = server.serverId;
+    const logger = this.logger.child({ serverId });
+    connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      logger.debug('tools/list_changed received');
+      try {
+        await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: Date.now() });
+      } catch (error) {
+        logger.error({ error }, 'could not enqueue list-changed refresh');
+      }
+    });
+    server.connection = connection;
+    server.mode = 'watching';
+    server.failures = 0;
+    logger.info({ transport: connection.transport }, 'watching tools/list_changed');
+    // Catch-up: a change made before the handler was installed sent a notification nobody
+    // heard. A refresh that starts from now on sees it. It is a forced reason, so it is never
+    // skipped as fresh or dropped behind a background refresh that read the list earlier.
+    const subscribedAt = Date.now();
+    await this.options.schedules.remove(serverId);
+    await this.options.requestRefresh({ serverId, reason: 'list-changed', requestedAt: subscribedAt });
+  }
+
+  /**
    * Whether the server supports `tools/list_changed`, as its last successful refresh saw it.
    * Right after a claim (typically at start, while the prewarm is still reading the server) it
    * waits a little for that answer rather than opening a probe connection of its own.
@@ -481,7 +538,7 @@ export class WatchCoordinator {
     if (!capabilities) return undefined;
     const deadline = Date.now() + Math.min(10_000, definition.timeouts.connectMs + definition.timeouts.listMs);
     for (;;) {
-      const known = await capabilities.read(server.serverId, server.definitionHash);
+      const known = await capabilities.readCapability(server.serverId, server.definitionHash);
       if (known) return known.listChanged;
       if (Date.now() >= deadline || !this.current(server, generation)) return undefined;
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -520,20 +577,6 @@ export class WatchCoordinator {
         'could not record the failed watcher connect',
       );
     }
-  }
-
-  private async connectSlot(): Promise<void> {
-    if (this.connecting < (this.options.connectConcurrency ?? 4)) {
-      this.connecting += 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.connectQueue.push(resolve));
-  }
-
-  private releaseConnectSlot(): void {
-    const next = this.connectQueue.shift();
-    if (next) next();
-    else this.connecting -= 1;
   }
 
   private broken(server: OwnedServer, generation: number, reason: string, authRefused = false): void {

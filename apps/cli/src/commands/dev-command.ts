@@ -19,11 +19,11 @@ import {
   waitForShutdown,
   type Config,
 } from '@agentq/shared';
+import { inspectRedis, type RedisInspection } from '@agentq/store';
 import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { loadDevToken, type DevToken } from '../dev/dev-token.js';
 import { findRedis, type DevRedis } from '../dev/find-redis.js';
-import { inspectRedis, type RedisInspection } from '../dev/inspect-redis.js';
 import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentqError } from '@agentq/shared';
-import { createRedisConnection, waitForRedis } from '@agentq/store';
+import { createRedisConnection, redisAnswers, waitForRedis } from '@agentq/store';
 
 /** A Redis for `agentq dev`, and how to let go of it. */
 export interface DevRedis {
@@ -24,7 +24,7 @@ async function answers(url: string): Promise<boolean> {
   client.on('error', () => {});
   try {
     await waitForRedis(client, 3_000);
-    return (await client.ping()) === 'PONG';
+    return await redisAnswers(client, 3_000);
   } catch {
     return false;
   } finally {

@@ -1,10 +1,7 @@
 import {
   AgentqError,
-  catalogEntrySchema,
-  catalogStatusSchema,
   definitionHash,
   parseWith,
-  safeParseJson,
   serverCatalogStateOf,
   serverIdSchema,
   type CatalogCacheScope,
@@ -50,14 +47,11 @@ export interface CatalogView {
  */
 export async function getCatalog(context: ClientContext, serverId: string): Promise<CatalogView> {
   parseWith(serverIdSchema, serverId, 'server id');
-  const [definition, entryText, statusText] = await Promise.all([
+  const [definition, { entry, status }] = await Promise.all([
     context.servers.get(serverId),
-    context.redis.get(context.keys.tools(serverId)),
-    context.redis.get(context.keys.status(serverId)),
+    context.catalog.read(serverId),
   ]);
-  const entry = entryText === null ? null : safeParseJson(entryText, catalogEntrySchema, 'catalog entry');
-  const status = statusText === null ? null : safeParseJson(statusText, catalogStatusSchema, 'catalog status');
-  if (!definition && entryText === null && statusText === null) {
+  if (!definition && entry === null && status === null) {
     throw new AgentqError({ code: 'NOT_FOUND', field: 'serverId', message: `MCP server ${serverId} does not exist` });
   }
   const current =

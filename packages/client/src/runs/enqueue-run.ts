@@ -56,8 +56,8 @@ export async function assertServersKnown(context: ClientContext, spec: RunSpec):
   });
   if (named.length === 0) return;
   const ids = [...new Set(named.map((entry) => entry.serverId))];
-  const stored = await context.redis.hmget(context.keys.servers, ...ids);
-  const unknown = new Set(ids.filter((_, index) => stored[index] === null || stored[index] === undefined));
+  const stored = await context.servers.existing(ids);
+  const unknown = new Set(ids.filter((serverId) => !stored.has(serverId)));
   if (unknown.size === 0) return;
   const issues: ValidationIssue[] = named
     .filter((entry) => unknown.has(entry.serverId))

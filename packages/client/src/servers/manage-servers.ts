@@ -1,9 +1,6 @@
 import {
   AgentqError,
-  catalogEntrySchema,
-  catalogStatusSchema,
   parseWith,
-  safeParseJson,
   serverCatalogStateOf,
   serverDefinitionSchema,
   serverIdSchema,
@@ -29,18 +26,9 @@ export interface ServerInfo {
 export async function listServers(context: ClientContext): Promise<ServerInfo[]> {
   const definitions = await context.servers.list();
   if (definitions.length === 0) return [];
-  const texts = await Promise.all(
-    definitions.map((definition) =>
-      Promise.all([
-        context.redis.get(context.keys.status(definition.id)),
-        context.redis.get(context.keys.tools(definition.id)),
-      ]),
-    ),
-  );
+  const records = await context.catalog.readMany(definitions.map((definition) => definition.id));
   return definitions.map((definition, index) => {
-    const [statusText, entryText] = texts[index] ?? [null, null];
-    const parsed = statusText ? safeParseJson(statusText, catalogStatusSchema, 'catalog status') : null;
-    const entry = entryText ? safeParseJson(entryText, catalogEntrySchema, 'catalog entry') : null;
+    const { entry, status: parsed } = records[index] ?? { entry: null, status: null };
     const status = parsed?.success ? parsed.data : null;
     return {
       definition,

@@ -11,15 +11,7 @@ import {
   type SafeParseJsonResult,
   type ServerDefinition,
 } from '@agentq/shared';
-import {
-  catalogEntryDigest,
-  keyNames,
-  pipelineBySlot,
-  ServerStore,
-  type PipelineReply,
-  type RedisConnection,
-  type SlotCommand,
-} from '@agentq/store';
+import { catalogEntryDigest, CatalogStore, ServerStore, type PipelineReply, type RedisConnection } from '@agentq/store';
 import type { z } from 'zod';
 import { assignServerSegments } from '../wire-names/assign-server-segments.js';
 import { memoizedDefinitionHash } from './memoized-definition-hash.js';
@@ -111,10 +103,10 @@ export interface CreateCatalogReaderOptions {
  * and has no path that opens one, so a dead or slow server can never delay a run.
  */
 export function createCatalogReader(options: CreateCatalogReaderOptions): CatalogReader {
-  const keys = keyNames(options.prefix);
   const logger = (options.logger ?? silentLogger()).child({ component: 'catalog-reader' });
   const now = options.now ?? Date.now;
   const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger });
+  const catalog = new CatalogStore({ redis: options.redis, prefix: options.prefix, logger });
   const announced = new Set<string>();
   // Last parsed entry per server with the digest of its raw bytes. Parsing and validating a large
   // entry costs far more than reading it, and most reads find it unchanged: a version key
@@ -287,20 +279,8 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     // single Redis; on a cluster one per master, in parallel (each server has its own hash tag).
     // A server this reader holds an entry for is asked for its version key only; one it has never
     // read is asked for its entry at once, so a first read stays one round trip.
-    const commands: SlotCommand[] = [{ key: keys.servers, add: (pipeline) => pipeline.hgetall(keys.servers) }];
-    ids.forEach((serverId, index) => {
-      const statusKey = keys.status(serverId);
-      if (known[index]) {
-        const versionKey = keys.catalogVersion(serverId);
-        commands.push({ key: versionKey, add: (pipeline) => pipeline.get(versionKey) });
-      } else {
-        const toolsKey = keys.tools(serverId);
-        commands.push({ key: toolsKey, add: (pipeline) => pipeline.getBuffer(toolsKey) });
-      }
-      commands.push({ key: statusKey, add: (pipeline) => pipeline.get(statusKey) });
-    });
-    const results = await pipelineBySlot(options.redis, commands);
-    const [definitionsError, definitionsValue] = results[0] ?? [null, null];
+    const { definitions: definitionsReply, replies } = await catalog.readForReader(ids, known);
+    const [definitionsError, definitionsValue] = definitionsReply;
     if (definitionsError) {
       // Without the definitions nothing can be interpreted: every server reads as cold, which
       // never evicts a registered tool.
@@ -311,40 +291,6 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       return out;
     }
     const none: PipelineReply = [null, null];
-    const replies = ids.map((_, index) => ({
-      entry: (results[1 + index * 2] ?? none) as PipelineReply | 'unchanged',
-      status: results[2 + index * 2] ?? none,
-    }));
-    // Entries to read after all: known servers whose version key moved or is missing, or whose
-    // status moved.
-    const moved: number[] = [];
-    replies.forEach((reply, index) => {
-      const knownEntry = known[index];
-      if (!knownEntry || reply.entry === 'unchanged') return;
-      const [versionError, version] = reply.entry;
-      const [statusError, statusText] = reply.status;
-      const same =
-        !versionError &&
-        !statusError &&
-        typeof version === 'string' &&
-        version === knownEntry.digest &&
-        (typeof statusText === 'string' ? statusText : null) === knownEntry.statusText;
-      if (same) reply.entry = 'unchanged';
-      else moved.push(index);
-    });
-    if (moved.length > 0) {
-      const entryResults = await pipelineBySlot(
-        options.redis,
-        moved.map((index) => {
-          const toolsKey = keys.tools(ids[index] as string);
-          return { key: toolsKey, add: (pipeline) => pipeline.getBuffer(toolsKey) };
-        }),
-      );
-      moved.forEach((index, position) => {
-        const reply = replies[index];
-        if (reply) reply.entry = entryResults[position] ?? none;
-      });
-    }
     const definitions = (definitionsValue ?? {}) as Record<string, string>;
     const segments = segmentsFor(definitions);
     ids.forEach((serverId, index) => {

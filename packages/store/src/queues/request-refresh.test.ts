@@ -4,10 +4,10 @@ import {
   isForcedRefreshReason,
   refreshAnswersLaterRequests,
   refreshDeduplicationId,
-  refreshLockKey,
   requestRefresh,
   type RefreshQueue,
 } from './request-refresh.js';
+import { refreshLockKey } from '../keys.js';
 
 function recordingQueue() {
   const calls: Array<{ name: string; data: unknown; options: Record<string, unknown> | undefined }> = [];

@@ -1,5 +1,4 @@
 import { parseWith, type RefreshJob, refreshJobOptions, refreshJobSchema, type RefreshReason } from '@agentq/shared';
-import { keyNames } from '../keys.js';
 
 /**
  * The part of a BullMQ `Queue` that {@link requestRefresh} needs. Structural, so that `shared`
@@ -57,15 +56,6 @@ export function refreshAnswersLaterRequests(reason: RefreshReason): boolean {
 }
 
 /**
- * Redis key of the per-server refresh lock that a warmer holds while it refreshes `serverId`
- * (`SET NX PX`, renewed while running, deleted only by its owner). `prefix` is the key prefix
- * (`keyPrefix(config)`).
- */
-export function refreshLockKey(prefix: string, serverId: string): string {
-  return keyNames(prefix).refreshLock(serverId);
-}
-
-/**
  * Enqueues a `catalog-refresh` job for one server, deduplicated so that a burst of requests costs
  * at most one running refresh plus one more afterwards (none more for background reasons).
  *
@@ -83,7 +73,7 @@ export function refreshLockKey(prefix: string, serverId: string): string {
  *      already answers "make sure this server is warm", so a burst of first-seen requests from
  *      every agent worker leaves exactly one refresh in flight.
  *
- * 2. **The warmer's per-server lock** ({@link refreshLockKey}). The deduplication id includes the
+ * 2. **The warmer's per-server lock** (`keyNames().refreshLock`, a `Lease`). The deduplication id includes the
  *    class of the reason (forced or background, see {@link isForcedRefreshReason}): otherwise an
  *    explicit `restart` dropped into a waiting `prewarm` would be skipped by that prewarm's backoff
  *    check and lost. `list-changed` has a class of its own for the same reason: its job is skipped

@@ -10,7 +10,7 @@ import {
 } from '@agentq/shared';
 import type { RedisConnection } from './create-redis-connection.js';
 import { HASH_SLOTS, hashSlot } from './hash-slot.js';
-import { keyNames, type KeyNames } from '../keys.js';
+import { keyNames, runShardScope, type KeyNames } from '../keys.js';
 
 /**
  * One run shard: the BullMQ prefix of its `agent-runs` and `approvals` queues, and the prefix of
@@ -68,7 +68,7 @@ export function runShardTag(prefix: string, index: number): string {
   const target = shardTarget(index);
   const window = HASH_SLOTS / (MAX_RUN_SHARDS * 4);
   for (let salt = 0; ; salt += 1) {
-    const tag = `{${base}.r${index}-${salt}}`;
+    const tag = runShardScope(base, index, salt);
     const slot = hashSlot(tag);
     if (slot >= target && slot < target + window) {
       tagCache.set(cacheKey, tag);

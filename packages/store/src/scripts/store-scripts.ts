@@ -54,7 +54,9 @@ type ScriptArgument = string | number | Buffer;
 
 /**
  * Runs the store script `command` with its keys and arguments, on a connection or inside a
- * pipeline or transaction of one (queued there, and answered by its `exec`).
+ * pipeline or transaction of one (queued there, and answered by its `exec`). A pipeline or
+ * transaction only knows the scripts its connection had when it was made: call
+ * {@link defineStoreScripts} before making it.
  */
 export function runStoreScript(
   redis: RedisConnection,

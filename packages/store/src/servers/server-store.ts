@@ -22,6 +22,7 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { runStoreScript } from '../scripts/store-scripts.js';
 
 /** Options of {@link ServerStore}. */
 export interface ServerStoreOptions {
@@ -54,16 +55,6 @@ export interface CorruptServerEntry {
 
 // Each failed round means another writer succeeded, so N racing writers finish within N rounds.
 const maxCompareAndSetAttempts = 100;
-
-// Sets a field only when its current value is the one the caller read, so that concurrent
-// read-modify-write updates (setEnabled racing put) never lose a change.
-const compareAndSetScript = `
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if (current or '') ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('PUBLISH', KEYS[2], ARGV[4])
-return 1
-`;
 
 /**
  * MCP server definitions in Redis (`P:servers`, id → JSON). Definitions are validated on the way
@@ -108,6 +99,38 @@ export class ServerStore {
     return { servers, corrupt };
   }
 
+  /**
+   * One definition as stored: its exact text (what compare-and-set writers compare against) and
+   * its parse, or `null` when there is none. A corrupt one is logged and answered with its error.
+   */
+  async getStored(
+    serverId: string,
+  ): Promise<
+    { text: string; definition: ServerDefinition; error?: undefined } | { text: string; error: ValidationError } | null
+  > {
+    const text = await this.redis.hget(this.keys.servers, serverId);
+    if (text === null) return null;
+    const parsed = this.parseStored(serverId, text);
+    return parsed.success ? { text, definition: parsed.data } : { text, error: parsed.error };
+  }
+
+  /** The exact stored text of one definition, `null` when there is none. Never parsed. */
+  async getText(serverId: string): Promise<string | null> {
+    return await this.redis.hget(this.keys.servers, serverId);
+  }
+
+  /** Whether a definition (valid or not) is stored under `serverId`. */
+  async has(serverId: string): Promise<boolean> {
+    return (await this.redis.hexists(this.keys.servers, serverId)) === 1;
+  }
+
+  /** Which of `serverIds` have a definition stored (valid or not), in one round trip. */
+  async existing(serverIds: readonly string[]): Promise<Set<string>> {
+    if (serverIds.length === 0) return new Set();
+    const texts = await this.redis.hmget(this.keys.servers, ...serverIds);
+    return new Set(serverIds.filter((_serverId, index) => typeof texts[index] === 'string'));
+  }
+
   /** One definition, or `null` when it is missing or corrupt (corrupt ones are logged). */
   async get(serverId: string): Promise<ServerDefinition | null> {
     const text = await this.redis.hget(this.keys.servers, serverId);
@@ -138,16 +161,7 @@ export class ServerStore {
         definitionHash: definitionHash(definition),
         previousHash: previous?.success ? definitionHash(previous.data) : undefined,
       };
-      const done = await this.redis.eval(
-        compareAndSetScript,
-        2,
-        this.keys.servers,
-        this.keys.serversChanged,
-        definition.id,
-        previousText ?? '',
-        text,
-        JSON.stringify(event),
-      );
+      const done = await this.compareAndSet(definition.id, previousText ?? '', text, event);
       if (Number(done) === 1) return definition;
     }
     throw new AgentqError({ code: 'CONFLICT', message: `MCP server ${definition.id} kept changing; try again` });
@@ -189,16 +203,7 @@ export class ServerStore {
         definitionHash: hash,
         previousHash: hash,
       };
-      const done = await this.redis.eval(
-        compareAndSetScript,
-        2,
-        this.keys.servers,
-        this.keys.serversChanged,
-        serverId,
-        text,
-        JSON.stringify(next),
-        JSON.stringify(event),
-      );
+      const done = await this.compareAndSet(serverId, text, JSON.stringify(next), event);
       if (Number(done) === 1) return next;
     }
     throw new AgentqError({ code: 'CONFLICT', message: `MCP server ${serverId} kept changing; try again` });
@@ -244,6 +249,23 @@ export class ServerStore {
     }
     await transaction.exec();
     return definitions;
+  }
+
+  private async compareAndSet(
+    serverId: string,
+    expectedText: string,
+    text: string,
+    event: ServerChangeEvent,
+  ): Promise<number> {
+    const keys = [this.keys.servers, this.keys.serversChanged];
+    return Number(
+      await runStoreScript(this.redis, 'serverCompareAndSet', keys, [
+        serverId,
+        expectedText,
+        text,
+        JSON.stringify(event),
+      ]),
+    );
   }
 
   private parseStored(serverId: string, text: string) {

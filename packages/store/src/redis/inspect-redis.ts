@@ -1,4 +1,5 @@
-import { createRedisConnection, isClusterConnection, waitForRedis } from '@agentq/store';
+import { isKeyUnder } from '../keys.js';
+import { createRedisConnection, isClusterConnection, waitForRedis } from './create-redis-connection.js';
 
 /** What `agentq dev` tells about the Redis it is going to write into. */
 export interface RedisInspection {
@@ -25,7 +26,6 @@ export async function inspectRedis(options: { url: string; keyPrefix: string }):
     const info = await client.info('server').catch(() => '');
     const version = /^redis_version:(\S+)/m.exec(info)?.[1];
     if (isClusterConnection(client)) return { ...(version ? { version } : {}), complete: false };
-    const ours = `${options.keyPrefix}:`;
     let cursor = '0';
     let scanned = 0;
     let otherKeys = 0;
@@ -33,7 +33,7 @@ export async function inspectRedis(options: { url: string; keyPrefix: string }):
       const [next, keys] = await client.scan(cursor, 'COUNT', 1_000);
       cursor = next;
       scanned += keys.length;
-      otherKeys += keys.filter((key) => !key.startsWith(ours)).length;
+      otherKeys += keys.filter((key) => !isKeyUnder(options.keyPrefix, key)).length;
     } while (cursor !== '0' && scanned < SCAN_LIMIT);
     return { ...(version ? { version } : {}), otherKeys, complete: cursor === '0' };
   } finally {

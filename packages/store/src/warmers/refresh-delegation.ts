@@ -1,5 +1,7 @@
 import { refreshReasonSchema, safeParseJson, serverIdSchema, type Logger, type RefreshReason } from '@agentq/shared';
-import { keyNames, type KeyNames, type RedisConnection } from '@agentq/store';
+import { keyNames, type KeyNames } from '../keys.js';
+import { Lease } from '../leases/lease.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { z } from 'zod';
 
 /** A refresh handed to the warmer that owns the server's watcher. */
@@ -50,8 +52,8 @@ export class RefreshDelegation {
     reason: RefreshReason;
     requestedAt: number;
   }): Promise<string | undefined> {
-    const owner = await this.redis.get(this.keys.watchLease(request.serverId));
-    if (owner === null || owner === this.warmerId) return undefined;
+    const [owner] = await Lease.holders(this.redis, [this.keys.watchLease(request.serverId)]);
+    if (owner === null || owner === undefined || owner === this.warmerId) return undefined;
     const message: DelegatedRefresh = refreshDelegationSchema.parse({ ...request, from: this.warmerId });
     const receivers = await this.redis.publish(this.keys.refreshDelegated(owner), JSON.stringify(message));
     return receivers > 0 ? owner : undefined;

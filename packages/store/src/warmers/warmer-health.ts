@@ -1,5 +1,6 @@
 import { safeParseJson } from '@agentq/shared';
-import { keyNames, type RedisConnection } from '@agentq/store';
+import { keyNames } from '../keys.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { z } from 'zod';
 
 /** `P:warmer.<id>`: what one warmer reports about itself at each heartbeat. */
