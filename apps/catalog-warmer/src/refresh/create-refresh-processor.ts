@@ -12,7 +12,6 @@ import {
   catalogStatusSchema,
   definitionHash,
   refreshJobSchema,
-  resolveSecrets,
   safeParseJson,
   serverDefinitionSchema,
   type Logger,
@@ -21,7 +20,7 @@ import {
   maskServerError,
 } from '@agentq/shared';
 import { isForcedRefreshReason, keyNames, refreshAnswersLaterRequests, type RedisConnection } from '@agentq/store';
-import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
@@ -287,9 +286,12 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
       let secretValues: string[] = [];
       let connection: McpConnection | undefined;
       try {
-        const resolved = resolveSecrets(definition, options.env);
-        secretValues = resolved.secretValues;
-        options.registerSecrets(secretValues);
+        const prepared = prepareServerConnection({
+          definition,
+          env: options.env,
+          onSecretValues: (values) => options.registerSecrets(values),
+        });
+        secretValues = prepared.secretValues;
         const listMs = definition.timeouts.listMs;
         let listChanged = false;
         // No `tools` capability: the server has no tools to offer, and asking would be an error.
@@ -308,11 +310,8 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
             : { tools: [], hints: {} };
         };
         const openFresh = async () => {
-          connection = await connectMcpServer({
-            definition: resolved.definition,
+          connection = await prepared.connect({
             logger,
-            secretValues,
-            egressSecrets: resolved.egressSecrets,
             clientName: 'agentq-catalog-warmer',
             allowPrivateNetwork: options.allowPrivateNetwork,
             allowHosts: options.allowHosts,

@@ -3,7 +3,6 @@ import {
   AgentqError,
   definitionHash,
   maskServerError,
-  resolveSecrets,
   type Logger,
   type RefreshReason,
   type ServerChangeEvent,
@@ -14,7 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { countLiveWarmers } from '../health/warmer-health.js';
-import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
 import { WatchLeases } from './watch-leases.js';
 
@@ -399,18 +398,18 @@ export class WatchCoordinator {
         return;
       }
       if (!this.current(server, generation)) return;
-      const resolved = resolveSecrets(definition, this.options.env);
-      this.options.registerSecrets(resolved.secretValues);
+      const prepared = prepareServerConnection({
+        definition,
+        env: this.options.env,
+        onSecretValues: (secretValues) => this.options.registerSecrets(secretValues),
+      });
       // Read before connecting: a restart that lands during the connect asks for one more.
       server.sessionGeneration = await this.options.sessions?.current(server.serverId);
       await this.connectSlot();
       try {
         if (!this.current(server, generation)) return;
-        connection = await connectMcpServer({
-          definition: resolved.definition,
+        connection = await prepared.connect({
           logger,
-          secretValues: resolved.secretValues,
-          egressSecrets: resolved.egressSecrets,
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,
@@ -420,7 +419,7 @@ export class WatchCoordinator {
       } catch (error) {
         if (this.current(server, generation)) {
           await this.recordConnectFailure(server, {
-            error: maskServerError(messageOf(error), resolved.secretValues),
+            error: maskServerError(messageOf(error), prepared.secretValues),
             code: AgentqError.isInstance(error) ? error.code : undefined,
           });
         }
