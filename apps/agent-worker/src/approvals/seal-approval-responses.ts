@@ -63,7 +63,11 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
   };
   const checked = denyUnbackedApprovals(options.messages, backed);
   if (requests.size === 0) return { messages: checked.messages, refused: checked.refused };
-  const messages = signApprovalRequests(checked.messages, { calls, signable: checked.signable, secret: options.secret });
+  const messages = signApprovalRequests(checked.messages, {
+    calls,
+    signable: checked.signable,
+    secret: options.secret,
+  });
   return { messages, refused: checked.refused };
 }
 
@@ -78,7 +82,10 @@ function approvedApprovalIds(childrenValues: Record<string, unknown>): Set<strin
 }
 
 /** The tool calls by tool call id and the approval requests by approval id, of every assistant message. */
-function assistantParts(messages: RunCheckpoint['messages']): { calls: Map<string, Part>; requests: Map<string, Part> } {
+function assistantParts(messages: RunCheckpoint['messages']): {
+  calls: Map<string, Part>;
+  requests: Map<string, Part>;
+} {
   const calls = new Map<string, Part>();
   const requests = new Map<string, Part>();
   for (const message of messages) {

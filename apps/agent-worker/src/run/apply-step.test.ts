@@ -63,7 +63,9 @@ const readTurn: ModelMessage[] = [
   { role: 'assistant', content: [readCall] },
   {
     role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: 'call-read', toolName: 'fs__read', output: { type: 'json', value: 'A' } }],
+    content: [
+      { type: 'tool-result', toolCallId: 'call-read', toolName: 'fs__read', output: { type: 'json', value: 'A' } },
+    ],
   },
 ];
 const deleteCall = {
@@ -94,7 +96,12 @@ describe('applyStep', () => {
   it('records executed tool calls with their results and reports the step as progress', () => {
     const applied = apply(
       start(),
-      step({ finishReason: 'tool-calls', toolCalls: [readCall], content: [readCall], response: { messages: readTurn } }),
+      step({
+        finishReason: 'tool-calls',
+        toolCalls: [readCall],
+        content: [readCall],
+        response: { messages: readTurn },
+      }),
     );
     expect(applied.checkpoint.status).toBe('running');
     expect(applied.checkpoint.step).toBe(1);
@@ -176,7 +183,12 @@ describe('applyStep', () => {
             {
               role: 'tool',
               content: [
-                { type: 'tool-result', toolCallId: 'call-shell', toolName: 'shell__run', output: { type: 'text', value: '?' } },
+                {
+                  type: 'tool-result',
+                  toolCallId: 'call-shell',
+                  toolName: 'shell__run',
+                  output: { type: 'text', value: '?' },
+                },
               ],
             },
           ],
@@ -202,7 +214,12 @@ describe('applyStep', () => {
   it('completes the run on the last allowed step even when it called tools', () => {
     const later = { ...start(), step: 3 };
     const applied = applyStep(later, {
-      result: step({ stepNumber: 1, finishReason: 'tool-calls', toolCalls: [readCall], response: { messages: readTurn } }),
+      result: step({
+        stepNumber: 1,
+        finishReason: 'tool-calls',
+        toolCalls: [readCall],
+        response: { messages: readTurn },
+      }),
       frame: frame({ firstStep: 2, maxSteps: 4 }),
       toolState: { allowedNames: [], inspectedNames: [] },
       now,
@@ -216,7 +233,12 @@ describe('applyStep', () => {
   it('numbers steps from the step the loop started at', () => {
     const resumed = { ...start(), step: 5 };
     const applied = applyStep(resumed, {
-      result: step({ stepNumber: 2, finishReason: 'tool-calls', toolCalls: [readCall], response: { messages: readTurn } }),
+      result: step({
+        stepNumber: 2,
+        finishReason: 'tool-calls',
+        toolCalls: [readCall],
+        response: { messages: readTurn },
+      }),
       frame: frame({ firstStep: 5 }),
       toolState: { allowedNames: [], inspectedNames: [] },
       now,
@@ -308,7 +330,10 @@ describe('applyStep', () => {
           messages: [
             {
               role: 'assistant',
-              content: [deleteCall, { type: 'tool-approval-request', approvalId: 'sdk-approval-1', toolCallId: 'call-delete' }],
+              content: [
+                deleteCall,
+                { type: 'tool-approval-request', approvalId: 'sdk-approval-1', toolCallId: 'call-delete' },
+              ],
             },
           ],
         },
@@ -334,7 +359,14 @@ describe('applyStep', () => {
     };
     const model = new MockLanguageModelV3({
       doGenerate: async () => ({
-        content: [{ type: 'tool-call', toolCallId: 'call-delete', toolName: 'github__delete_branch', input: '{"branch":"old"}' }],
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'call-delete',
+            toolName: 'github__delete_branch',
+            input: '{"branch":"old"}',
+          },
+        ],
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
         usage,
         warnings: [],

@@ -81,7 +81,8 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
         // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
         // saw would be forgotten and the next tool_invoke refused.
         onReplay: ({ toolName, input, recorded }) => {
-          if ('ok' in recorded && recorded.ok) applyMetaToolEffects(state, { toolName, input, output: recorded.output });
+          if ('ok' in recorded && recorded.ok)
+            applyMetaToolEffects(state, { toolName, input, output: recorded.output });
         },
       }),
   });

@@ -111,7 +111,11 @@ function modelCallSettings(options: RunModelLoopOptions) {
       perStep.startStep();
       return undefined;
     },
-    experimental_repairToolCall: createToolCallRepair({ model: resolved.model, logger: options.logger, abortSignal: signal }),
+    experimental_repairToolCall: createToolCallRepair({
+      model: resolved.model,
+      logger: options.logger,
+      abortSignal: signal,
+    }),
     abortSignal: signal,
     // System messages in the input come from the producing service, which is trusted.
     allowSystemInMessages: true,

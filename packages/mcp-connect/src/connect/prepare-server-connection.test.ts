@@ -45,7 +45,9 @@ describe('prepareServerConnection', () => {
       .connect({
         logger: silentLogger(),
         openTransport: (resolved) => {
-          throw new Error(`could not start ${resolved.transport.type === 'stdio' ? resolved.transport.args.join(' ') : ''}`);
+          throw new Error(
+            `could not start ${resolved.transport.type === 'stdio' ? resolved.transport.args.join(' ') : ''}`,
+          );
         },
       })
       .then(
