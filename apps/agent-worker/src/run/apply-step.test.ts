@@ -213,17 +213,8 @@ describe('applyStep', () => {
 
   it('completes the run on the last allowed step even when it called tools', () => {
     const later = { ...start(), step: 3 };
-    const applied = applyStep(later, {
-      result: step({
-        stepNumber: 1,
-        finishReason: 'tool-calls',
-        toolCalls: [readCall],
-        response: { messages: readTurn },
-      }),
-      frame: frame({ firstStep: 2, maxSteps: 4 }),
-      toolState: { allowedNames: [], inspectedNames: [] },
-      now,
-    });
+    const result = step({ stepNumber: 1, finishReason: 'tool-calls', toolCalls: [readCall] });
+    const applied = apply(later, result, { frame: frame({ firstStep: 2, maxSteps: 4 }) });
     expect(applied.checkpoint.step).toBe(4);
     expect(applied.checkpoint.steps.at(-1)?.step).toBe(3);
     expect(applied.checkpoint.status).toBe('completed');
@@ -232,17 +223,8 @@ describe('applyStep', () => {
 
   it('numbers steps from the step the loop started at', () => {
     const resumed = { ...start(), step: 5 };
-    const applied = applyStep(resumed, {
-      result: step({
-        stepNumber: 2,
-        finishReason: 'tool-calls',
-        toolCalls: [readCall],
-        response: { messages: readTurn },
-      }),
-      frame: frame({ firstStep: 5 }),
-      toolState: { allowedNames: [], inspectedNames: [] },
-      now,
-    });
+    const result = step({ stepNumber: 2, finishReason: 'tool-calls', toolCalls: [readCall] });
+    const applied = apply(resumed, result, { frame: frame({ firstStep: 5 }) });
     expect(applied.checkpoint.step).toBe(8);
     expect(applied.checkpoint.steps.at(-1)?.step).toBe(7);
     expect(applied.progress?.step).toBe(8);

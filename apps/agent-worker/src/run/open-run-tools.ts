@@ -1,22 +1,16 @@
 import { applyMetaToolEffects, type RunToolState } from '@agentq/registry';
-import { AgentqError, type Logger, type RunCheckpoint, type RunSpec } from '@agentq/shared';
-import type { Job } from 'bullmq';
+import { AgentqError, type Logger, type RunCheckpoint } from '@agentq/shared';
 import { randomUUID } from 'node:crypto';
 import { buildRunTools, type RunTools } from './build-run-tools.js';
 import { crashPoint } from './crash-hook.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { recordToolExecutions } from './record-tool-executions.js';
 import { reportProgress } from './report-progress.js';
-import type { RunProcessorDependencies } from './run-processor-dependencies.js';
+import type { RunScope } from './run-scope.js';
 import type { RecordedToolResult, RunFence } from './run-store.js';
 
 /** Options of {@link openRunTools}. */
-export interface OpenRunToolsOptions {
-  job: Pick<Job, 'updateProgress'>;
-  dependencies: RunProcessorDependencies;
-  spec: RunSpec;
-  runId: string;
-  incarnation: string;
+export interface OpenRunToolsOptions extends RunScope {
   /** The checkpoint the attempt starts from: its tool state and the names it showed the model. */
   checkpoint: RunCheckpoint;
   /** The step a tool call reports in its progress. */

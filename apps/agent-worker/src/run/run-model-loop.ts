@@ -1,12 +1,11 @@
 import { createToolCallRepair, type RunToolState } from '@agentq/registry';
-import type { Logger, RunCheckpoint, RunSpec, Span } from '@agentq/shared';
+import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
-import type { Job } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunTools } from './build-run-tools.js';
 import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
 import { markPromptCache } from './mark-prompt-cache.js';
-import type { RunProcessorDependencies } from './run-processor-dependencies.js';
+import type { RunScope } from './run-scope.js';
 import type { RunFence } from './run-store.js';
 import { StepRecorder } from './step-recorder.js';
 import { StepSpans } from './step-spans.js';
@@ -15,12 +14,7 @@ import { StepSpans } from './step-spans.js';
 const DEFAULT_MAX_TOOL_CALLS_PER_STEP = 32;
 
 /** Options of {@link runModelLoop}. */
-export interface RunModelLoopOptions {
-  job: Pick<Job, 'updateProgress'>;
-  dependencies: RunProcessorDependencies;
-  spec: RunSpec;
-  runId: string;
-  incarnation: string;
+export interface RunModelLoopOptions extends RunScope {
   /** The checkpoint to continue from, its approval responses already sealed. */
   checkpoint: RunCheckpoint;
   approvalSecret: Uint8Array;
