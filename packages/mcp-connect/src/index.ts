@@ -1,5 +1,11 @@
 export { connectMcpServer } from './connect/connect-mcp-server.js';
 export type { ConnectMcpServerOptions, McpConnection, McpTransportKind } from './connect/connect-mcp-server.js';
+export { prepareServerConnection } from './connect/prepare-server-connection.js';
+export type {
+  PrepareServerConnectionOptions,
+  PreparedConnectOptions,
+  PreparedServerConnection,
+} from './connect/prepare-server-connection.js';
 export { shouldFallBackToSse } from './connect/should-fall-back-to-sse.js';
 export { listServerTools, MAX_LIST_PAGES } from './requests/list-server-tools.js';
 export type { ListServerToolsOptions } from './requests/list-server-tools.js';

@@ -44,20 +44,8 @@ type Part = Record<string, unknown>;
  * could not run a tool.
  */
 export function sealApprovalResponses(options: SealApprovalResponsesOptions): SealedApprovalResponses {
-  const approvedByRecord = new Set<string>();
-  for (const value of Object.values(options.childrenValues)) {
-    const parsed = approvalResultSchema.safeParse(value);
-    if (parsed.success && parsed.data.approved) approvedByRecord.add(parsed.data.approvalId);
-  }
-  const calls = new Map<string, Part>();
-  const requests = new Map<string, Part>();
-  for (const message of options.messages) {
-    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
-    for (const part of message.content as Part[]) {
-      if (part.type === 'tool-call') calls.set(String(part.toolCallId), part);
-      if (part.type === 'tool-approval-request') requests.set(String(part.approvalId), part);
-    }
-  }
+  const approvedByRecord = approvedApprovalIds(options.childrenValues);
+  const { calls, requests } = assistantParts(options.messages);
   const backed = (approvalId: string): boolean => {
     const request = requests.get(approvalId);
     if (!request) return false;
@@ -73,26 +61,74 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
       approvedByRecord.has(approvalId)
     );
   };
+  const checked = denyUnbackedApprovals(options.messages, backed);
+  if (requests.size === 0) return { messages: checked.messages, refused: checked.refused };
+  const messages = signApprovalRequests(checked.messages, {
+    calls,
+    signable: checked.signable,
+    secret: options.secret,
+  });
+  return { messages, refused: checked.refused };
+}
 
+/** Ids of the approvals the run's own approval jobs approved. */
+function approvedApprovalIds(childrenValues: Record<string, unknown>): Set<string> {
+  const approved = new Set<string>();
+  for (const value of Object.values(childrenValues)) {
+    const parsed = approvalResultSchema.safeParse(value);
+    if (parsed.success && parsed.data.approved) approved.add(parsed.data.approvalId);
+  }
+  return approved;
+}
+
+/** The tool calls by tool call id and the approval requests by approval id, of every assistant message. */
+function assistantParts(messages: RunCheckpoint['messages']): {
+  calls: Map<string, Part>;
+  requests: Map<string, Part>;
+} {
+  const calls = new Map<string, Part>();
+  const requests = new Map<string, Part>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const part of message.content as Part[]) {
+      if (part.type === 'tool-call') calls.set(String(part.toolCallId), part);
+      if (part.type === 'tool-approval-request') requests.set(String(part.approvalId), part);
+    }
+  }
+  return { calls, requests };
+}
+
+/**
+ * Turns every approved response of the last tool message that `backed` does not vouch for into a
+ * denial; the ones it vouches for are `signable`.
+ */
+function denyUnbackedApprovals(
+  messages: RunCheckpoint['messages'],
+  backed: (approvalId: string) => boolean,
+): { messages: RunCheckpoint['messages']; refused: string[]; signable: Set<string> } {
   const refused: string[] = [];
   const signable = new Set<string>();
-  const last = options.messages.at(-1);
-  let messages = options.messages;
-  if (last?.role === 'tool' && Array.isArray(last.content)) {
-    const content = (last.content as Part[]).map((part) => {
-      if (part.type !== 'tool-approval-response' || part.approved !== true) return part;
-      const approvalId = String(part.approvalId);
-      if (backed(approvalId)) {
-        signable.add(approvalId);
-        return part;
-      }
-      refused.push(approvalId);
-      return { ...part, approved: false, reason: UNRECORDED_APPROVAL_REASON };
-    });
-    messages = [...messages.slice(0, -1), { ...last, content }];
-  }
-  if (requests.size === 0) return { messages, refused };
-  messages = messages.map((message) => {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool' || !Array.isArray(last.content)) return { messages, refused, signable };
+  const content = (last.content as Part[]).map((part) => {
+    if (part.type !== 'tool-approval-response' || part.approved !== true) return part;
+    const approvalId = String(part.approvalId);
+    if (backed(approvalId)) {
+      signable.add(approvalId);
+      return part;
+    }
+    refused.push(approvalId);
+    return { ...part, approved: false, reason: UNRECORDED_APPROVAL_REASON };
+  });
+  return { messages: [...messages.slice(0, -1), { ...last, content }], refused, signable };
+}
+
+/** Drops every approval request's signature, and signs again the `signable` ones. */
+function signApprovalRequests(
+  messages: RunCheckpoint['messages'],
+  options: { calls: ReadonlyMap<string, Part>; signable: ReadonlySet<string>; secret: Uint8Array },
+): RunCheckpoint['messages'] {
+  return messages.map((message) => {
     if (message.role !== 'assistant' || !Array.isArray(message.content)) return message;
     const content = message.content as Part[];
     if (!content.some((part) => part.type === 'tool-approval-request')) return message;
@@ -102,8 +138,8 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
         if (part.type !== 'tool-approval-request') return part;
         const { signature: _dropped, ...request } = part;
         const approvalId = String(request.approvalId);
-        if (!signable.has(approvalId)) return request;
-        const call = calls.get(String(request.toolCallId)) as Part;
+        if (!options.signable.has(approvalId)) return request;
+        const call = options.calls.get(String(request.toolCallId)) as Part;
         return {
           ...request,
           signature: signToolApproval({
@@ -117,5 +153,4 @@ export function sealApprovalResponses(options: SealApprovalResponsesOptions): Se
       }),
     };
   });
-  return { messages, refused };
 }

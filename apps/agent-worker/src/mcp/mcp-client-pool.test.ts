@@ -236,7 +236,7 @@ describe('McpClientPool', () => {
     await allowed.close();
   });
 
-  it('reads an HTTP server\'s error answer only up to errorBodyMaxBytes', async () => {
+  it("reads an HTTP server's error answer only up to errorBodyMaxBytes", async () => {
     // A body far past the cap: only its first bytes may reach the error; a stream that counts what
     // was pulled shows the rest is never read.
     let pulled = 0;

@@ -2,7 +2,6 @@ import {
   AgentqError,
   definitionHash,
   maskSecretValues,
-  resolveSecrets,
   type Logger,
   type SecretRegistry,
   type ServerDefinition,
@@ -10,10 +9,10 @@ import {
 import { type SessionGenerationReader } from '@agentq/store';
 import {
   callServerTool,
-  connectMcpServer,
   MCP_ERROR_CODES,
   McpConnectError,
   messageOf,
+  prepareServerConnection,
   type McpConnection,
   type McpToolCallResult,
 } from '@agentq/mcp-connect';
@@ -262,14 +261,16 @@ export class McpClientPool {
 
   private async connect(definition: ServerDefinition, entry: PoolEntry): Promise<McpConnection> {
     try {
-      const resolved = resolveSecrets(definition, this.env);
-      entry.secretValues = resolved.secretValues;
-      for (const registry of this.secrets) registry.add(resolved.secretValues);
-      const connection = await connectMcpServer({
-        definition: resolved.definition,
+      const server = prepareServerConnection({
+        definition,
+        env: this.env,
+        onSecretValues: (secretValues) => {
+          entry.secretValues = secretValues;
+          for (const registry of this.secrets) registry.add(secretValues);
+        },
+      });
+      const connection = await server.connect({
         logger: this.logger,
-        secretValues: resolved.secretValues,
-        egressSecrets: resolved.egressSecrets,
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
         errorBodyMaxBytes: this.errorBodyMaxBytes,

@@ -1,5 +1,5 @@
 import { activeSpan, type SecretValueSet } from '@agentq/shared';
-import type { Tool, ToolSet } from 'ai';
+import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
 
@@ -74,85 +74,117 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
   const mask = <T>(value: T): T => (options.secrets ? options.secrets.mask(value) : value);
   const replaying: Tool = {
     ...tool,
-    execute: async (input: unknown, executionOptions) => {
-      const toolCallId = executionOptions.toolCallId;
-      // The AI SDK's tool call span is active here: say what agentq did with the call.
-      const span = activeSpan();
-      span?.setAttribute('agentq.run.id', options.runId);
-      const replayed = (recorded: RecordedToolResult) => {
-        span?.setAttribute('agentq.tool.outcome', 'claimedBy' in recorded ? 'interrupted' : 'replayed');
-        options.onReplay?.({ toolName: name, toolCallId, input, recorded });
-        return replay(recorded, mask);
-      };
-      const known = options.recorded.get(toolCallId);
-      if (known) return replayed(known);
-      const startedAt = Date.now();
-      const claim = async () => {
-        const outcome = await options.store.claimToolCall({
-          runId: options.runId,
-          toolCallId,
-          owner: options.owner,
-          fence: options.fence,
-          startedAt,
-          toolName: name,
-          incarnation: options.incarnation,
-        });
-        if (outcome.status === 'lock-lost') {
-          options.onLockLost();
-          throw new Error('This run moved to another worker; the call was not made here.');
-        }
-        if (outcome.status === 'exists') throw new ToolCallAlreadyClaimed(outcome.recorded);
-      };
-      await options.onExecute?.(name, toolCallId);
-      let output: unknown;
-      try {
-        output = mask(
-          await withToolCallClaim(claim, () =>
-            (execute as (input: unknown, options: unknown) => unknown)(input, executionOptions),
-          ),
-        );
-      } catch (thrown) {
-        const claimed = findClaimed(thrown);
-        if (claimed) return replayed(claimed.recorded);
-        const error = maskedError(thrown, mask);
-        // An aborted call did not finish; it must run again when the run resumes.
-        span?.setAttribute('agentq.tool.outcome', executionOptions.abortSignal?.aborted ? 'aborted' : 'error');
-        if (!executionOptions.abortSignal?.aborted) {
-          const message = error instanceof Error ? error.message : String(error);
-          await options.store.recordToolResult({
-            runId: options.runId,
-            toolCallId,
-            result: {
-              ok: false,
-              error: message,
-              toolName: name,
-              incarnation: options.incarnation,
-              startedAt,
-              finishedAt: Date.now(),
-            },
-          });
-        }
-        throw error;
-      }
-      await options.store.recordToolResult({
-        runId: options.runId,
-        toolCallId,
-        result: {
-          ok: true,
-          output: toJson(output),
-          toolName: name,
-          incarnation: options.incarnation,
-          startedAt,
-          finishedAt: Date.now(),
-        },
-      });
-      span?.setAttribute('agentq.tool.outcome', 'executed');
-      options.onRecorded?.(name, toolCallId);
-      return output;
-    },
+    execute: async (input: unknown, executionOptions: ToolExecutionOptions) =>
+      await executeOnce({
+        name,
+        input,
+        executionOptions,
+        execute: execute as (input: unknown, options: ToolExecutionOptions) => unknown,
+        options,
+        mask,
+      }),
   } as Tool;
   wrapped.add(replaying);
   return replaying;
+}
+
+/** One call of a wrapped tool. */
+interface JournaledCall {
+  name: string;
+  input: unknown;
+  executionOptions: ToolExecutionOptions;
+  /** The tool's own `execute`. */
+  execute: (input: unknown, options: ToolExecutionOptions) => unknown;
+  options: RecordToolExecutionsOptions;
+  mask: <T>(value: T) => T;
+}
+
+/** Answers a call from the journal, or claims, executes and journals it. */
+async function executeOnce(call: JournaledCall): Promise<unknown> {
+  const { name, input, executionOptions, options, mask } = call;
+  const toolCallId = executionOptions.toolCallId;
+  // The AI SDK's tool call span is active here: say what agentq did with the call.
+  const span = activeSpan();
+  span?.setAttribute('agentq.run.id', options.runId);
+  const replayed = (recorded: RecordedToolResult) => {
+    span?.setAttribute('agentq.tool.outcome', 'claimedBy' in recorded ? 'interrupted' : 'replayed');
+    options.onReplay?.({ toolName: name, toolCallId, input, recorded });
+    return replay(recorded, mask);
+  };
+  const known = options.recorded.get(toolCallId);
+  if (known) return replayed(known);
+  const startedAt = Date.now();
+  const claim = claimOf({ name, toolCallId, startedAt, options });
+  await options.onExecute?.(name, toolCallId);
+  let output: unknown;
+  try {
+    output = mask(await withToolCallClaim(claim, () => call.execute(input, executionOptions)));
+  } catch (thrown) {
+    const claimed = findClaimed(thrown);
+    if (claimed) return replayed(claimed.recorded);
+    const error = maskedError(thrown, mask);
+    // An aborted call did not finish; it must run again when the run resumes.
+    const aborted = executionOptions.abortSignal?.aborted === true;
+    span?.setAttribute('agentq.tool.outcome', aborted ? 'aborted' : 'error');
+    if (!aborted) {
+      const message = error instanceof Error ? error.message : String(error);
+      await journal(call, { ok: false, error: message }, startedAt);
+    }
+    throw error;
+  }
+  await journal(call, { ok: true, output: toJson(output) }, startedAt);
+  span?.setAttribute('agentq.tool.outcome', 'executed');
+  options.onRecorded?.(name, toolCallId);
+  return output;
+}
+
+/**
+ * The claim a call takes right before its request leaves: fenced by the run's lock, and refused
+ * when another attempt claimed or recorded the call first.
+ */
+function claimOf(call: {
+  name: string;
+  toolCallId: string;
+  startedAt: number;
+  options: RecordToolExecutionsOptions;
+}): () => Promise<void> {
+  const { options } = call;
+  return async () => {
+    const outcome = await options.store.claimToolCall({
+      runId: options.runId,
+      toolCallId: call.toolCallId,
+      owner: options.owner,
+      fence: options.fence,
+      startedAt: call.startedAt,
+      toolName: call.name,
+      incarnation: options.incarnation,
+    });
+    if (outcome.status === 'lock-lost') {
+      options.onLockLost();
+      throw new Error('This run moved to another worker; the call was not made here.');
+    }
+    if (outcome.status === 'exists') throw new ToolCallAlreadyClaimed(outcome.recorded);
+  };
+}
+
+/** Records a call's outcome in the run's journal. */
+async function journal(
+  call: JournaledCall,
+  outcome: { ok: true; output: unknown } | { ok: false; error: string },
+  startedAt: number,
+): Promise<void> {
+  const { options } = call;
+  await options.store.recordToolResult({
+    runId: options.runId,
+    toolCallId: call.executionOptions.toolCallId,
+    result: {
+      ...outcome,
+      toolName: call.name,
+      incarnation: options.incarnation,
+      startedAt,
+      finishedAt: Date.now(),
+    },
+  });
 }
 
 /** The claim refusal behind `error`, also when a tool wrapped it in its own error. */

@@ -10,7 +10,6 @@ import {
   withSpan,
   definitionHash,
   refreshJobSchema,
-  resolveSecrets,
   type Logger,
   type RefreshReason,
   type ServerDefinition,
@@ -26,7 +25,7 @@ import {
   type RedisConnection,
   type ServerStore,
 } from '@agentq/store';
-import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
@@ -324,15 +323,15 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
   async function listServerTools(read: ReadAttempt): Promise<ListedTools> {
     const { request, stored } = read;
     const { serverId, logger } = request;
-    const resolved = resolveSecrets(stored.definition, options.env);
-    read.secretValues = resolved.secretValues;
-    options.registerSecrets(read.secretValues);
+    const prepared = prepareServerConnection({
+      definition: stored.definition,
+      env: options.env,
+      onSecretValues: (values) => options.registerSecrets(values),
+    });
+    read.secretValues = prepared.secretValues;
     const openFresh = async () => {
-      read.connection = await connectMcpServer({
-        definition: resolved.definition,
+      read.connection = await prepared.connect({
         logger,
-        secretValues: read.secretValues,
-        egressSecrets: resolved.egressSecrets,
         clientName: 'agentq-catalog-warmer',
         allowPrivateNetwork: options.allowPrivateNetwork,
         allowHosts: options.allowHosts,

@@ -3,7 +3,6 @@ import {
   AgentqError,
   definitionHash,
   maskServerError,
-  resolveSecrets,
   type Logger,
   type RefreshReason,
   type ServerChangeEvent,
@@ -21,7 +20,7 @@ import {
 } from '@agentq/store';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
 import { limitConcurrency, type ConcurrencyLimit } from './limit-concurrency.js';
 
@@ -467,18 +466,18 @@ export class WatchCoordinator {
     definition: ServerDefinition,
     generation: number,
   ): Promise<McpConnection | undefined> {
-    const resolved = resolveSecrets(definition, this.options.env);
-    this.options.registerSecrets(resolved.secretValues);
+    const prepared = prepareServerConnection({
+      definition,
+      env: this.options.env,
+      onSecretValues: (secretValues) => this.options.registerSecrets(secretValues),
+    });
     // Read before connecting: a restart that lands during the connect asks for one more.
     server.sessionGeneration = await this.options.sessions?.current(server.serverId);
     return await this.connectLimit(async () => {
       if (!this.current(server, generation)) return undefined;
       try {
-        return await connectMcpServer({
-          definition: resolved.definition,
+        return await prepared.connect({
           logger: this.logger.child({ serverId: server.serverId }),
-          secretValues: resolved.secretValues,
-          egressSecrets: resolved.egressSecrets,
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,
@@ -488,7 +487,7 @@ export class WatchCoordinator {
       } catch (error) {
         if (this.current(server, generation)) {
           await this.recordConnectFailure(server, {
-            error: maskServerError(messageOf(error), resolved.secretValues),
+            error: maskServerError(messageOf(error), prepared.secretValues),
             code: AgentqError.isInstance(error) ? error.code : undefined,
           });
         }

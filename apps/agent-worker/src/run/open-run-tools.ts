@@ -1,0 +1,85 @@
+import { applyMetaToolEffects, type RunToolState } from '@agentq/registry';
+import { AgentqError, type Logger, type RunCheckpoint } from '@agentq/shared';
+import { randomUUID } from 'node:crypto';
+import { buildRunTools, type RunTools } from './build-run-tools.js';
+import { crashPoint } from './crash-hook.js';
+import { memoizeCatalogReads } from './memoize-catalog-reads.js';
+import { recordToolExecutions } from './record-tool-executions.js';
+import { reportProgress } from './report-progress.js';
+import type { RunScope } from './run-scope.js';
+import type { RecordedToolResult, RunFence } from '@agentq/store';
+
+/** Options of {@link openRunTools}. */
+export interface OpenRunToolsOptions extends RunScope {
+  /** The checkpoint the attempt starts from: its tool state and the names it showed the model. */
+  checkpoint: RunCheckpoint;
+  /** The step a tool call reports in its progress. */
+  progressStep: () => number;
+  /** The run's tool journal as read when this attempt started. */
+  recorded: Map<string, RecordedToolResult>;
+  contextWindow: number;
+  fence: RunFence | undefined;
+  logger: Logger;
+}
+
+/** An attempt's tools and the state they share with the checkpoint. */
+export interface OpenedRunTools {
+  runTools: RunTools;
+  /** The run's tool state, restored from the checkpoint and changed by meta tool calls. */
+  state: RunToolState;
+  /** Aborted when it turns out that another worker has taken the run over. */
+  attempt: AbortController;
+}
+
+/**
+ * Builds an attempt's tools, each wrapped in the tool journal (see {@link recordToolExecutions}):
+ * a call executes at most once whatever happens to the process, and a journaled one replays.
+ */
+export async function openRunTools(options: OpenRunToolsOptions): Promise<OpenedRunTools> {
+  const { checkpoint, dependencies, runId, logger } = options;
+  const { env } = dependencies;
+  // This attempt's id marks its tool-call claims.
+  const attemptId = randomUUID();
+  const attempt = new AbortController();
+  const state: RunToolState = {
+    allowedNames: [...checkpoint.allowedNames],
+    inspectedNames: [...checkpoint.inspectedNames],
+  };
+  const runTools = await buildRunTools({
+    spec: options.spec,
+    registry: dependencies.registry,
+    reader: memoizeCatalogReads(dependencies.reader),
+    caller: dependencies.caller,
+    contextWindow: options.contextWindow,
+    state,
+    shownNames: checkpoint.wireNames,
+    logger,
+    embedding: dependencies.embedding,
+    codeSandbox: dependencies.codeSandbox,
+    wrap: (tools) =>
+      recordToolExecutions(tools, {
+        runId,
+        incarnation: options.incarnation,
+        store: dependencies.store,
+        recorded: options.recorded,
+        owner: attemptId,
+        fence: options.fence,
+        secrets: dependencies.secrets,
+        onLockLost: () =>
+          attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
+        onExecute: async (toolName) => {
+          crashPoint('before-tool', runId, env);
+          reportProgress(options.job, logger, { step: options.progressStep(), lastTool: toolName, status: 'running' });
+        },
+        onRecorded: () => crashPoint('after-tool-result', runId, env),
+        // The journal may be ahead of the checkpoint (a crash between a result and its step's
+        // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
+        // saw would be forgotten and the next tool_invoke refused.
+        onReplay: ({ toolName, input, recorded }) => {
+          if ('ok' in recorded && recorded.ok)
+            applyMetaToolEffects(state, { toolName, input, output: recorded.output });
+        },
+      }),
+  });
+  return { runTools, state, attempt };
+}

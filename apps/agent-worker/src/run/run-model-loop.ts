@@ -1,0 +1,125 @@
+import { createToolCallRepair, type RunToolState } from '@agentq/registry';
+import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
+import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import type { ModelResolver } from '../models/create-model-resolver.js';
+import type { RunTools } from './build-run-tools.js';
+import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
+import { markPromptCache } from './mark-prompt-cache.js';
+import type { RunScope } from './run-scope.js';
+import type { RunFence } from '@agentq/store';
+import { StepRecorder } from './step-recorder.js';
+import { StepSpans } from './step-spans.js';
+
+// AGENTQ_MAX_TOOL_CALLS_PER_STEP's default, for processors built without a full configuration.
+const DEFAULT_MAX_TOOL_CALLS_PER_STEP = 32;
+
+/** Options of {@link runModelLoop}. */
+export interface RunModelLoopOptions extends RunScope {
+  /** The checkpoint to continue from, its approval responses already sealed. */
+  checkpoint: RunCheckpoint;
+  approvalSecret: Uint8Array;
+  state: RunToolState;
+  runTools: RunTools;
+  resolved: ReturnType<ModelResolver['resolve']>;
+  logger: Logger;
+  /** A write that must have landed before the first step's checkpoint. @default none */
+  before?: Promise<void>;
+  fence: RunFence | undefined;
+  /** The attempt's span; the loop is traced when it records. */
+  span: Span;
+  signal: AbortSignal;
+}
+
+/**
+ * Asks the model for the run's remaining steps, recording each one (see {@link StepRecorder}) as
+ * it finishes. Returns the checkpoint of the last step, or throws the first failure to record one.
+ */
+export async function runModelLoop(options: RunModelLoopOptions): Promise<RunCheckpoint> {
+  const { spec, runTools, dependencies } = options;
+  const stop = new AbortController();
+  const signal = AbortSignal.any([options.signal, stop.signal]);
+  const spans = new StepSpans(options.runId);
+  const traced = options.span.isRecording();
+  const baseMessages = options.checkpoint.messages as ModelMessage[];
+  const firstStep = options.checkpoint.step;
+  const steps = new StepRecorder({
+    ...options,
+    frame: {
+      runId: options.runId,
+      incarnation: options.incarnation,
+      shardIndex: dependencies.shardIndex,
+      baseMessages,
+      firstStep,
+      maxSteps: spec.assistant.maxSteps,
+      approvalTimeoutMs: spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs,
+      schemaDigests: runTools.schemaDigests,
+      wireNames: runTools.wireNames,
+    },
+    toolState: options.state,
+    spans,
+    traced,
+    stop,
+  });
+  try {
+    await generateText({
+      ...modelCallSettings({ ...options, signal }),
+      messages: baseMessages,
+      stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
+      onStepFinish: steps.finish,
+      // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
+      // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
+      experimental_telemetry: {
+        isEnabled: traced,
+        tracer: spans.tracer,
+        functionId: 'agentq.run',
+        metadata: { runId: options.runId },
+        recordInputs: dependencies.config.traceArguments === true,
+        recordOutputs: dependencies.config.traceArguments === true,
+      },
+    });
+  } catch (error) {
+    spans.fail(steps.error ?? error);
+    throw steps.error ?? error;
+  } finally {
+    spans.close();
+  }
+  if (steps.error) throw steps.error;
+  return steps.checkpoint;
+}
+
+/** The model, its prompt, tools and settings for one loop. */
+function modelCallSettings(options: RunModelLoopOptions) {
+  const { spec, runTools, resolved, signal } = options;
+  const system =
+    [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
+    undefined;
+  const perStep = limitToolCallsPerStep(runTools.tools, {
+    maxCalls: options.dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
+  });
+  const cached = markPromptCache({ provider: resolved.model.provider, system, tools: perStep.tools });
+  return {
+    model: resolved.model,
+    system: cached.system,
+    tools: cached.tools,
+    prepareStep: () => {
+      perStep.startStep();
+      return undefined;
+    },
+    experimental_repairToolCall: createToolCallRepair({
+      model: resolved.model,
+      logger: options.logger,
+      abortSignal: signal,
+    }),
+    abortSignal: signal,
+    // System messages in the input come from the producing service, which is trusted.
+    allowSystemInMessages: true,
+    // The loop executes an approved call only when its request carries a valid signature, and
+    // only sealApprovalResponses signs, for calls the run's approval records approve.
+    experimental_toolApprovalSecret: options.approvalSecret,
+    maxRetries: 1,
+    temperature: spec.assistant.settings.temperature,
+    topP: spec.assistant.settings.topP,
+    maxOutputTokens: spec.assistant.settings.maxOutputTokens,
+    seed: spec.assistant.settings.seed,
+  };
+}
