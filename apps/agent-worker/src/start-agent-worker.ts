@@ -28,6 +28,7 @@ import {
   type RedisConnection,
   type RunShard,
 } from '@agentq/shared';
+import { OAuthTokenStore } from '@agentq/mcp-connect';
 import { Queue, Worker } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
@@ -169,6 +170,9 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    oauth: config.secretKey
+      ? { store: new OAuthTokenStore({ redis: connection, keys: keyNames(prefix), secretKey: config.secretKey }) }
+      : undefined,
     sessions: sessionGenerations,
   });
   const registry = new ToolRegistry({ logger });

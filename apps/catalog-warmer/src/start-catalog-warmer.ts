@@ -21,6 +21,7 @@ import {
   type RefreshReason,
   type SecretRegistry,
 } from '@agentq/shared';
+import { OAuthTokenStore } from '@agentq/mcp-connect';
 import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
@@ -109,6 +110,9 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     await requestRefresh(queue, request);
   };
   const store = new ServerStore({ redis, prefix, logger });
+  const oauth = config.secretKey
+    ? { store: new OAuthTokenStore({ redis, keys, secretKey: config.secretKey }) }
+    : undefined;
   // Hybrid search: with an embedding model, each list's new tool texts are embedded before it is
   // written. A missing key for the configured model fails start-up here.
   const embedder = createEmbedder(config);
@@ -151,6 +155,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    oauth,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     capabilities,
     requestRefresh: listChanged,
@@ -186,6 +191,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    oauth,
     budget: catalogBudgetOf(config),
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
     renewSession: (serverId, hash) => watchers.renewSession(serverId, hash),

@@ -65,13 +65,14 @@ export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
 
 export {
   isAlwaysAsk,
+  serverAuthSchema,
   serverDefinitionSchema,
   serverDisplayName,
   serverIdSchema,
   serverTimeoutsSchema,
   transportSchema,
 } from './schemas/server-definition.js';
-export type { ServerDefinition, ServerDefinitionInput, ServerTransport } from './schemas/server-definition.js';
+export type { ServerAuth, ServerDefinition, ServerDefinitionInput, ServerTransport } from './schemas/server-definition.js';
 export {
   catalogCacheScopeSchema,
   catalogEntrySchema,
@@ -245,6 +246,7 @@ export { createGuardedFetch } from './net/create-guarded-fetch.js';
 export { redisAnswers, startHealthListener } from './net/start-health-listener.js';
 export type { HealthListener, HealthListenerOptions } from './net/start-health-listener.js';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
+export { assertSecretHosts, dropSecretHeaders } from './net/egress-secret.js';
 export type { EgressSecret } from './net/egress-secret.js';
 export { hostPatternOf, isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
 export { capResponseBody, readCappedBody } from './net/read-capped-body.js';

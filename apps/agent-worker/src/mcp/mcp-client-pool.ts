@@ -16,6 +16,7 @@ import {
   messageOf,
   type McpConnection,
   type McpToolCallResult,
+  type OAuthTokenStore,
 } from '@agentq/mcp-connect';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { claimCurrentToolCall } from '../run/tool-call-claims.js';
@@ -56,6 +57,11 @@ export interface McpClientPoolOptions {
    * @default the connection layer's default (8192)
    */
   errorBodyMaxBytes?: number;
+  /**
+   * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
+   * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
   /**
    * The `fetch` HTTP transports send with.
    * @default the connection layer's guarded fetch (pinned to the checked address)
@@ -125,6 +131,7 @@ export class McpClientPool {
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
   private readonly errorBodyMaxBytes: number | undefined;
+  private readonly oauth: { store: OAuthTokenStore } | undefined;
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry[];
   private readonly sessions: SessionGenerationReader | undefined;
@@ -141,6 +148,7 @@ export class McpClientPool {
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.allowHosts = options.allowHosts ?? [];
     this.errorBodyMaxBytes = options.errorBodyMaxBytes;
+    this.oauth = options.oauth;
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
     this.sessions = options.sessions;
@@ -270,6 +278,8 @@ export class McpClientPool {
         logger: this.logger,
         secretValues: resolved.secretValues,
         egressSecrets: resolved.egressSecrets,
+        oauthSecrets: resolved.oauthSecrets,
+        oauth: this.oauth,
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
         errorBodyMaxBytes: this.errorBodyMaxBytes,

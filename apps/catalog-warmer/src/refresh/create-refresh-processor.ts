@@ -24,7 +24,7 @@ import {
   maskSecretsDeep,
   maskServerError,
 } from '@agentq/shared';
-import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { connectMcpServer, messageOf, type McpConnection, type OAuthTokenStore } from '@agentq/mcp-connect';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
@@ -78,6 +78,11 @@ export interface RefreshProcessorOptions {
   allowHosts?: readonly string[];
   /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
   errorBodyMaxBytes?: number;
+  /**
+   * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
+   * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
   /** The live watcher connection of this warmer for a server and definition, if it has one. */
   watchedConnection?: (serverId: string, definitionHash: string) => Client | undefined;
   /**
@@ -316,6 +321,8 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
             logger,
             secretValues,
             egressSecrets: resolved.egressSecrets,
+            oauthSecrets: resolved.oauthSecrets,
+            oauth: options.oauth,
             clientName: 'agentq-catalog-warmer',
             allowPrivateNetwork: options.allowPrivateNetwork,
             allowHosts: options.allowHosts,

@@ -16,7 +16,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerCapabilities } from '../cache/server-capabilities.js';
 import { countLiveWarmers } from '../health/warmer-health.js';
-import { connectMcpServer, messageOf, type McpConnection } from '@agentq/mcp-connect';
+import { connectMcpServer, messageOf, type McpConnection, type OAuthTokenStore } from '@agentq/mcp-connect';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
 import { WatchLeases } from './watch-leases.js';
 
@@ -40,6 +40,11 @@ export interface WatchCoordinatorOptions {
   allowHosts?: readonly string[];
   /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
   errorBodyMaxBytes?: number;
+  /**
+   * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
+   * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
   /**
    * Watcher connections opened at once: a warmer that claims hundreds of servers at start must
    * not spawn hundreds of stdio servers together, nor starve its own refreshes. @default 4
@@ -413,6 +418,8 @@ export class WatchCoordinator {
           logger,
           secretValues: resolved.secretValues,
           egressSecrets: resolved.egressSecrets,
+          oauthSecrets: resolved.oauthSecrets,
+          oauth: this.options.oauth,
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,
