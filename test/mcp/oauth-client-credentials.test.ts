@@ -5,7 +5,13 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/mcp/oauth-fixture.js';
 import { createWarmerHarness, waitFor, type WarmerHarness } from '../warmer/warmer-harness.js';
-import { enqueueRun, runsQueue, startTestWorker, stopWorkerSuite, waitForJob } from '../worker/helpers/worker-harness.js';
+import {
+  enqueueRun,
+  runsQueue,
+  startTestWorker,
+  stopWorkerSuite,
+  waitForJob,
+} from '../worker/helpers/worker-harness.js';
 
 // Issue #24: a server behind OAuth 2.1 with the client credentials grant. The warmer lists its
 // tools and a worker calls one, both through the SDK's discovery and token request, the token kept
@@ -75,9 +81,10 @@ describe('an MCP server behind OAuth client credentials', () => {
     const finished = await waitForJob(queue, 'oauth-cc-1');
     expect(finished.state).toBe('completed');
     const result = runResultSchema.parse(finished.returnvalue);
-    expect(result.toolCalls.map((call) => [call.toolName, call.isError]), JSON.stringify(result.toolCalls)).toEqual([
-      ['mcp__oauthCc__whoami', false],
-    ]);
+    expect(
+      result.toolCalls.map((call) => [call.toolName, call.isError]),
+      JSON.stringify(result.toolCalls),
+    ).toEqual([['mcp__oauthCc__whoami', false]]);
     expect(fixture.stats().calls).toBe(1);
   }, 120_000);
 
@@ -88,7 +95,12 @@ describe('an MCP server behind OAuth client credentials', () => {
       await keyless.putServer({
         id: 'oauth-keyless',
         transport: { type: 'streamable-http', url: fixture.url },
-        auth: { type: 'oauth', grant: 'client_credentials', clientId: 'x', clientSecret: '${AGENTQ_SECRET_OAUTH_FIXTURE}' },
+        auth: {
+          type: 'oauth',
+          grant: 'client_credentials',
+          clientId: 'x',
+          clientSecret: '${AGENTQ_SECRET_OAUTH_FIXTURE}',
+        },
       });
       const status = await waitFor(
         async () => {

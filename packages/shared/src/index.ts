@@ -72,7 +72,12 @@ export {
   serverTimeoutsSchema,
   transportSchema,
 } from './schemas/server-definition.js';
-export type { ServerAuth, ServerDefinition, ServerDefinitionInput, ServerTransport } from './schemas/server-definition.js';
+export type {
+  ServerAuth,
+  ServerDefinition,
+  ServerDefinitionInput,
+  ServerTransport,
+} from './schemas/server-definition.js';
 export {
   catalogCacheScopeSchema,
   catalogEntrySchema,

@@ -85,9 +85,7 @@ export async function startAuthorization(
       },
     },
   });
-  await runAuth(options, () =>
-    auth(provider, { serverUrl: httpUrlOf(definition), fetchFn: oauthFetchOf(options) }),
-  );
+  await runAuth(options, () => auth(provider, { serverUrl: httpUrlOf(definition), fetchFn: oauthFetchOf(options) }));
   if (!authorizationUrl) {
     throw new NonRetryableError({
       code: 'MCP_AUTH_FAILED',

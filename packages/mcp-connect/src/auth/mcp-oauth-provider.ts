@@ -100,7 +100,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret } = this.options.auth;
-    if (clientId !== undefined) return clientSecret ? { client_id: clientId, client_secret: clientSecret } : { client_id: clientId };
+    if (clientId !== undefined)
+      return clientSecret ? { client_id: clientId, client_secret: clientSecret } : { client_id: clientId };
     await this.load();
     return this.stored?.client as OAuthClientInformationMixed | undefined;
   }
@@ -200,7 +201,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private isStale(state: StoredOAuthState | undefined): boolean {
     const tokens = state?.tokens;
     if (!tokens) return false;
-    const expired = state.rejected === true || (state.expiresAt !== undefined && state.expiresAt - EXPIRY_SKEW_MS <= Date.now());
+    const expired =
+      state.rejected === true || (state.expiresAt !== undefined && state.expiresAt - EXPIRY_SKEW_MS <= Date.now());
     if (!expired) return false;
     return tokens.refresh_token !== undefined || this.options.auth.grant === 'client_credentials';
   }

@@ -125,7 +125,12 @@ export class OAuthTokenStore {
       } finally {
         // Released only by its owner: a lease that expired and was taken by another stays theirs.
         await this.redis
-          .eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, key, owner)
+          .eval(
+            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
+            1,
+            key,
+            owner,
+          )
           .catch(() => undefined);
       }
     }

@@ -382,7 +382,8 @@ export const ERROR_CODES = {
     status: 400,
     exitCode: usage,
     retryable: false,
-    description: 'An OAuth callback named no started flow: unknown, already used or expired `state`, or an error from the authorization server.',
+    description:
+      'An OAuth callback named no started flow: unknown, already used or expired `state`, or an error from the authorization server.',
   },
   MCP_CONNECT_FAILED: {
     status: 502,

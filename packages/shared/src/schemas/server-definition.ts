@@ -57,7 +57,10 @@ export const serverAuthSchema = z
     message: 'client_credentials needs clientId and clientSecret',
     path: ['clientSecret'],
   })
-  .refine((auth) => !auth.clientSecret || auth.clientId, { message: 'clientSecret needs clientId', path: ['clientId'] });
+  .refine((auth) => !auth.clientSecret || auth.clientId, {
+    message: 'clientSecret needs clientId',
+    path: ['clientId'],
+  });
 
 /** Per-server timeouts, in milliseconds. */
 export const serverTimeoutsSchema = z.strictObject({

@@ -91,7 +91,9 @@ export function resolveSecrets(
     ...definition.auth,
     clientId: definition.auth.clientId === undefined ? undefined : resolve(definition.auth.clientId, 'auth.clientId'),
     clientSecret:
-      definition.auth.clientSecret === undefined ? undefined : resolve(definition.auth.clientSecret, 'auth.clientSecret'),
+      definition.auth.clientSecret === undefined
+        ? undefined
+        : resolve(definition.auth.clientSecret, 'auth.clientSecret'),
   };
   const oauthSecrets = placeholderNamesOf(definition.auth?.clientSecret).map((name) =>
     egressSecretOf(name, env[name] ?? '', policy),
