@@ -4,7 +4,11 @@ import { runCli } from '@agentq/cli';
 import { OAuthTokenStore } from '@agentq/mcp-connect';
 import { runResultSchema } from '@agentq/shared';
 import type { Queue } from 'bullmq';
+import { startApi, type RunningApi } from '@agentq/api';
+import { silentLogger } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_TOKEN, testConfig } from '../api/start-test-api.js';
+import { adminLogin } from '../security/admin-helpers.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/mcp/oauth-fixture.js';
 import { createWarmerHarness, waitFor, type WarmerHarness } from '../warmer/warmer-harness.js';
 import {
@@ -24,6 +28,7 @@ describe('an MCP server behind OAuth authorization code', () => {
   let worker: AgentWorker | undefined;
   let queue: Queue | undefined;
   let env: Record<string, string>;
+  let api: RunningApi | undefined;
   const serverId = 'oauth-code';
   const toolName = 'mcp__oauthCode__whoami';
 
@@ -39,6 +44,7 @@ describe('an MCP server behind OAuth authorization code', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await api?.close();
     await stopWorkerSuite({ worker, queue });
     await harness?.close();
     await fixture?.stop();
@@ -155,5 +161,56 @@ describe('an MCP server behind OAuth authorization code', () => {
       what: 'auth-required after deauthorize',
       timeoutMs: 60_000,
     });
+  }, 240_000);
+
+  it('connects from the catalog page, whose callback takes its state once', async () => {
+    // Left auth-required by the test before (deauthorize).
+    api = await startApi({
+      config: testConfig(harness.ctx, {
+        AGENTQ_ALLOW_PRIVATE_FETCH: 'true',
+        AGENTQ_SECRET_KEY: env.AGENTQ_SECRET_KEY as string,
+      }),
+      logger: silentLogger(),
+      env: { ...process.env, ...env },
+    });
+    const cookie = await adminLogin(api.url, TEST_TOKEN);
+    const page = await (await fetch(`${api.url}/admin/catalog`, { headers: { cookie } })).text();
+    expect(page).toContain(`action="/admin/catalog/${serverId}/connect"`);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+    // Without the session's CSRF token the form is refused and nothing starts.
+    const forged = await fetch(`${api.url}/admin/catalog/${serverId}/connect`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: 'wrong' }).toString(),
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+
+    const connect = await fetch(`${api.url}/admin/catalog/${serverId}/connect`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf }).toString(),
+      redirect: 'manual',
+    });
+    expect(connect.status).toBe(303);
+    const authorizationUrl = new URL(connect.headers.get('location') ?? '');
+    expect(authorizationUrl.origin).toBe(fixture.issuer);
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(`${api.url}/admin/oauth/callback`);
+
+    // The browser comes back from another site: no session cookie (SameSite=Strict); the state decides.
+    const callback = await fixture.approve(authorizationUrl.href);
+    const done = await fetch(callback, { redirect: 'manual' });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toContain('notice=');
+    const replay = await fetch(callback, { redirect: 'manual' });
+    expect(replay.headers.get('location')).toContain(encodeURIComponent('OAUTH_FLOW_INVALID'));
+
+    await waitFor(async () => (await harness.status(serverId))?.state === 'connected', {
+      what: 'connected after Connect',
+      timeoutMs: 60_000,
+    });
+    worker ??= await startTestWorker({ redisUrl: harness.ctx.redisUrl, prefix: harness.ctx.prefix, env });
+    expect(await runTool('code-3')).toEqual([[toolName, false]]);
   }, 240_000);
 });

@@ -14,6 +14,7 @@ import {
   type Config,
   type Logger,
 } from '@agentq/shared';
+import { OAuthTokenStore } from '@agentq/mcp-connect';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -50,6 +51,8 @@ export interface BuildApiOptions {
   logger: Logger;
   /** An existing client to use; the API never closes it. @default one built from `config` */
   client?: AgentqClient;
+  /** Where server definitions' secrets resolve (the OAuth "Connect" flow). @default process.env */
+  env?: Record<string, string | undefined>;
 }
 
 /** Room in a request body for the parts of a run spec besides its input. */
@@ -289,6 +292,19 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     loginRateLimit: options.config.loginRateLimit,
     secretValues: secretValuesOf(options.config),
     queues,
+    oauth: {
+      store: options.config.secretKey
+        ? new OAuthTokenStore({
+            redis: client.redis,
+            keys: keyNames(client.prefix),
+            secretKey: options.config.secretKey,
+          })
+        : undefined,
+      env: options.env ?? process.env,
+      allowPrivateNetwork: options.config.allowPrivateFetch,
+      allowHosts: options.config.fetchAllowHosts ?? [],
+      apiUrl: options.config.apiUrl,
+    },
   });
   return app;
 }

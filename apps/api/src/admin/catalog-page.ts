@@ -1,12 +1,6 @@
 import type { AgentqClient } from '@agentq/client';
 import { assignMcpWireNames, assignServerSegments } from '@agentq/registry';
-import {
-  definitionHash,
-  keyNames,
-  maskServerError,
-  safeParseJson,
-  type ServerCatalogState,
-} from '@agentq/shared';
+import { definitionHash, keyNames, maskServerError, safeParseJson, type ServerCatalogState } from '@agentq/shared';
 import { z } from 'zod';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
 
@@ -15,6 +9,8 @@ export interface CatalogServerRow {
   serverId: string;
   name?: string;
   enabled: boolean;
+  /** The server uses the OAuth authorization-code grant: the page offers "Connect". */
+  connectable: boolean;
   /** The one catalog state word (see `SERVER_CATALOG_STATES`). */
   state: ServerCatalogState;
   ageMs?: number;
@@ -69,6 +65,7 @@ export async function readCatalogRows(options: {
         serverId: definition.id,
         name: definition.name,
         enabled: definition.enabled,
+        connectable: definition.auth?.grant === 'authorization_code',
         state: view.state,
         ageMs: view.ageMs,
         toolCount: view.tools.length,
@@ -112,7 +109,14 @@ function summaryRow(row: CatalogServerRow, csrf: string): string {
   <td><form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/refresh">
     <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
     <button type="submit" class="refresh"${row.enabled ? '' : ' disabled'}>Refresh now</button>
-  </form></td>
+  </form>${
+    row.connectable
+      ? `<form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/connect">
+    <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
+    <button type="submit" class="connect">Connect</button>
+  </form>`
+      : ''
+  }</td>
 </tr>`;
 }
 

@@ -44,7 +44,12 @@ export function createRouteAuthorizer(options: RouteAuthorizerOptions) {
       case 'token': {
         const principal = tokens.authenticate(bearerToken(request.headers.authorization));
         if (!principal) {
-          return refuse(reply, 401, 'UNAUTHORIZED', unauthorizedError({ authorization: request.headers.authorization }).message);
+          return refuse(
+            reply,
+            401,
+            'UNAUTHORIZED',
+            unauthorizedError({ authorization: request.headers.authorization }).message,
+          );
         }
         setPrincipal(request, principal);
         if (access.scope !== 'any' && !hasScope(principal, access.scope)) {
