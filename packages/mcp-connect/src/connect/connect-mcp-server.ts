@@ -13,7 +13,8 @@ import {
 } from '@agentq/shared';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { answerElicitation, type ElicitationAnswer } from '../elicitation/answer-elicitation.js';
 import { httpUrlOf, oauthFetchOf } from '../auth/authorize-server.js';
 import { McpOAuthProvider } from '../auth/mcp-oauth-provider.js';
 import type { OAuthTokenStore } from '../auth/oauth-token-store.js';
@@ -80,6 +81,8 @@ export interface ConnectMcpServerOptions {
   oauth?: { store: OAuthTokenStore };
   /** `resolveSecrets`' `oauthSecrets`: the client secret and its host binding. @default [] */
   oauthSecrets?: readonly EgressSecret[];
+  /** Told every elicitation the server sent and how it was answered (see `answerElicitation`). */
+  onElicitation?: (record: { serverId: string; answer: ElicitationAnswer }) => void;
   /** Aborts the connection attempt (BullMQ job signal, shutdown). */
   signal?: AbortSignal;
   /** Called once when an established connection closes without `close()` being called. */
@@ -195,7 +198,27 @@ async function initialize(input: {
 }): Promise<Attempt> {
   const { options, definition, logger } = input;
   const stderr = new StderrCapture(logger);
-  const client = new Client({ name: options.clientName ?? 'agentq', version: '0.1.0' }, { capabilities: {} });
+  const client = new Client(
+    { name: options.clientName ?? 'agentq', version: '0.1.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    const answer = answerElicitation(definition.elicitation, request.params);
+    // Journaled by field names and outcome only: the values may be whatever a server asked for.
+    logger.info(
+      {
+        elicitation: {
+          policy: definition.elicitation ?? 'decline',
+          action: answer.action,
+          fields: answer.action === 'accept' ? Object.keys(answer.content) : undefined,
+          reason: answer.action === 'decline' ? answer.reason : undefined,
+        },
+      },
+      'answered an elicitation',
+    );
+    options.onElicitation?.({ serverId: definition.id, answer });
+    return answer.action === 'accept' ? { action: 'accept', content: answer.content } : { action: 'decline' };
+  });
   let closedOnPurpose = false;
   let closing: Promise<void> | undefined;
   const close = () => {

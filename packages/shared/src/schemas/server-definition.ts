@@ -90,6 +90,12 @@ export const serverDefinitionSchema = z.strictObject({
   /** How agentq authorizes itself to an HTTP server beyond static headers. */
   /** How agentq authorizes itself to an HTTP server beyond static headers (HTTP transports only). */
   auth: serverAuthSchema.optional(),
+  /**
+   * How a server's `elicitation/create` is answered, with no person to ask: `decline`, or
+   * `accept-defaults` (every field's default; declined when a required field has none).
+   * @default 'decline'
+   */
+  elicitation: z.enum(['decline', 'accept-defaults']).optional(),
 });
 
 /** A validated MCP server definition, with defaults filled in. */
