@@ -91,7 +91,7 @@ export const IMPORTS = {
     why: 'the client is published with shared, store and kb only',
   },
   'packages/mcp-connect': {
-    allowed: ['@agentq/shared'],
+    allowed: ['@agentq/shared', '@agentq/store'],
     alsoRefused: ['bullmq', 'ioredis', 'ai'],
     why: 'the MCP connection layer sits on shared and the MCP SDK only',
   },

@@ -185,6 +185,10 @@ describe('route scope sweep', () => {
         // The admin pages' one script (static, the same for everyone; the CSP forbids inline ones).
         'GET /admin/assets/live-refresh.js',
         'GET /admin/login',
+        // The OAuth callback a browser reaches from the authorization server, without the
+        // SameSite=Strict session cookie: its single-use state is what authorizes it.
+        'GET /admin/oauth/callback',
+        'HEAD /admin/oauth/callback',
         'GET /favicon.ico',
         'GET /healthz',
         'GET /readyz',

@@ -34,6 +34,7 @@ import {
   type RedisConnection,
   type RunShard,
 } from '@agentq/store';
+import { OAuthTokenStore } from '@agentq/store';
 import { Queue, Worker } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
@@ -173,6 +174,9 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    oauth: config.secretKey
+      ? { store: new OAuthTokenStore({ redis: connection, keys: keyNames(prefix), secretKey: config.secretKey }) }
+      : undefined,
     sessions: sessionGenerations,
   });
   const registry = new ToolRegistry({ logger });

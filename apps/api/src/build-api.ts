@@ -13,6 +13,7 @@ import {
   type Logger,
 } from '@agentq/shared';
 import { keyNames, redisAnswers, waitForRedis } from '@agentq/store';
+import { OAuthTokenStore } from '@agentq/store';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -49,6 +50,8 @@ export interface BuildApiOptions {
   logger: Logger;
   /** An existing client to use; the API never closes it. @default one built from `config` */
   client?: AgentqClient;
+  /** Where server definitions' secrets resolve (the OAuth "Connect" flow). @default process.env */
+  env?: Record<string, string | undefined>;
 }
 
 /** Room in a request body for the parts of a run spec besides its input. */
@@ -281,6 +284,19 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     loginRateLimit: options.config.loginRateLimit,
     secretValues: secretValuesOf(options.config),
     queues,
+    oauth: {
+      store: options.config.secretKey
+        ? new OAuthTokenStore({
+            redis: client.redis,
+            keys: keyNames(client.prefix),
+            secretKey: options.config.secretKey,
+          })
+        : undefined,
+      env: options.env ?? process.env,
+      allowPrivateNetwork: options.config.allowPrivateFetch,
+      allowHosts: options.config.fetchAllowHosts ?? [],
+      apiUrl: options.config.apiUrl,
+    },
   });
   return app;
 }

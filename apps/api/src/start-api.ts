@@ -9,6 +9,8 @@ export interface StartApiOptions {
   logger: Logger;
   /** An existing client to use; the API never closes it. */
   client?: AgentqClient;
+  /** Where server definitions' secrets resolve (the OAuth "Connect" flow). @default process.env */
+  env?: Record<string, string | undefined>;
   /** @default config.apiPort */
   port?: number;
   /** @default config.apiHost */

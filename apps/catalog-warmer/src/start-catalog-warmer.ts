@@ -28,6 +28,7 @@ import {
   type RedisConnection,
   type WarmerRecord,
 } from '@agentq/store';
+import { OAuthTokenStore } from '@agentq/store';
 import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
@@ -112,6 +113,9 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     await requestRefresh(queue, request);
   };
   const store = new ServerStore({ redis, prefix, logger });
+  const oauth = config.secretKey
+    ? { store: new OAuthTokenStore({ redis, keys, secretKey: config.secretKey }) }
+    : undefined;
   // Hybrid search: with an embedding model, each list's new tool texts are embedded before it is
   // written. A missing key for the configured model fails start-up here.
   const embedder = createEmbedder(config);
@@ -154,6 +158,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    oauth,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     capabilities: catalog,
     requestRefresh: listChanged,
@@ -190,6 +195,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    oauth,
     budget: catalogBudgetOf(config),
     watchedConnection: (serverId, hash) => watchers.connectionFor(serverId, hash),
     renewSession: (serverId, hash) => watchers.renewSession(serverId, hash),

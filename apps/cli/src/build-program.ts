@@ -261,6 +261,25 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .action(async (file: string) =>
       done(await (await import('./commands/servers-command.js')).importServersCommand(io, file)),
     );
+  servers
+    .command('authorize')
+    .description(
+      'Connect an OAuth (authorization_code) server: print the URL to open, wait for the browser on a loopback listener, store the tokens',
+    )
+    .argument('<serverId>')
+    .option('--port <port>', 'port of the loopback listener (default: any free port)', (value: string) =>
+      Number.parseInt(value, 10),
+    )
+    .action(async (serverId: string, options: { port?: number }) =>
+      done(await (await import('./commands/server-oauth-command.js')).authorizeServerCommand(io, serverId, options)),
+    );
+  servers
+    .command('deauthorize')
+    .description("Delete an OAuth server's stored tokens and registered client")
+    .argument('<serverId>')
+    .action(async (serverId: string) =>
+      done(await (await import('./commands/server-oauth-command.js')).deauthorizeServerCommand(io, serverId)),
+    );
   for (const [action, description] of [
     ['enable', 'Enable a server (warmers list its tools)'],
     ['disable', 'Disable a server (runs stop using it)'],

@@ -18,3 +18,5 @@ export type { McpErrorCode } from './errors/mcp-error-codes.js';
 export { messageOf } from './errors/describe-sdk-error.js';
 export { childEnvironment } from './transports/child-environment.js';
 export { STDERR_CAP } from './transports/stderr-capture.js';
+export { startAuthorization, takeAuthorizationFlow } from './auth/authorize-server.js';
+export type { OAuthRequestOptions } from './auth/authorize-server.js';

@@ -32,13 +32,19 @@ export { defaultRunJobOptions, kbIngestJobOptions, refreshJobOptions } from './q
 
 export {
   isAlwaysAsk,
+  serverAuthSchema,
   serverDefinitionSchema,
   serverDisplayName,
   serverIdSchema,
   serverTimeoutsSchema,
   transportSchema,
 } from './schemas/server-definition.js';
-export type { ServerDefinition, ServerDefinitionInput, ServerTransport } from './schemas/server-definition.js';
+export type {
+  ServerAuth,
+  ServerDefinition,
+  ServerDefinitionInput,
+  ServerTransport,
+} from './schemas/server-definition.js';
 export {
   catalogCacheScopeSchema,
   catalogEntrySchema,
@@ -195,6 +201,7 @@ export type { RoleContext, RoleDefinition, RunningRole, RunRoleOptions } from '.
 export { waitForShutdown } from './roles/wait-for-shutdown.js';
 export type { HealthListener, HealthListenerOptions } from './net/start-health-listener.js';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
+export { assertSecretHosts, dropSecretHeaders } from './net/egress-secret.js';
 export type { EgressSecret } from './net/egress-secret.js';
 export { hostPatternOf, isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
 export { capResponseBody, readCappedBody } from './net/read-capped-body.js';

@@ -97,3 +97,5 @@ export type { WarmerHealth, WarmerRecord } from './warmers/warmer-health.js';
 export { parseRefreshDelegation, RefreshDelegation } from './warmers/refresh-delegation.js';
 export { AdminSessionRecords } from './admin/admin-session-records.js';
 export type { AdminSessionRecord } from './admin/admin-session-records.js';
+export { OAuthTokenStore, storedOAuthStateSchema } from './oauth/oauth-token-store.js';
+export type { OAuthKeyNames, OAuthTokenStoreOptions, StoredOAuthState } from './oauth/oauth-token-store.js';

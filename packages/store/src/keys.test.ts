@@ -160,6 +160,9 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   kbChunkSets: { single: 'P:kb.A.chunk-sets', cluster: '{P}:kb.A.chunk-sets' },
   kbUpdated: { single: 'P:kb.updated', cluster: '{P}:kb.updated' },
   toolEmbedding: { single: 'P:embedding.A.B', cluster: '{P}:embedding.A.B' },
+  oauthTokens: { single: 'P:oauth.A', cluster: '{P.srv.A}:oauth.A' },
+  oauthRefreshLease: { single: 'P:lock.oauth.A', cluster: '{P.srv.A}:lock.oauth.A' },
+  oauthFlow: { single: 'P:oauth.flow.A', cluster: '{P}:oauth.flow.A' },
   // BullMQ's own layout: `<prefix>:<queue>:<jobId>`, the queue name in place of `A`.
   queueJob: { single: 'P:A:B', cluster: '{P}:A:B' },
   queueJobLock: { single: 'P:A:B:lock', cluster: '{P}:A:B:lock' },

@@ -32,6 +32,12 @@ export interface KeyNames {
   catalogVersion(serverId: string): string;
   /** Status record of one server: `P:mcp.status.<serverId>`. */
   status(serverId: string): string;
+  /** One server's OAuth state (tokens, registered client), encrypted: `P:oauth.<serverId>`. */
+  oauthTokens(serverId: string): string;
+  /** The lease a process holds while it refreshes one server's tokens: `P:lock.oauth.<serverId>`. */
+  oauthRefreshLease(serverId: string): string;
+  /** One started authorization-code flow, by its `state` (single use, expiring): `P:oauth.flow.<state>`. */
+  oauthFlow(state: string): string;
   /** Hash of server definitions, id → JSON. */
   readonly servers: string;
   /** Pub/sub channel of server definition changes. */
@@ -120,6 +126,9 @@ export function keyNames(prefix: string): KeyNames {
     tools: (serverId) => `${server(serverId)}:mcp.tools.${serverId}`,
     catalogVersion: (serverId) => `${server(serverId)}:mcp.version.${serverId}`,
     status: (serverId) => `${server(serverId)}:mcp.status.${serverId}`,
+    oauthTokens: (serverId) => `${server(serverId)}:oauth.${serverId}`,
+    oauthRefreshLease: (serverId) => `${server(serverId)}:lock.oauth.${serverId}`,
+    oauthFlow: (state) => `${prefix}:oauth.flow.${state}`,
     servers: `${prefix}:servers`,
     serversChanged: `${prefix}:servers.changed`,
     catalogUpdated: `${prefix}:catalog.updated`,

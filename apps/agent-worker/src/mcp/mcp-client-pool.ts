@@ -16,6 +16,7 @@ import {
   type McpConnection,
   type McpToolCallResult,
 } from '@agentq/mcp-connect';
+import { type OAuthTokenStore } from '@agentq/store';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { claimCurrentToolCall } from '../run/tool-call-claims.js';
 
@@ -55,6 +56,11 @@ export interface McpClientPoolOptions {
    * @default the connection layer's default (8192)
    */
   errorBodyMaxBytes?: number;
+  /**
+   * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
+   * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
   /**
    * The `fetch` HTTP transports send with.
    * @default the connection layer's guarded fetch (pinned to the checked address)
@@ -124,6 +130,7 @@ export class McpClientPool {
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
   private readonly errorBodyMaxBytes: number | undefined;
+  private readonly oauth: { store: OAuthTokenStore } | undefined;
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry[];
   private readonly sessions: SessionGenerationReader | undefined;
@@ -140,6 +147,7 @@ export class McpClientPool {
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.allowHosts = options.allowHosts ?? [];
     this.errorBodyMaxBytes = options.errorBodyMaxBytes;
+    this.oauth = options.oauth;
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
     this.sessions = options.sessions;
@@ -271,6 +279,7 @@ export class McpClientPool {
       });
       const connection = await server.connect({
         logger: this.logger,
+        oauth: this.oauth,
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
         errorBodyMaxBytes: this.errorBodyMaxBytes,

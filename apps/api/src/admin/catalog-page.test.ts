@@ -4,6 +4,7 @@ import { catalogPage, type CatalogServerRow } from './catalog-page.js';
 const row = (overrides: Partial<CatalogServerRow>): CatalogServerRow => ({
   serverId: 's1',
   enabled: true,
+  connectable: false,
   state: 'connected',
   toolCount: 0,
   tools: [],

@@ -9,6 +9,8 @@ export interface CatalogServerRow {
   serverId: string;
   name?: string;
   enabled: boolean;
+  /** The server uses the OAuth authorization-code grant: the page offers "Connect". */
+  connectable: boolean;
   /** The one catalog state word (see `SERVER_CATALOG_STATES`). */
   state: ServerCatalogState;
   ageMs?: number;
@@ -61,6 +63,7 @@ export async function readCatalogRows(options: {
         serverId: definition.id,
         name: definition.name,
         enabled: definition.enabled,
+        connectable: definition.auth?.grant === 'authorization_code',
         state: view.state,
         ageMs: view.ageMs,
         toolCount: view.tools.length,
@@ -102,7 +105,14 @@ function summaryRow(row: CatalogServerRow, csrf: string): string {
   <td><form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/refresh">
     <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
     <button type="submit" class="refresh"${row.enabled ? '' : ' disabled'}>Refresh now</button>
-  </form></td>
+  </form>${
+    row.connectable
+      ? `<form method="post" action="/admin/catalog/${encodeURIComponent(row.serverId)}/connect">
+    <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
+    <button type="submit" class="connect">Connect</button>
+  </form>`
+      : ''
+  }</td>
 </tr>`;
 }
 

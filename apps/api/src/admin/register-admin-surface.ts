@@ -2,12 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { stripExternalLinks } from '../http/strip-external-links.js';
 import { ADMIN_SECURITY_HEADERS, csrfRefusal, passesCsrf } from './admin-guard.js';
 import { csrfFailure, registerAdminRoutes, type AdminRoutesOptions } from './admin-routes.js';
+import { registerOAuthConnectRoutes, type OAuthConnectOptions } from './oauth-connect-routes.js';
 import { registerBullBoard, type BoardQueue } from './register-bull-board.js';
 
 /** Options of {@link registerAdminSurface}. */
 export interface AdminSurfaceOptions extends AdminRoutesOptions {
   /** The queues Bull Board shows. */
   queues: readonly BoardQueue[];
+  /** The catalog page's OAuth "Connect" flow and its callback. */
+  oauth: Omit<OAuthConnectOptions, 'client'>;
 }
 
 /**
@@ -17,7 +20,7 @@ export interface AdminSurfaceOptions extends AdminRoutesOptions {
  * access (see `RouteAccess`).
  */
 export async function registerAdminSurface(app: FastifyInstance, options: AdminSurfaceOptions): Promise<void> {
-  const { queues, ...routeOptions } = options;
+  const { queues, oauth, ...routeOptions } = options;
   await app.register(async (scope) => {
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, surface: 'admin' };
@@ -41,6 +44,7 @@ export async function registerAdminSurface(app: FastifyInstance, options: AdminS
       return form ? csrfFailure(reply) : csrfRefusal(reply);
     });
     registerAdminRoutes(scope, routeOptions);
+    registerOAuthConnectRoutes(scope, { ...oauth, client: routeOptions.client });
     await registerBullBoard(scope, queues);
   });
 }

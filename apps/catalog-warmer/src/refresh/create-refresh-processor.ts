@@ -26,6 +26,7 @@ import {
   type ServerStore,
 } from '@agentq/store';
 import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
+import { type OAuthTokenStore } from '@agentq/store';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
@@ -85,6 +86,11 @@ export interface RefreshProcessorOptions {
   allowHosts?: readonly string[];
   /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
   errorBodyMaxBytes?: number;
+  /**
+   * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
+   * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
   /** The live watcher connection of this warmer for a server and definition, if it has one. */
   watchedConnection?: (serverId: string, definitionHash: string) => Client | undefined;
   /**
@@ -332,6 +338,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     const openFresh = async () => {
       read.connection = await prepared.connect({
         logger,
+        oauth: options.oauth,
         clientName: 'agentq-catalog-warmer',
         allowPrivateNetwork: options.allowPrivateNetwork,
         allowHosts: options.allowHosts,

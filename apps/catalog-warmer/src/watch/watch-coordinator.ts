@@ -21,6 +21,7 @@ import {
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
+import { type OAuthTokenStore } from '@agentq/store';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
 import { limitConcurrency, type ConcurrencyLimit } from './limit-concurrency.js';
 
@@ -44,6 +45,11 @@ export interface WatchCoordinatorOptions {
   allowHosts?: readonly string[];
   /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
   errorBodyMaxBytes?: number;
+  /**
+   * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
+   * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
   /**
    * Watcher connections opened at once: a warmer that claims hundreds of servers at start must
    * not spawn hundreds of stdio servers together, nor starve its own refreshes. @default 4
@@ -478,6 +484,7 @@ export class WatchCoordinator {
       try {
         return await prepared.connect({
           logger: this.logger.child({ serverId: server.serverId }),
+          oauth: this.options.oauth,
           clientName: 'agentq-catalog-warmer',
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,

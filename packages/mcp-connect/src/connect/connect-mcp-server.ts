@@ -5,6 +5,7 @@ import {
   createGuardedFetch,
   maskSecretValues,
   maskServerError,
+  NonRetryableError,
   type EgressSecret,
   type Logger,
   type ServerDefinition,
@@ -12,7 +13,11 @@ import {
 } from '@agentq/shared';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { answerElicitation, type ElicitationAnswer } from '../elicitation/answer-elicitation.js';
+import { httpUrlOf, oauthFetchOf } from '../auth/authorize-server.js';
+import { McpOAuthProvider } from '../auth/mcp-oauth-provider.js';
+import type { OAuthTokenStore } from '@agentq/store';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
 import { authFailureOf, recordAuthRefusals, type AuthRefusalRecorder } from '../errors/auth-refusal.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
@@ -69,6 +74,15 @@ export interface ConnectMcpServerOptions {
    * (no DNS rebinding) and re-checks every redirect
    */
   fetch?: typeof fetch;
+  /**
+   * OAuth for servers with an `auth` block: the encrypted token store (`AGENTQ_SECRET_KEY`).
+   * Unset: such a server is refused with `OAUTH_KEY_MISSING`.
+   */
+  oauth?: { store: OAuthTokenStore };
+  /** `resolveSecrets`' `oauthSecrets`: the client secret and its host binding. @default [] */
+  oauthSecrets?: readonly EgressSecret[];
+  /** Told every elicitation the server sent and how it was answered (see `answerElicitation`). */
+  onElicitation?: (record: { serverId: string; answer: ElicitationAnswer }) => void;
   /** Aborts the connection attempt (BullMQ job signal, shutdown). */
   signal?: AbortSignal;
   /** Called once when an established connection closes without `close()` being called. */
@@ -112,6 +126,8 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     });
   }
 
+  if (definition.auth) await checkOAuthReady(definition, options);
+
   const attempt = (kind: McpTransportKind) =>
     initialize({ options, logger, kind, deadline, definition: withTransportType(definition, kind) });
 
@@ -122,6 +138,35 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   const second = await attempt('sse');
   if ('connection' in second) return second.connection;
   throw second.error;
+}
+
+// Refused before anything is sent: no key to keep tokens with, or an authorization-code server no
+// operator has connected yet (a headless process never starts that flow itself).
+async function checkOAuthReady(definition: ServerDefinition, options: ConnectMcpServerOptions): Promise<void> {
+  const serverAuth = definition.auth;
+  if (!serverAuth) return;
+  httpUrlOf(definition);
+  if (!options.oauth) {
+    throw new NonRetryableError({
+      code: 'OAUTH_KEY_MISSING',
+      message: `MCP server ${definition.id} uses OAuth, and AGENTQ_SECRET_KEY is not set on this process to keep its tokens`,
+    });
+  }
+  if (serverAuth.grant !== 'authorization_code') return;
+  const provider = new McpOAuthProvider({
+    serverId: definition.id,
+    serverUrl: httpUrlOf(definition),
+    auth: serverAuth,
+    store: options.oauth.store,
+    fetch: globalThis.fetch,
+  });
+  if (!(await provider.hasTokens())) {
+    throw new McpConnectError({
+      code: MCP_ERROR_CODES.authRequired,
+      message: `MCP server ${definition.id} needs authorization: run agentq servers authorize ${definition.id}`,
+      connectionBroken: true,
+    });
+  }
 }
 
 // The SSE attempt of a fallback uses the same URL and headers under the other transport type.
@@ -153,7 +198,27 @@ async function initialize(input: {
 }): Promise<Attempt> {
   const { options, definition, logger } = input;
   const stderr = new StderrCapture(logger);
-  const client = new Client({ name: options.clientName ?? 'agentq', version: '0.1.0' }, { capabilities: {} });
+  const client = new Client(
+    { name: options.clientName ?? 'agentq', version: '0.1.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    const answer = answerElicitation(definition.elicitation, request.params);
+    // Journaled by field names and outcome only: the values may be whatever a server asked for.
+    logger.info(
+      {
+        elicitation: {
+          policy: definition.elicitation ?? 'decline',
+          action: answer.action,
+          fields: answer.action === 'accept' ? Object.keys(answer.content) : undefined,
+          reason: answer.action === 'decline' ? answer.reason : undefined,
+        },
+      },
+      'answered an elicitation',
+    );
+    options.onElicitation?.({ serverId: definition.id, answer });
+    return answer.action === 'accept' ? { action: 'accept', content: answer.content } : { action: 'decline' };
+  });
   let closedOnPurpose = false;
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -172,25 +237,43 @@ async function initialize(input: {
     options.signal?.throwIfAborted();
     // One place for both roles: every HTTP transport fetches through the guard, which pins the
     // connection to the address it checked.
-    refusals =
+    const egressSecrets = options.egressSecrets ?? (options.secretValues ?? []).map((value) => ({ value }));
+    const guarded =
       definition.transport.type === 'stdio'
+        ? undefined
+        : (options.fetch ??
+          (createGuardedFetch({
+            allowPrivate: options.allowPrivateNetwork ?? false,
+            allowHosts: options.allowHosts,
+            label: `MCP server ${definition.id}`,
+            secrets: egressSecrets,
+          }) as typeof globalThis.fetch));
+    refusals =
+      guarded === undefined
         ? undefined
         : recordAuthRefusals(
             withErrorBodyCap(
-              options.fetch ??
-                (createGuardedFetch({
-                  allowPrivate: options.allowPrivateNetwork ?? false,
-                  allowHosts: options.allowHosts,
-                  label: `MCP server ${definition.id}`,
-                  secrets: options.egressSecrets ?? (options.secretValues ?? []).map((value) => ({ value })),
-                }) as typeof globalThis.fetch),
+              definition.auth
+                ? oauthFetchOf({ definition, egressSecrets, oauthSecrets: options.oauthSecrets, fetch: guarded })
+                : guarded,
               options.errorBodyMaxBytes ?? 8192,
             ),
           );
     const fetch = refusals?.fetch;
+    const authProvider =
+      definition.auth && options.oauth && fetch
+        ? new McpOAuthProvider({
+            serverId: definition.id,
+            serverUrl: httpUrlOf(definition),
+            auth: definition.auth,
+            store: options.oauth.store,
+            fetch,
+            clientName: options.clientName,
+          })
+        : undefined;
     transport = options.openTransport
       ? options.openTransport(definition)
-      : openSdkTransport(definition.transport, { logger, stderr, fetch });
+      : openSdkTransport(definition.transport, { logger, stderr, fetch, authProvider });
     const remaining = Math.max(1, input.deadline - Date.now());
     // The SDK's timeout covers `initialize` only; a legacy SSE stream that never sends its
     // endpoint event would hang `start()` forever, so the whole attempt races one deadline.

@@ -16,7 +16,10 @@ export interface PrepareServerConnectionOptions {
 }
 
 /** What {@link PreparedServerConnection.connect} takes: everything but the resolved definition. */
-export type PreparedConnectOptions = Omit<ConnectMcpServerOptions, 'definition' | 'secretValues' | 'egressSecrets'>;
+export type PreparedConnectOptions = Omit<
+  ConnectMcpServerOptions,
+  'definition' | 'secretValues' | 'egressSecrets' | 'oauthSecrets'
+>;
 
 /** A server whose secrets are resolved, ready to connect to. */
 export interface PreparedServerConnection {
@@ -48,6 +51,7 @@ export function prepareServerConnection(options: PrepareServerConnectionOptions)
         definition: resolved.definition,
         secretValues: resolved.secretValues,
         egressSecrets: resolved.egressSecrets,
+        oauthSecrets: resolved.oauthSecrets,
       }),
   };
 }

@@ -1,6 +1,7 @@
 import { maskServerError } from '@agentq/shared';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_ERROR_CODES } from './mcp-error-codes.js';
 
@@ -57,6 +58,16 @@ export function authFailureOf(input: {
   serverId: string;
   secretValues: readonly string[];
 }): AuthFailure | undefined {
+  if (input.error instanceof OAuthError) {
+    // The authorization server refused (a token, registration or refresh request).
+    return {
+      code: MCP_ERROR_CODES.authFailed,
+      message: maskServerError(
+        `MCP server ${input.serverId}: the authorization server refused (${input.error.errorCode}: ${input.error.message})`,
+        input.secretValues,
+      ),
+    };
+  }
   const status = httpStatusOf(input.error) ?? (input.error instanceof UnauthorizedError ? 401 : undefined);
   if (status !== 401 && status !== 403) return undefined;
   const refusal = input.refusal?.status === status ? input.refusal : undefined;

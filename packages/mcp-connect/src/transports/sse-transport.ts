@@ -7,4 +7,5 @@ export const openSseTransport: TransportOpener<'sse'> = (transport, context) =>
     // Headers go on both the POSTs and the event stream's GET, which the SDK sends through `fetch`.
     requestInit: { headers: transport.headers },
     fetch: context.fetch,
+    authProvider: context.authProvider,
   });

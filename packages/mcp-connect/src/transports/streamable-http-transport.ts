@@ -6,4 +6,5 @@ export const openStreamableHttpTransport: TransportOpener<'streamable-http'> = (
   new StreamableHTTPClientTransport(new URL(transport.url), {
     requestInit: { headers: transport.headers },
     fetch: context.fetch,
+    authProvider: context.authProvider,
   });

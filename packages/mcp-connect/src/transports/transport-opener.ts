@@ -1,4 +1,5 @@
 import type { Logger, ServerTransport } from '@agentq/shared';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { StderrCapture } from './stderr-capture.js';
 
@@ -12,6 +13,8 @@ export interface TransportContext {
    * @default globalThis.fetch
    */
   fetch?: typeof fetch;
+  /** OAuth for a server with an `auth` block: the SDK sends its tokens and runs its flows. */
+  authProvider?: OAuthClientProvider;
 }
 
 /** The transport definition of one `type`, secrets resolved. */

@@ -409,6 +409,18 @@ export const configVariables = [
       'Comma-separated environment variables a server definition may name as `${NAME}`, besides every `AGENTQ_SECRET_*`. agentq’s own settings and model provider keys never resolve, even when listed. Set it on warmers, workers and where definitions are written.',
   },
   {
+    env: 'AGENTQ_SECRET_KEY',
+    key: 'secretKey',
+    schema: z
+      .string()
+      .refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32, {
+        message: 'must be 32 bytes in base64 (openssl rand -base64 32)',
+      }),
+    description:
+      'Encrypts the OAuth tokens of MCP servers stored in Redis (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Set the same key on warmers, workers, the API and the CLI. Unset: servers with an `auth` block are refused with `OAUTH_KEY_MISSING`. Changing it makes stored tokens unreadable: authorize again.',
+    secret: true,
+  },
+  {
     env: 'AGENTQ_SECRET_HOSTS',
     key: 'secretHosts',
     schema: z.string(),

@@ -28,6 +28,8 @@ export interface Config {
   mcpPoolSize: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   apiToken: string | undefined;
+  /** `AGENTQ_SECRET_KEY`: base64 of the 32-byte key that encrypts stored OAuth tokens. */
+  secretKey: string | undefined;
   /** Named, scoped tokens of `AGENTQ_API_TOKENS`. */
   apiTokens: ApiToken[] | undefined;
   loginRateLimit: number;

@@ -433,6 +433,19 @@ export const ERROR_CODES = {
     retryable: false,
     description: "An MCP server refused agentq's credentials with an OAuth error (`error`, `error_description`).",
   },
+  OAUTH_KEY_MISSING: {
+    status: 503,
+    exitCode: unavailable,
+    retryable: false,
+    description: 'An MCP server has an `auth` block and this process has no `AGENTQ_SECRET_KEY` to keep its tokens.',
+  },
+  OAUTH_FLOW_INVALID: {
+    status: 400,
+    exitCode: usage,
+    retryable: false,
+    description:
+      'An OAuth callback named no started flow: unknown, already used or expired `state`, or an error from the authorization server.',
+  },
   MCP_CONNECT_FAILED: {
     status: 502,
     exitCode: unavailable,

@@ -28,6 +28,40 @@ export const transportSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** A `${NAME}` placeholder naming an allow-listed secret, and nothing else. */
+const secretReference = z
+  .string()
+  .regex(/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/, 'must be a secret reference such as ${AGENTQ_SECRET_CLIENT_SECRET}');
+
+/**
+ * OAuth 2.1 for an HTTP MCP server (the MCP authorization specification). Discovery, registration
+ * and the RFC 8707 `resource` parameter follow the server's metadata; this block only says which
+ * grant to use and which client to present.
+ */
+export const serverAuthSchema = z
+  .strictObject({
+    type: z.literal('oauth'),
+    /**
+     * `client_credentials` for machine-to-machine servers (needs `clientId` and `clientSecret`);
+     * `authorization_code` (with PKCE) for servers a person connects once (`agentq servers authorize`).
+     */
+    grant: z.enum(['client_credentials', 'authorization_code']),
+    /** A pre-registered client id: literal, or a `${NAME}` secret. Unset: dynamic registration. */
+    clientId: z.string().min(1).max(500).optional(),
+    /** The pre-registered client's secret, always as a `${NAME}` secret reference. */
+    clientSecret: secretReference.optional(),
+    /** Scopes to ask for when the server's challenge and metadata name none. */
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be an OAuth scope token')).optional(),
+  })
+  .refine((auth) => auth.grant !== 'client_credentials' || (auth.clientId && auth.clientSecret), {
+    message: 'client_credentials needs clientId and clientSecret',
+    path: ['clientSecret'],
+  })
+  .refine((auth) => !auth.clientSecret || auth.clientId, {
+    message: 'clientSecret needs clientId',
+    path: ['clientId'],
+  });
+
 /** Per-server timeouts, in milliseconds. */
 export const serverTimeoutsSchema = z.strictObject({
   /** @default 10000 */
@@ -53,12 +87,23 @@ export const serverDefinitionSchema = z.strictObject({
   timeouts: serverTimeoutsSchema.default({ connectMs: 10_000, listMs: 15_000, callMs: 60_000 }),
   /** Poll interval for servers that do not send `tools/list_changed`. Off when unset. */
   refreshIntervalMs: z.number().int().min(10_000, 'must be at least 10000').optional(),
+  /** How agentq authorizes itself to an HTTP server beyond static headers. */
+  /** How agentq authorizes itself to an HTTP server beyond static headers (HTTP transports only). */
+  auth: serverAuthSchema.optional(),
+  /**
+   * How a server's `elicitation/create` is answered, with no person to ask: `decline`, or
+   * `accept-defaults` (every field's default; declined when a required field has none).
+   * @default 'decline'
+   */
+  elicitation: z.enum(['decline', 'accept-defaults']).optional(),
 });
 
 /** A validated MCP server definition, with defaults filled in. */
 export type ServerDefinition = z.output<typeof serverDefinitionSchema>;
 /** A server definition as written by a person, before defaults. */
 export type ServerDefinitionInput = z.input<typeof serverDefinitionSchema>;
+/** The `auth` block of a server definition. */
+export type ServerAuth = z.output<typeof serverAuthSchema>;
 /** The transport part of a server definition. */
 export type ServerTransport = z.output<typeof transportSchema>;
 

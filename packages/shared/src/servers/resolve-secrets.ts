@@ -17,6 +17,12 @@ export interface ResolvedServerDefinition {
    * its hosts. Empty for stdio.
    */
   egressSecrets: EgressSecret[];
+  /**
+   * The OAuth client secret (`auth.clientSecret`) with its host binding: it goes to the
+   * authorization server's endpoints, which are only known after discovery, so the OAuth fetch
+   * checks each request against it. Present only for a definition with `auth`.
+   */
+  oauthSecrets?: EgressSecret[];
 }
 
 /** Options of {@link resolveSecrets}. */
@@ -27,7 +33,7 @@ export interface ResolveSecretsOptions {
 
 /**
  * Replaces `${NAME}` placeholders in a definition's transport (args, env, cwd, URL and headers)
- * with values from `env`. Call it only in the process that connects; never store the result.
+ * and its OAuth client (`auth.clientId`, `auth.clientSecret`) with values from `env`. Call it only in the process that connects; never store the result.
  *
  * The definition was checked when it was stored, and is checked again here because the policy of
  * this process is the one that counts:
@@ -81,7 +87,27 @@ export function resolveSecrets(
     };
     checkBoundHosts({ serverId: definition.id, url: transport.url, names: sentToHost, policy, secretValues });
   }
-  return { definition: { ...definition, transport }, secretValues, egressSecrets };
+  const auth = definition.auth && {
+    ...definition.auth,
+    clientId: definition.auth.clientId === undefined ? undefined : resolve(definition.auth.clientId, 'auth.clientId'),
+    clientSecret:
+      definition.auth.clientSecret === undefined
+        ? undefined
+        : resolve(definition.auth.clientSecret, 'auth.clientSecret'),
+  };
+  const oauthSecrets = placeholderNamesOf(definition.auth?.clientSecret).map((name) =>
+    egressSecretOf(name, env[name] ?? '', policy),
+  );
+  return {
+    definition: auth ? { ...definition, transport, auth } : { ...definition, transport },
+    secretValues,
+    egressSecrets,
+    ...(auth ? { oauthSecrets } : {}),
+  };
+}
+
+function placeholderNamesOf(text: string | undefined): string[] {
+  return text === undefined ? [] : [...text.matchAll(placeholder)].map((match) => match[1] ?? '');
 }
 
 function egressSecretOf(name: string, value: string, policy: SecretPolicy): EgressSecret {

@@ -18,9 +18,10 @@ export interface SecretPolicy {
   hosts: ReadonlyMap<string, readonly string[]>;
 }
 
-// Provider keys are named here even though they are in the config table too: removing one from
+// Provider keys (and the key that encrypts OAuth tokens, which shares the secret prefix) are named
+// here even though they are in the config table too: removing one from
 // the table must never make it resolvable.
-const providerKeys = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_COMPATIBLE_API_KEY'];
+const providerKeys = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_COMPATIBLE_API_KEY', 'AGENTQ_SECRET_KEY'];
 const settingNames: ReadonlySet<string> = new Set([
   ...configVariables.map((variable) => variable.env),
   ...providerKeys,

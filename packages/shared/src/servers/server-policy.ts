@@ -90,6 +90,10 @@ export function placeholderUses(definition: ServerDefinition): PlaceholderUse[] 
     add(transport.url, 'transport.url', true);
     for (const [key, value] of Object.entries(transport.headers)) add(value, `transport.headers.${key}`, true);
   }
+  // Client credentials go to the authorization server, not to the MCP server's host: their host
+  // binding is checked against the token endpoint when they are sent.
+  if (definition.auth?.clientId !== undefined) add(definition.auth.clientId, 'auth.clientId', false);
+  if (definition.auth?.clientSecret !== undefined) add(definition.auth.clientSecret, 'auth.clientSecret', false);
   return uses;
 }
 
@@ -125,6 +129,9 @@ export function checkServerDefinition(
     });
   }
   const issues: ValidationIssue[] = [];
+  if (definition.auth && transport.type === 'stdio') {
+    issues.push({ field: `${prefix}auth`, message: 'auth applies to HTTP transports only' });
+  }
   const host = transport.type === 'stdio' ? undefined : literalHostOf(transport.url);
   for (const use of placeholderUses(definition)) {
     const field = `${prefix}${use.field}`;

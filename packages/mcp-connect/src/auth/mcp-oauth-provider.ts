@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import type { ServerAuth } from '@agentq/shared';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
+
+/** Refresh this long before the access token's stated expiry, so a request never races it. */
+const EXPIRY_SKEW_MS = 30_000;
+
+// The redirect URI of a headless client: it is never opened, only sent when the SDK must name one.
+const HEADLESS_REDIRECT = 'http://127.0.0.1/agentq-oauth-callback';
+
+/** Options of {@link McpOAuthProvider}. */
+export interface McpOAuthProviderOptions {
+  serverId: string;
+  serverUrl: string;
+  /** The definition's `auth` block, secrets resolved. */
+  auth: ServerAuth;
+  store: OAuthTokenStore;
+  /** The fetch for authorization requests (guarded, with {@link withOAuthEgress}). */
+  fetch: typeof globalThis.fetch;
+  /** `client_name` sent in dynamic registration. @default 'agentq' */
+  clientName?: string;
+  /**
+   * An operator's authorization-code flow: where the authorization server sends the browser back,
+   * the `state` bound to the flow, and where the authorization URL goes. Unset: headless (warmer,
+   * worker), which never starts a flow and only uses and refreshes stored tokens.
+   */
+  interactive?: {
+    redirectUrl: string;
+    state: string;
+    onAuthorizationUrl: (url: URL, codeVerifier: string) => Promise<void>;
+    /** The code verifier of the flow being completed. */
+    codeVerifier?: string;
+  };
+}
+
+/** What binds stored tokens to a definition: the server URL, grant and client. */
+export function oauthBinding(serverUrl: string, serverAuth: ServerAuth): string {
+  return createHash('sha256')
+    .update(JSON.stringify([serverUrl, serverAuth.grant, serverAuth.clientId ?? null]))
+    .digest('base64url');
+}
+
+/**
+ * The MCP SDK's `OAuthClientProvider` over agentq's encrypted Redis store. The SDK does discovery,
+ * registration, the token requests and the RFC 8707 `resource`; this class decides what is stored
+ * and when a refresh token is used:
+ * - the transport asks {@link tokens} before each request: an access token that expired (or that
+ *   the server refused before its expiry) is refreshed first, under the server's refresh lease, so
+ *   that one process at a time uses the refresh token and the others read what it stored;
+ * - the SDK never sees the refresh token outside that lease, so its own 401 handling cannot spend
+ *   one either (client credentials simply ask for a new token).
+ */
+export class McpOAuthProvider implements OAuthClientProvider {
+  private readonly options: McpOAuthProviderOptions;
+  private readonly binding: string;
+  private stored: StoredOAuthState | undefined;
+  private loaded = false;
+  private refreshing = false;
+  private verifier: string | undefined;
+
+  constructor(options: McpOAuthProviderOptions) {
+    this.options = options;
+    this.binding = oauthBinding(options.serverUrl, options.auth);
+    this.verifier = options.interactive?.codeVerifier;
+  }
+
+  get redirectUrl(): string | undefined {
+    if (this.options.auth.grant === 'client_credentials') return undefined;
+    return this.options.interactive?.redirectUrl ?? HEADLESS_REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const { auth: serverAuth } = this.options;
+    const codeGrant = serverAuth.grant === 'authorization_code';
+    return {
+      client_name: this.options.clientName ?? 'agentq',
+      redirect_uris: codeGrant ? [this.redirectUrl ?? HEADLESS_REDIRECT] : [],
+      grant_types: codeGrant ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
+      response_types: codeGrant ? ['code'] : [],
+      token_endpoint_auth_method: serverAuth.clientSecret ? 'client_secret_basic' : 'none',
+      ...(serverAuth.scopes?.length ? { scope: serverAuth.scopes.join(' ') } : {}),
+    };
+  }
+
+  state(): string {
+    return this.options.interactive?.state ?? '';
+  }
+
+  /** Whether the store holds tokens for this server (under the current definition). */
+  async hasTokens(): Promise<boolean> {
+    await this.load();
+    return this.stored?.tokens !== undefined;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const { clientId, clientSecret } = this.options.auth;
+    if (clientId !== undefined)
+      return clientSecret ? { client_id: clientId, client_secret: clientSecret } : { client_id: clientId };
+    await this.load();
+    return this.stored?.client as OAuthClientInformationMixed | undefined;
+  }
+
+  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+    // A pre-registered client lives in the definition and its secrets; only a registered one is stored.
+    if (this.options.auth.clientId !== undefined) return;
+    await this.update((state) => ({ ...state, client: information }));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    await this.load();
+    // The SDK's auth() reads the refresh token here: only inside the lease (see the class comment).
+    if (this.refreshing) return this.stored?.tokens;
+    if (this.options.interactive) return undefined;
+    await this.refreshIfStale();
+    const tokens = this.stored?.tokens;
+    if (!tokens) return undefined;
+    const { refresh_token: _hidden, ...rest } = tokens;
+    return rest;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.update((state) => ({
+      ...state,
+      // A token answer without a new refresh token leaves the old one valid (RFC 6749 §6).
+      tokens: { ...tokens, refresh_token: tokens.refresh_token ?? state.tokens?.refresh_token },
+      expiresAt: tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000,
+      rejected: undefined,
+    }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.options.interactive) {
+      await this.options.interactive.onAuthorizationUrl(authorizationUrl, this.verifier ?? '');
+      return;
+    }
+    // Headless: the server refused a token it had not yet let expire, or nothing can be refreshed.
+    // Mark it so that the next use refreshes it under the lease; this request fails as unauthorized.
+    if (this.refreshing) return;
+    const refused = this.stored?.tokens?.access_token;
+    if (refused === undefined) return;
+    const stored = await this.options.store.read(this.options.serverId);
+    if (stored?.binding === this.binding && stored.tokens?.access_token === refused && stored.tokens.refresh_token) {
+      await this.options.store.write(this.options.serverId, { ...stored, rejected: true });
+    }
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new Error('no authorization-code flow in progress');
+    return this.verifier;
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (this.options.auth.grant !== 'client_credentials') return undefined;
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) params.set('scope', scope);
+    return params;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.verifier = undefined;
+      return;
+    }
+    if (scope === 'discovery') return;
+    await this.update((state) => ({
+      binding: state.binding,
+      client: scope === 'tokens' ? state.client : undefined,
+      tokens: scope === 'client' ? state.tokens : undefined,
+    }));
+  }
+
+  private async refreshIfStale(): Promise<void> {
+    if (!this.isStale(this.stored)) return;
+    const { serverId, store } = this.options;
+    await store.withRefreshLease(serverId, async () => {
+      // Another process may have refreshed while this one waited for its turn.
+      this.stored = await this.readBound();
+      if (!this.isStale(this.stored)) return;
+      this.refreshing = true;
+      try {
+        await auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch });
+      } catch {
+        // Left stale: the request goes out with what there is, and the server's answer decides.
+      } finally {
+        this.refreshing = false;
+      }
+    });
+    this.stored = await this.readBound();
+  }
+
+  private isStale(state: StoredOAuthState | undefined): boolean {
+    const tokens = state?.tokens;
+    if (!tokens) return false;
+    const expired =
+      state.rejected === true || (state.expiresAt !== undefined && state.expiresAt - EXPIRY_SKEW_MS <= Date.now());
+    if (!expired) return false;
+    return tokens.refresh_token !== undefined || this.options.auth.grant === 'client_credentials';
+  }
+
+  private async load(): Promise<void> {
+    if (this.loaded) return;
+    this.stored = await this.readBound();
+    this.loaded = true;
+  }
+
+  private async readBound(): Promise<StoredOAuthState | undefined> {
+    const stored = await this.options.store.read(this.options.serverId);
+    return stored?.binding === this.binding ? stored : undefined;
+  }
+
+  private async update(change: (state: StoredOAuthState) => StoredOAuthState): Promise<void> {
+    const current = (await this.readBound()) ?? { binding: this.binding };
+    this.stored = change(current);
+    this.loaded = true;
+    await this.options.store.write(this.options.serverId, this.stored);
+  }
+}

@@ -1,0 +1,86 @@
+// `npm run test:conformance`: every client scenario of @modelcontextprotocol/conformance, with
+// agentq as the client (test/conformance/agentq-client.ts), one scenario at a time (the suite's
+// own parallel mode starts every scenario's client at once, too many for a small machine).
+//
+// test/conformance/expected-failures.json names each scenario agentq does not support, with the
+// reason. The run fails when a scenario not listed there fails, and when a listed one passes (the
+// list is stale): a baseline of everything is not a pass.
+//
+// Node 20 has no fs.globSync, which the suite imports; fs-glob-sync.mjs supplies it (see there).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const suite = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
+const clientCommand = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(join(here, 'agentq-client.ts'))}`;
+const scenarioTimeoutMs = 120_000;
+
+const expectedFailures = z
+  .record(z.string(), z.string().min(10, 'give the reason'))
+  .parse(JSON.parse(readFileSync(join(here, 'expected-failures.json'), 'utf8')));
+
+function runSuite(args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', join(here, 'fs-glob-sync.mjs'), suite, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const listed = await runSuite(['list', '--client'], 60_000);
+const scenarios = [...listed.output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1] as string);
+if (scenarios.length === 0) {
+  process.stderr.write(`no client scenarios listed:\n${listed.output}\n`);
+  process.exit(1);
+}
+for (const name of Object.keys(expectedFailures)) {
+  if (!scenarios.includes(name)) {
+    process.stderr.write(`expected-failures.json names ${name}, which the suite no longer has\n`);
+    process.exit(1);
+  }
+}
+
+const problems: string[] = [];
+for (const scenario of scenarios) {
+  const run = await runSuite(
+    ['client', '--scenario', scenario, '--timeout', '60000', '--command', clientCommand],
+    scenarioTimeoutMs,
+  );
+  const passed = run.code === 0 && /OVERALL: PASSED/.test(run.output);
+  const expected = expectedFailures[scenario];
+  const verdict = passed
+    ? expected
+      ? 'PASSED, but listed as expected to fail'
+      : 'passed'
+    : expected
+      ? `failed as expected (${expected})`
+      : 'FAILED';
+  process.stdout.write(`${scenario}: ${verdict}\n`);
+  if (passed === (expected !== undefined)) {
+    problems.push(scenario);
+    if (!passed)
+      process.stdout.write(
+        `${run.output
+          .split('\n')
+          .filter((line) => /FAILURE|ERROR|Error/.test(line))
+          .slice(0, 20)
+          .join('\n')}\n`,
+      );
+  }
+}
+process.stdout.write(
+  `\n${scenarios.length} scenarios, ${Object.keys(expectedFailures).length} expected to fail, ${problems.length} unexpected\n`,
+);
+process.exit(problems.length === 0 ? 0 : 1);
