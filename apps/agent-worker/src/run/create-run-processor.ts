@@ -1,4 +1,4 @@
-import { applyMetaToolEffects, createToolCallRepair, type RunToolState } from '@agentq/registry';
+import { applyMetaToolEffects, type RunToolState } from '@agentq/registry';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   activeContext,
@@ -43,7 +43,10 @@ import { parkForApprovals } from '../approvals/park-for-approvals.js';
 import { sealApprovalResponses } from '../approvals/seal-approval-responses.js';
 import { classifyModelError } from '../errors/classify-model-error.js';
 import type { ModelResolver } from '../models/create-model-resolver.js';
+import { nativeToolSearchFor } from '../models/native-tool-search.js';
 import { buildRunTools } from './build-run-tools.js';
+import { createRunToolCallRepair } from './create-run-tool-call-repair.js';
+import { fitToolResultsToModel } from './fit-tool-results-to-model.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { crashPoint } from './crash-hook.js';
 import { markPromptCache } from './mark-prompt-cache.js';
@@ -181,6 +184,7 @@ async function processRun(options: {
     shownNames: checkpoint.wireNames,
     logger,
     embedding: dependencies.embedding,
+    native: nativeToolSearchFor(spec.assistant.settings.toolExposition, resolved.model),
     wrap: (tools) =>
       recordToolExecutions(tools, {
         runId,
@@ -355,7 +359,11 @@ async function runModelLoop(options: {
   const perStep = limitToolCallsPerStep(runTools.tools, {
     maxCalls: dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
   });
-  const cached = markPromptCache({ provider: resolved.model.provider, system, tools: perStep.tools });
+  const cached = markPromptCache({
+    provider: resolved.model.provider,
+    system,
+    tools: fitToolResultsToModel(perStep.tools, resolved.model.provider),
+  });
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
     const stepSpan = currentStep().span;
@@ -494,7 +502,7 @@ async function runModelLoop(options: {
         return undefined;
       },
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
-      experimental_repairToolCall: createToolCallRepair({ model: resolved.model, logger, abortSignal: signal }),
+      experimental_repairToolCall: createRunToolCallRepair({ model: resolved.model, logger, abortSignal: signal }),
       abortSignal: signal,
       // System messages in the input come from the producing service, which is trusted.
       allowSystemInMessages: true,
@@ -618,10 +626,11 @@ function resultOf(
     catalogVersion: checkpoint.catalogVersion,
     tools: runTools
       ? {
-          inline: Object.keys(runTools.tools).length,
+          inline: Object.keys(runTools.tools).length - (runTools.strategy === 'native' ? runTools.deferred.length : 0),
           deferred: runTools.deferred.length,
           inlineTokens: runTools.inlineTokens,
           deferredTokens: runTools.deferredTokens,
+          ...(runTools.deferred.length > 0 ? { exposition: runTools.strategy } : {}),
         }
       : undefined,
     warnings: checkpoint.warnings.length > 0 ? checkpoint.warnings : undefined,

@@ -1,12 +1,23 @@
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
 import { META_TOOL_NAMES } from '../wire-names/tool-names.js';
 
+/** Options of {@link buildDeferredToolsPrompt}. */
+export interface DeferredToolsPromptOptions {
+  /**
+   * `meta`: the tools are found with agentq's meta tools. `native`: with the provider's own tool
+   * search, and a found tool is then called directly by its name.
+   * @default 'meta'
+   */
+  strategy?: 'meta' | 'native';
+}
+
 /**
- * The system prompt section that tells the model deferred tools exist: how to use the three meta
- * tools, and one line per namespace label with its count. Labels only, never raw server ids.
- * Empty when nothing is deferred. Sorted, so the prompt prefix stays stable for prompt caching.
+ * The system prompt section that tells the model deferred tools exist: how to reach them (the
+ * three meta tools, or the provider's tool search), and one line per namespace label with its
+ * count. Labels only, never raw server ids. Empty when nothing is deferred. Sorted, so the prompt
+ * prefix stays stable for prompt caching.
  */
-export function buildDeferredToolsPrompt(deferred: ToolEntry[]): string {
+export function buildDeferredToolsPrompt(deferred: ToolEntry[], options: DeferredToolsPromptOptions = {}): string {
   if (deferred.length === 0) return '';
   const counts = new Map<string, number>();
   for (const entry of deferred) {
@@ -16,13 +27,12 @@ export function buildDeferredToolsPrompt(deferred: ToolEntry[]): string {
   const lines = [...counts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([label, count]) => `- ${label}: ${count} tool${count === 1 ? '' : 's'}`);
-  return [
-    '<deferred_tools>',
-    `More tools are available than are listed. To use one: find it with ${META_TOOL_NAMES.search} ` +
-      `(a query, optionally a group), read its signature with ${META_TOOL_NAMES.inspect}, then run it with ` +
-      `${META_TOOL_NAMES.invoke} ({ name, params }).`,
-    'Groups of deferred tools:',
-    ...lines,
-    '</deferred_tools>',
-  ].join('\n');
+  const how =
+    options.strategy === 'native'
+      ? 'More tools are available than are listed. To use one: find it with your tool search tool ' +
+        '(a query naming what it does, or its group), then call the tool it returns by its name.'
+      : `More tools are available than are listed. To use one: find it with ${META_TOOL_NAMES.search} ` +
+        `(a query, optionally a group), read its signature with ${META_TOOL_NAMES.inspect}, then run it with ` +
+        `${META_TOOL_NAMES.invoke} ({ name, params }).`;
+  return ['<deferred_tools>', how, 'Groups of deferred tools:', ...lines, '</deferred_tools>'].join('\n');
 }
