@@ -89,7 +89,7 @@ describe('Anthropic Messages API contract (loopback fake)', () => {
     expect(last?.role).toBe('user');
     const toolResult = last?.content.find((part) => part.type === 'tool_result');
     expect(toolResult).toMatchObject({ tool_use_id: 'toolu_contract_1' });
-    expect(toolResult?.is_error ?? false).toBe(false);
+    expect(toolResult?.is_error ?? false, JSON.stringify(toolResult)).toBe(false);
     expect(JSON.stringify(toolResult?.content)).not.toBe('""');
     const notes = (await suite.counterNotes()).filter((line) => line.endsWith(' contract'));
     expect(notes).toHaveLength(1);

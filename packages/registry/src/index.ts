@@ -22,6 +22,14 @@ export type { McpCallResult, McpToolCaller, McpToolCallRequest } from './mcp/mcp
 export { createMcpToolEntry, oneLineBlurb } from './mcp/create-mcp-tool-entry.js';
 export type { CreateMcpToolEntryOptions } from './mcp/create-mcp-tool-entry.js';
 export { summarizeMcpResult } from './mcp/summarize-mcp-result.js';
+export {
+  DEFAULT_MEDIA_BUDGET_BYTES,
+  isMcpMediaOutput,
+  mcpToolModelOutput,
+  mcpToolOutput,
+  withTextOnlyToolResults,
+} from './mcp/mcp-tool-output.js';
+export type { McpImage, McpMediaOutput } from './mcp/mcp-tool-output.js';
 export { resolveAssistantMcpToolIds } from './mcp/resolve-assistant-mcp-tool-ids.js';
 export { syncMcpToolsToRegistry } from './mcp/sync-mcp-tools-to-registry.js';
 export type { SyncMcpToolsOptions, SyncMcpToolsResult } from './mcp/sync-mcp-tools-to-registry.js';
@@ -43,6 +51,9 @@ export type { RunToolState } from './exposition/run-tool-state.js';
 export { applyDeferExposition } from './exposition/apply-defer-exposition.js';
 export type { ApplyDeferExpositionOptions, DeferExposition } from './exposition/apply-defer-exposition.js';
 export { buildDeferredToolsPrompt } from './exposition/build-deferred-tools-prompt.js';
+export type { DeferredToolsPromptOptions } from './exposition/build-deferred-tools-prompt.js';
+export { exposeNatively, mergeProviderOptions } from './exposition/native-tool-search.js';
+export type { NativeExposition, NativeToolSearch, ToolProviderOptions } from './exposition/native-tool-search.js';
 
 export { applyMetaToolEffects } from './meta/apply-meta-tool-effects.js';
 export type { MetaToolCallRecord } from './meta/apply-meta-tool-effects.js';
@@ -83,7 +94,7 @@ export { isApprovalGated, mayNeedApproval } from './approval/is-approval-gated.j
 export type { ApprovalGateContext } from './approval/is-approval-gated.js';
 
 export { createToolCallRepair } from './repair/create-tool-call-repair.js';
-export type { CreateToolCallRepairOptions } from './repair/create-tool-call-repair.js';
+export type { CreateToolCallRepairOptions, ToolCallRepairCandidate } from './repair/create-tool-call-repair.js';
 
 export { createEmbedder } from './embedding/create-embedder.js';
 export type { CreateEmbedderOptions, Embedder, EmbedderConfig } from './embedding/create-embedder.js';

@@ -69,8 +69,14 @@ export type {
 } from './schemas/catalog.js';
 export { refreshJobSchema, refreshReasonSchema, serverChangeEventSchema } from './schemas/refresh-job.js';
 export type { RefreshJob, RefreshReason, ServerChangeEvent } from './schemas/refresh-job.js';
-export { isModelProvider, MODEL_PROVIDERS } from './schemas/model-providers.js';
-export type { ModelProvider } from './schemas/model-providers.js';
+export {
+  hasNativeToolSearch,
+  isModelProvider,
+  MODEL_PROVIDERS,
+  NATIVE_TOOL_SEARCH_PROVIDERS,
+  TOOL_EXPOSITIONS,
+} from './schemas/model-providers.js';
+export type { ModelProvider, ToolExposition } from './schemas/model-providers.js';
 export {
   approvalPolicySchema,
   assistantSchema,

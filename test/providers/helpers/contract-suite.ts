@@ -42,7 +42,8 @@ export async function startContractSuite(options: {
   await warmServer({
     redis: ctx.redis,
     prefix: ctx.prefix,
-    definition: { id: 'fx', transport: fixtureStdioTransport({ counterFile }) },
+    // A stdio fixture starts through tsx: on a busy machine that can take longer than the default.
+    definition: { id: 'fx', transport: fixtureStdioTransport({ counterFile }), timeouts: { connectMs: 60_000 } },
   });
   const worker: AgentWorker = await startTestWorker({
     redisUrl: ctx.redisUrl,

@@ -9,6 +9,7 @@ import {
   ToolRegistry,
   type CatalogReader,
   type McpToolCaller,
+  type NativeToolSearch,
   type ServerFreshness,
   type RunToolState,
   type ToolEntry,
@@ -44,15 +45,26 @@ export interface BuildRunToolsOptions {
    * turn `codeMode` on then gets `tool_exec`. @default none
    */
   codeSandbox?: ToolExecSandbox;
+  /**
+   * The model provider's own tool search (`nativeToolSearchFor`): deferred tools are then sent
+   * with `defer_loading` beside it instead of behind the meta tools.
+   * @default none (the meta tools)
+   */
+  native?: NativeToolSearch;
 }
 
 /** The tools of one run, built from the catalog cache only. */
 export interface RunTools {
-  /** What the model gets: inline tools plus the meta tools when something was deferred. */
+  /**
+   * What the model gets: inline tools plus the meta tools when something was deferred, or, with
+   * the native strategy, every tool (the deferred ones marked) plus the provider's search tool.
+   */
   tools: ToolSet;
   /** The run's full tool set before deferral (what `tool_invoke` may reach). */
   allTools: ToolSet;
   deferred: ToolEntry[];
+  /** How the deferred tools reach the model; `meta` also when nothing is deferred. */
+  strategy: 'meta' | 'native';
   /** System prompt section about the deferred tools; empty when nothing was deferred. */
   deferredPrompt: string;
   catalogVersion: Record<string, string>;
@@ -124,14 +136,19 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     codeMode: codeMode ? { sandbox: codeMode } : undefined,
     // The meta tools a script calls (its tool_search) are journalled like the model's own calls.
     wrap: options.wrap,
+    native: options.native,
   });
   return {
     tools: exposition.tools === allTools ? allTools : options.wrap(exposition.tools),
     allTools,
     deferred: exposition.deferred,
+    strategy: exposition.strategy,
     deferredPrompt:
       exposition.deferred.length > 0
-        ? buildDeferredToolsPrompt(exposition.deferred, { codeMode: codeMode !== undefined })
+        ? buildDeferredToolsPrompt(exposition.deferred, {
+            strategy: exposition.strategy,
+            codeMode: codeMode !== undefined,
+          })
         : '',
     catalogVersion: sync.catalogVersion,
     inlineTokens: exposition.inlineTokens,

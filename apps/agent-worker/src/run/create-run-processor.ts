@@ -21,6 +21,7 @@ import type { Job } from 'bullmq';
 import { parkForApprovals } from '../approvals/park-for-approvals.js';
 import { sealApprovalResponses } from '../approvals/seal-approval-responses.js';
 import { classifyModelError } from '../errors/classify-model-error.js';
+import { nativeToolSearchFor } from '../models/native-tool-search.js';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import { loadRunCheckpoint, type LoadedRun } from './load-run-checkpoint.js';
 import { openRunTools, type OpenedRunTools } from './open-run-tools.js';
@@ -188,6 +189,7 @@ async function startAttempt(
     progressStep: () => loaded.checkpoint.step,
     recorded: loaded.recorded,
     contextWindow: resolved.contextWindow,
+    native: nativeToolSearchFor(spec.assistant.settings.toolExposition, resolved.model),
     fence,
     logger,
   });

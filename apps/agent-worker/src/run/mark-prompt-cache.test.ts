@@ -20,6 +20,27 @@ describe('markPromptCache', () => {
     expect(tools.last?.providerOptions).toEqual({ openai: { strict: true } });
   });
 
+  it('skips the provider search tool and deferred tools, which the provider does not render up front', () => {
+    const withSearch: ToolSet = {
+      ...tools,
+      provider_tool_search: {
+        type: 'provider',
+        id: 'anthropic.tool_search_bm25_20251119',
+        args: {},
+        inputSchema: z.object({}),
+      },
+      deferred: tool({
+        description: 'three',
+        inputSchema: z.object({}),
+        providerOptions: { anthropic: { deferLoading: true } },
+      }),
+    };
+    const marked = markPromptCache({ provider: 'anthropic.messages', system: 'Be brief.', tools: withSearch });
+    expect(marked.tools.last?.providerOptions).toEqual({ openai: { strict: true }, anthropic: breakpoint });
+    expect(marked.tools.provider_tool_search).toBe(withSearch.provider_tool_search);
+    expect(marked.tools.deferred?.providerOptions).toEqual({ anthropic: { deferLoading: true } });
+  });
+
   it('leaves other providers and empty inputs as they are', () => {
     expect(markPromptCache({ provider: 'openai.responses', system: 'x', tools })).toEqual({ system: 'x', tools });
     expect(markPromptCache({ provider: 'anthropic.messages', system: undefined, tools: {} })).toEqual({

@@ -11,8 +11,8 @@ export interface PromptCacheMarks {
 /**
  * Marks the stable prefix of a run's requests for the provider's prompt cache. Anthropic caches
  * only up to an explicit `cache_control` breakpoint, so for `anthropic.*` models the last tool
- * and the system prompt each carry one (the request's prefix is the tools, then the system
- * prompt): every step after the first reads them from the cache instead of paying for them in
+ * rendered up front and the system prompt each carry one (the request's prefix is the tools, then
+ * the system prompt): every step after the first reads them from the cache instead of paying for them in
  * full. Other providers cache on their own and get the inputs unchanged.
  */
 export function markPromptCache(options: {
@@ -23,8 +23,12 @@ export function markPromptCache(options: {
 }): PromptCacheMarks {
   const { provider, system, tools } = options;
   if (!provider.startsWith('anthropic')) return { system, tools };
-  const names = Object.keys(tools);
-  const last = names.at(-1);
+  // The breakpoint goes on the last tool rendered up front: a provider tool takes none, and a
+  // deferred one is not part of the prefix until the model's search loads it.
+  const last = Object.keys(tools).findLast((name) => {
+    const tool = tools[name] as ToolSet[string];
+    return tool.type !== 'provider' && tool.providerOptions?.anthropic?.deferLoading !== true;
+  });
   const marked: ToolSet = { ...tools };
   if (last !== undefined) {
     const tool = tools[last] as ToolSet[string];

@@ -1,6 +1,7 @@
 import { applyMetaToolEffects, type RunToolState } from '@agentq/registry';
 import { AgentqError, type Logger, type RunCheckpoint } from '@agentq/shared';
 import { randomUUID } from 'node:crypto';
+import type { NativeToolSearch } from '@agentq/registry';
 import { buildRunTools, type RunTools } from './build-run-tools.js';
 import { crashPoint } from './crash-hook.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
@@ -18,6 +19,8 @@ export interface OpenRunToolsOptions extends RunScope {
   /** The run's tool journal as read when this attempt started. */
   recorded: Map<string, RecordedToolResult>;
   contextWindow: number;
+  /** The provider's own tool search, when the run's exposition uses it (`nativeToolSearchFor`). */
+  native: NativeToolSearch | undefined;
   fence: RunFence | undefined;
   logger: Logger;
 }
@@ -56,6 +59,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
     logger,
     embedding: dependencies.embedding,
     codeSandbox: dependencies.codeSandbox,
+    native: options.native,
     wrap: (tools) =>
       recordToolExecutions(tools, {
         runId,

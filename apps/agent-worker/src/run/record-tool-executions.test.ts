@@ -54,6 +54,17 @@ describe('recordToolExecutions', () => {
     expect(runs).toBe(1);
   });
 
+  it('leaves a copy of a wrapped tool (a cache mark, a defer_loading option) wrapped once', async () => {
+    const { store } = memoryStore();
+    const base: ToolSet = { count: tool({ inputSchema: z.object({}), execute: async () => 1 }) };
+    const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
+    const wrapped = recordToolExecutions(base, options);
+    const copy = { ...wrapped.count, providerOptions: { anthropic: { deferLoading: true } } } as ToolSet[string];
+    const again = recordToolExecutions({ count: copy }, options);
+    expect(again.count).toBe(copy);
+    expect(again.count?.execute).toBe(wrapped.count?.execute);
+  });
+
   it('reports a call claimed by a dead attempt as interrupted instead of running it again', async () => {
     let runs = 0;
     const { store, hash } = memoryStore();

@@ -3,6 +3,8 @@ import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
 
+// Keyed by the wrapped `execute`, not the tool object: copies of a wrapped tool (a cache marker,
+// a `defer_loading` option added by the native exposition) keep it and must not be wrapped twice.
 const wrapped = new WeakSet<object>();
 
 /** Options of {@link recordToolExecutions}. */
@@ -70,7 +72,7 @@ export function recordToolExecutions(tools: ToolSet, options: RecordToolExecutio
 
 function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions): Tool {
   const execute = tool.execute;
-  if (!execute || wrapped.has(tool)) return tool;
+  if (!execute || wrapped.has(execute)) return tool;
   const mask = <T>(value: T): T => (options.secrets ? options.secrets.mask(value) : value);
   const replaying: Tool = {
     ...tool,
@@ -84,7 +86,7 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
         mask,
       }),
   } as Tool;
-  wrapped.add(replaying);
+  if (replaying.execute) wrapped.add(replaying.execute);
   return replaying;
 }
 

@@ -1,4 +1,6 @@
-import { createToolCallRepair, type RunToolState } from '@agentq/registry';
+import type { RunToolState } from '@agentq/registry';
+import { createRunToolCallRepair } from './create-run-tool-call-repair.js';
+import { fitToolResultsToModel } from './fit-tool-results-to-model.js';
 import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import type { ModelResolver } from '../models/create-model-resolver.js';
@@ -96,7 +98,11 @@ function modelCallSettings(options: RunModelLoopOptions) {
   const perStep = limitToolCallsPerStep(runTools.tools, {
     maxCalls: options.dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
   });
-  const cached = markPromptCache({ provider: resolved.model.provider, system, tools: perStep.tools });
+  const cached = markPromptCache({
+    provider: resolved.model.provider,
+    system,
+    tools: fitToolResultsToModel(perStep.tools, resolved.model.provider),
+  });
   return {
     model: resolved.model,
     system: cached.system,
@@ -105,7 +111,7 @@ function modelCallSettings(options: RunModelLoopOptions) {
       perStep.startStep();
       return undefined;
     },
-    experimental_repairToolCall: createToolCallRepair({
+    experimental_repairToolCall: createRunToolCallRepair({
       model: resolved.model,
       logger: options.logger,
       abortSignal: signal,

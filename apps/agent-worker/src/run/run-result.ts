@@ -21,10 +21,11 @@ export function runResultOf(checkpoint: RunCheckpoint, spec: RunSpec, runTools?:
     catalogVersion: checkpoint.catalogVersion,
     tools: runTools
       ? {
-          inline: Object.keys(runTools.tools).length,
+          inline: Object.keys(runTools.tools).length - (runTools.strategy === 'native' ? runTools.deferred.length : 0),
           deferred: runTools.deferred.length,
           inlineTokens: runTools.inlineTokens,
           deferredTokens: runTools.deferredTokens,
+          ...(runTools.deferred.length > 0 ? { exposition: runTools.strategy } : {}),
         }
       : undefined,
     warnings: checkpoint.warnings.length > 0 ? checkpoint.warnings : undefined,

@@ -2,6 +2,43 @@ import { describe, expect, it } from 'vitest';
 import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
 
 describe('summarizeToolCalls', () => {
+  it('reads a call the provider ran itself, with its result in the same assistant message', () => {
+    const records = summarizeToolCalls([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 's1',
+            toolName: 'provider_tool_search',
+            input: { query: 'files' },
+            providerExecuted: true,
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 's1',
+            toolName: 'provider_tool_search',
+            output: { type: 'json', value: [{ type: 'tool_reference', toolName: 'read' }] },
+          },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} },
+        ],
+      },
+    ]);
+    expect(records).toEqual([
+      {
+        toolCallId: 's1',
+        toolName: 'provider_tool_search',
+        input: { query: 'files' },
+        output: [{ type: 'tool_reference', toolName: 'read' }],
+        isError: false,
+        providerExecuted: true,
+        step: 0,
+      },
+      { toolCallId: 'c1', toolName: 'read', input: {}, isError: false, step: 0 },
+    ]);
+  });
+
   const messages = [
     { role: 'user', content: 'go' },
     {

@@ -27,8 +27,12 @@ export function summarizeToolCalls(messages: readonly Message[]): ToolCallRecord
             toolName: String(part.toolName),
             input: part.input,
             isError: false,
+            ...(part.providerExecuted === true ? { providerExecuted: true as const } : {}),
             step: Math.max(step, 0),
           });
+        } else if (part.type === 'tool-result') {
+          // A call the provider ran itself (its tool search) has its result in the same message.
+          applyResult(records, part);
         } else if (part.type === 'tool-approval-request') {
           approvalsById.set(String(part.approvalId), String(part.toolCallId));
         }
@@ -36,11 +40,7 @@ export function summarizeToolCalls(messages: readonly Message[]): ToolCallRecord
     } else if (message.role === 'tool') {
       for (const part of partsOf(message)) {
         if (part.type === 'tool-result') {
-          const record = records.get(String(part.toolCallId));
-          if (!record) continue;
-          const output = part.output as { type?: string; value?: unknown; reason?: string } | undefined;
-          record.output = output?.type === 'execution-denied' ? { denied: true, reason: output.reason } : output?.value;
-          record.isError = output?.type === 'error-text' || output?.type === 'error-json';
+          applyResult(records, part);
         } else if (part.type === 'tool-approval-response') {
           const toolCallId = approvalsById.get(String(part.approvalId));
           const record = toolCallId ? records.get(toolCallId) : undefined;
@@ -55,6 +55,14 @@ export function summarizeToolCalls(messages: readonly Message[]): ToolCallRecord
     }
   }
   return [...records.values()];
+}
+
+function applyResult(records: Map<string, ToolCallRecord>, part: Part): void {
+  const record = records.get(String(part.toolCallId));
+  if (!record) return;
+  const output = part.output as { type?: string; value?: unknown; reason?: string } | undefined;
+  record.output = output?.type === 'execution-denied' ? { denied: true, reason: output.reason } : output?.value;
+  record.isError = output?.type === 'error-text' || output?.type === 'error-json';
 }
 
 /** Ids of tool calls that have a result (executed, failed or denied) in `messages`. */

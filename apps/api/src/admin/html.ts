@@ -37,6 +37,7 @@ const styles = `
   table { width: 100%; border-collapse: collapse; background: #fff; }
   th, td { text-align: left; padding: 10px; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
   pre { margin: 0; max-height: 200px; overflow: auto; font-size: 13px; white-space: pre-wrap; word-break: break-all; }
+  .tool-image { display: block; max-width: 100%; max-height: 320px; margin: 4px 0; border: 1px solid #ddd; }
   .notice { padding: 10px 14px; background: #e8f4ea; border: 1px solid #b9dcc0; margin-bottom: 16px; }
   .error { padding: 10px 14px; background: #fbeaea; border: 1px solid #e8b8b8; margin-bottom: 16px; }
   button { padding: 6px 14px; border-radius: 4px; border: 1px solid #aab; cursor: pointer; }

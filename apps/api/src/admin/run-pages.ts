@@ -9,6 +9,7 @@ import {
 } from '@agentq/client';
 import { QUEUE_NAMES } from '@agentq/shared';
 import { BULL_BOARD_PATH } from './register-bull-board.js';
+import { toolOutputImages, withoutImageData } from './tool-output-images.js';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
 
 /** Text longer than this starts collapsed. */
@@ -126,7 +127,8 @@ function callItem(call: RunTimelineCall, options: { csrf: string; runId: string 
     call.status
   }">${escapeHtml(statusLabels[call.status])}</span>${duration}</div>
   ${argumentsBlock(call)}
-  ${call.output === undefined ? '' : block(call.status === 'ok' ? 'Result' : 'Answer', call.output, 'result')}
+  ${call.output === undefined ? '' : block(call.status === 'ok' ? 'Result' : 'Answer', withoutImageData(call.output), 'result')}
+  ${call.output === undefined ? '' : toolOutputImages(call.output)}
   ${approvalBlock(call, options)}
   ${inner}
 </li>`;

@@ -9,6 +9,7 @@ import type { ToolEntry } from '../registry/tool-entry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { estimateToolDefinitionTokens } from './estimate-tool-tokens.js';
 import type { RunToolState } from './run-tool-state.js';
+import { exposeNatively, type NativeToolSearch } from './native-tool-search.js';
 import { shouldDefer } from './should-defer.js';
 
 /** Options of {@link applyDeferExposition}. */
@@ -32,6 +33,12 @@ export interface ApplyDeferExpositionOptions {
    * `tool_search`, so that a script's search is journalled like the model's. @default none
    */
   wrap?: (tools: ToolSet) => ToolSet;
+  /**
+   * The provider's own tool search: when given, deferred tools stay in the request marked with
+   * its `defer_loading` option beside the search tool, instead of behind the meta tools.
+   * @default none (the meta tools)
+   */
+  native?: NativeToolSearch;
 }
 
 /** What {@link applyDeferExposition} produced. */
@@ -40,14 +47,17 @@ export interface DeferExposition {
   tools: ToolSet;
   /** Deferred entries, sorted by name; build the prompt section from them. */
   deferred: ToolEntry[];
-  /** Tokens of the definitions sent: inline tools plus the meta tools when added. */
+  /** How the deferred tools reach the model; `meta` also when nothing is deferred. */
+  strategy: 'meta' | 'native';
+  /** Tokens of the definitions sent up front: inline tools plus the meta or search tool when added. */
   inlineTokens: number;
   /** Tokens of the definitions kept out of the prompt by deferral. */
   deferredTokens: number;
 }
 
 /**
- * Decides which tools of a run to put behind the meta tools, and builds the tool set to send.
+ * Decides which tools of a run to defer, and builds the tool set to send: behind the meta tools,
+ * or, with `options.native`, beside the provider's own tool search (see `exposeNatively`).
  *
  * `tools` is the run's own tool set, already wrapped with its approval policy. A tool that may need
  * approval there is treated as `defer: 'never'` whatever its entry says: a deferred tool is only
@@ -76,13 +86,14 @@ export async function applyDeferExposition(
   const wrap = options.wrap ?? ((set: ToolSet) => set);
   if (deferredNames.size === 0) {
     const inlineTokens = names.reduce((sum, name) => sum + cost(name), 0);
-    if (!options.codeMode) return { tools, deferred: [], inlineTokens, deferredTokens: 0 };
+    if (!options.codeMode) return { tools, deferred: [], strategy: 'meta', inlineTokens, deferredTokens: 0 };
     const exec = wrap({
       [META_TOOL_NAMES.exec]: createToolExec({ tools, state: options.state, sandbox: options.codeMode.sandbox }),
     });
     return {
       tools: { ...tools, ...exec },
       deferred: [],
+      strategy: 'meta',
       inlineTokens: inlineTokens + tokensOf(exec),
       deferredTokens: 0,
     };
@@ -99,6 +110,28 @@ export async function applyDeferExposition(
       exposed[name] = tools[name] as NonNullable<ToolSet[string]>;
       inlineTokens += cost(name);
     }
+  }
+  if (options.native) {
+    const native = exposeNatively({ tools, names, deferredNames, native: options.native });
+    inlineTokens += estimateToolDefinitionTokens(options.native.name, options.native.tool);
+    if (options.codeMode) {
+      // A script reaches the deferred tools by name: the provider's search is the model's, not the script's.
+      const exec = wrap({
+        [META_TOOL_NAMES.exec]: createToolExec({
+          tools,
+          state: options.state,
+          sandbox: options.codeMode.sandbox,
+          described: names.filter((name) => !deferredNames.has(name)),
+        }),
+      });
+      Object.assign(native.tools, exec);
+      inlineTokens += tokensOf(exec);
+    }
+    options.logger?.debug(
+      { deferred: deferred.length, inline: names.length - deferred.length, inlineTokens, deferredTokens },
+      "deferred tools behind the provider's tool search",
+    );
+    return { tools: native.tools, deferred, strategy: 'native', inlineTokens, deferredTokens };
   }
   // Search filters the registry's own index to this run's tools: nothing is built here.
   const meta: ToolSet = wrap(
@@ -134,7 +167,7 @@ export async function applyDeferExposition(
     { deferred: deferred.length, inline: names.length - deferred.length, inlineTokens, deferredTokens },
     'deferred tools behind the meta tools',
   );
-  return { tools: exposed, deferred, inlineTokens, deferredTokens };
+  return { tools: exposed, deferred, strategy: 'meta', inlineTokens, deferredTokens };
 }
 
 function tokensOf(tools: ToolSet): number {

@@ -11,6 +11,7 @@ import { tool as defineTool, type Tool } from 'ai';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import { toolInputSchema } from '../schema/tool-input-schema.js';
 import type { McpToolCaller } from './mcp-tool-caller.js';
+import { mcpToolModelOutput, mcpToolOutput, type McpMediaOutput } from './mcp-tool-output.js';
 import { summarizeMcpResult } from './summarize-mcp-result.js';
 
 /** Options of {@link createMcpToolEntry}. */
@@ -41,7 +42,8 @@ export function oneLineBlurb(description: string | undefined): string {
 /**
  * A registry entry for one cached MCP tool. Its `execute` goes through the injected caller after
  * re-checking that the server is still enabled; an `isError` result becomes a thrown tool error
- * carrying the result's text, which the AI SDK hands back to the model.
+ * carrying the result's text, which the AI SDK hands back to the model. A result with images
+ * returns them (within a byte budget, see `mcpToolOutput`) for the model to see.
  *
  * `alwaysAsk` decides both `needsApproval` and `defer: 'never'` from the same setting: a gated tool
  * hidden behind the meta tools would be reachable without the SDK's approval step.
@@ -53,7 +55,7 @@ export function createMcpToolEntry(options: CreateMcpToolEntryOptions): ToolEntr
   const alwaysAsk = isAlwaysAsk(definition, cached.name);
   const description = cached.description ?? cached.title ?? cached.name;
 
-  const sdkTool: Tool = defineTool<unknown, string>({
+  const sdkTool: Tool = defineTool<unknown, string | McpMediaOutput>({
     title: cached.title,
     description,
     inputSchema: toolInputSchema(cached.inputSchema),
@@ -72,12 +74,15 @@ export function createMcpToolEntry(options: CreateMcpToolEntryOptions): ToolEntr
         signal: executionOptions.abortSignal,
         toolCallId: executionOptions.toolCallId,
       });
-      const summary = summarizeMcpResult(result);
       if (result.isError) {
+        const summary = summarizeMcpResult(result);
         throw new AgentqError({ code: 'MCP_TOOL_ERROR', message: summary || `MCP tool ${cached.name} failed` });
       }
-      return summary;
+      return mcpToolOutput(result);
     },
+    // Images reach the model as image parts; the worker swaps in the text form for models that
+    // cannot take them.
+    toModelOutput: mcpToolModelOutput,
   });
 
   return {

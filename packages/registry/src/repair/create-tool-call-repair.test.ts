@@ -59,12 +59,30 @@ function repairInput(toolName: string, input: string, error?: unknown) {
 }
 
 describe('createToolCallRepair', () => {
-  it('returns null for an unknown tool without calling the model', async () => {
+  it('returns null for an unknown tool without calling the model, and reports it as a candidate', async () => {
     const model = textModel('{"city":"Oslo"}');
-    const repair = createToolCallRepair({ model });
+    const candidates: unknown[] = [];
+    const repair = createToolCallRepair({ model, onCandidate: (candidate) => candidates.push(candidate) });
     const result = await repair(repairInput('nope', '{}', new NoSuchToolError({ toolName: 'nope' })));
     expect(result).toBeNull();
     expect(model.doGenerateCalls).toHaveLength(0);
+    expect(candidates).toEqual([{ toolCallId: 't1', toolName: 'nope', reason: 'unknown-tool' }]);
+  });
+
+  it('reports input it could not repair as a candidate, and nothing for input it repaired', async () => {
+    const candidates: unknown[] = [];
+    const onCandidate = (candidate: unknown) => candidates.push(candidate);
+    const fixed = createToolCallRepair({ model: textModel('{"city":"Lima"}'), onCandidate });
+    expect(await fixed(repairInput('forecast', '{"town":"Lima"}'))).not.toBeNull();
+    expect(candidates).toEqual([]);
+    const broken = createToolCallRepair({ model: textModel('{"town":"Lima"}'), onCandidate });
+    expect(await broken(repairInput('forecast', '{"town":"Lima"}'))).toBeNull();
+    const failing = createToolCallRepair({ model: failingModel(), onCandidate });
+    expect(await failing(repairInput('forecast', '{"town":"Lima"}'))).toBeNull();
+    expect(candidates).toEqual([
+      { toolCallId: 't1', toolName: 'forecast', reason: 'invalid-input' },
+      { toolCallId: 't1', toolName: 'forecast', reason: 'invalid-input' },
+    ]);
   });
 
   it('fixes double-encoded JSON without a model call', async () => {

@@ -3,6 +3,7 @@ import {
   generateText,
   InvalidToolInputError,
   jsonSchema,
+  NoSuchToolError,
   Output,
   type JSONSchema7,
   type LanguageModel,
@@ -20,6 +21,20 @@ export interface CreateToolCallRepairOptions {
   logger?: Logger;
   /** Abort signal of the run, passed to the follow-up call. */
   abortSignal?: AbortSignal;
+  /**
+   * Told of every call the repair gave up on, which the model then gets back as a tool error: a
+   * call of a tool the request did not offer (`unknown-tool`), or input no fix made valid
+   * (`invalid-input`). These are the cases worth a better repair later.
+   * @default none
+   */
+  onCandidate?: (candidate: ToolCallRepairCandidate) => void;
+}
+
+/** A tool call the repair could not fix (see `CreateToolCallRepairOptions.onCandidate`). */
+export interface ToolCallRepairCandidate {
+  toolCallId: string;
+  toolName: string;
+  reason: 'unknown-tool' | 'invalid-input';
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -65,17 +80,23 @@ function cheapCandidates(input: string, schema: JSONSchema7): unknown[] {
 
 /**
  * `experimental_repairToolCall` for the AI SDK. It repairs invalid tool input only; an unknown
- * tool name returns `null`. It first tries fixes that need no model (double-encoded JSON, an
+ * tool name returns `null` (the model gets a tool error and the run carries on) and is reported
+ * to `onCandidate`. It first tries fixes that need no model (double-encoded JSON, an
  * `{ arguments: … }` envelope unless the schema has an `arguments` property), then makes exactly
  * one call to the same model for an object matching the schema, and validates it. Anything that
  * fails yields `null`, and the SDK reports the original error to the model.
  */
 export function createToolCallRepair(options: CreateToolCallRepairOptions): ToolCallRepairFunction<ToolSet> {
   const logger = (options.logger ?? silentLogger()).child({ component: 'tool-call-repair' });
+  const giveUp = (toolCall: { toolCallId: string; toolName: string }, reason: ToolCallRepairCandidate['reason']) => {
+    options.onCandidate?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, reason });
+    return null;
+  };
   return async ({ toolCall, tools, inputSchema, error, messages, system }) => {
+    if (NoSuchToolError.isInstance(error)) return giveUp(toolCall, 'unknown-tool');
     if (!InvalidToolInputError.isInstance(error)) return null;
     const target: Tool | undefined = Object.hasOwn(tools, toolCall.toolName) ? tools[toolCall.toolName] : undefined;
-    if (!target) return null;
+    if (!target) return giveUp(toolCall, 'unknown-tool');
     const schema = await inputSchema({ toolName: toolCall.toolName });
 
     for (const candidate of cheapCandidates(toolCall.input, schema)) {
@@ -105,7 +126,9 @@ export function createToolCallRepair(options: CreateToolCallRepairOptions): Tool
         ],
       });
       const validated = await validateToolInput(target.inputSchema, result.output);
-      if (!validated.success || validated.value === undefined || validated.value === null) return null;
+      if (!validated.success || validated.value === undefined || validated.value === null) {
+        return giveUp(toolCall, 'invalid-input');
+      }
       logger.debug({ tool: toolCall.toolName }, 'repaired tool input with one model call');
       return { ...toolCall, input: JSON.stringify(validated.value) };
     } catch (repairError) {
@@ -113,7 +136,7 @@ export function createToolCallRepair(options: CreateToolCallRepairOptions): Tool
         { tool: toolCall.toolName, error: repairError instanceof Error ? repairError.message : String(repairError) },
         'tool input repair failed',
       );
-      return null;
+      return giveUp(toolCall, 'invalid-input');
     }
   };
 }

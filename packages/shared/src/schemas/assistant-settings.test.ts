@@ -42,3 +42,32 @@ describe('assistant settings of the builtin tools', () => {
     expect(refused({ webBrowse: true })).toBe('assistant.settings');
   });
 });
+
+describe('assistant settings: tool exposition', () => {
+  const specFor = (model: string, toolExposition: unknown) => ({
+    assistant: { model, settings: { toolExposition } },
+    input: { prompt: 'x' },
+  });
+
+  it('takes auto, meta and native, and leaves the default to the worker', () => {
+    expect(runSpecSchema.parse(specWith(undefined)).assistant.settings.toolExposition).toBeUndefined();
+    for (const value of ['auto', 'meta'] as const) {
+      expect(runSpecSchema.parse(specFor('openai-compatible:llama3', value)).assistant.settings.toolExposition).toBe(
+        value,
+      );
+    }
+    for (const model of ['anthropic:claude-sonnet-4-5', 'openai:gpt-5']) {
+      expect(runSpecSchema.parse(specFor(model, 'native')).assistant.settings.toolExposition).toBe('native');
+    }
+  });
+
+  it('refuses native for a provider without its own tool search, and unknown values, naming the field', () => {
+    for (const spec of [specFor('openai-compatible:llama3', 'native'), specFor('scripted:demo', 'native')]) {
+      const parsed = runSpecSchema.safeParse(spec);
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((issue) => issue.path.join('.'))).toContain('assistant.settings.toolExposition');
+    }
+    const unknown = runSpecSchema.safeParse(specFor('openai:gpt-5', 'hosted'));
+    expect(unknown.error?.issues[0]?.path.join('.')).toBe('assistant.settings.toolExposition');
+  });
+});

@@ -21,6 +21,11 @@ export const toolCallRecordSchema = z.strictObject({
   input: z.unknown(),
   output: z.unknown().optional(),
   isError: z.boolean().default(false),
+  /**
+   * Set when the model provider ran the call itself, such as its native tool search: its input
+   * and output are the provider's, and no tool of the run executed.
+   */
+  providerExecuted: z.literal(true).optional(),
   /** Set when the call needed approval. */
   approval: z
     .strictObject({
@@ -70,6 +75,8 @@ export const runResultSchema = z.strictObject({
       deferred: z.number().int().nonnegative(),
       inlineTokens: z.number().int().nonnegative(),
       deferredTokens: z.number().int().nonnegative(),
+      /** How the deferred tools reached the model: agentq's meta tools or the provider's search. */
+      exposition: z.enum(['meta', 'native']).optional(),
     })
     .optional(),
   /** What the run could not do as asked; absent (or empty) when nothing went missing. */

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { runIncarnationSchema } from '../runs/run-incarnation.js';
 import { traceContextSchema } from '../telemetry/trace-context.js';
 import { findProvenanceIssues } from './input-message-provenance.js';
-import { isModelProvider, MODEL_PROVIDERS } from './model-providers.js';
+import {
+  hasNativeToolSearch,
+  isModelProvider,
+  MODEL_PROVIDERS,
+  NATIVE_TOOL_SEARCH_PROVIDERS,
+  TOOL_EXPOSITIONS,
+} from './model-providers.js';
 
 /**
  * `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. The provider must be one
@@ -72,6 +78,13 @@ export const modelSettingsSchema = z.strictObject({
   topP: z.number().min(0).max(1).optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
+  /**
+   * How deferred tools reach the model: `meta` (agentq's `tool_search`, `tool_inspect`,
+   * `tool_invoke`), `native` (the provider's own tool search with `defer_loading` tools; Anthropic
+   * and OpenAI only) or `auto` (native where the provider has it, else meta).
+   * @default 'auto'
+   */
+  toolExposition: z.enum(TOOL_EXPOSITIONS).optional(),
   /**
    * Gives the run `web_search`. `{}` uses the deployment's default provider (SearXNG when
    * `AGENTQ_SEARXNG_URL` is set); `{ provider }` picks one. `false` or absent: no `web_search`.
@@ -313,6 +326,14 @@ export function createRunSpecSchema(limits: Partial<RunSpecLimits> = {}) {
           code: 'custom',
           path: ['assistant', 'script'],
           message: 'a scripted model needs a script (only scripted:demo has a built-in one)',
+        });
+      }
+      const provider = spec.assistant.model.slice(0, spec.assistant.model.indexOf(':'));
+      if (spec.assistant.settings.toolExposition === 'native' && !hasNativeToolSearch(provider)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['assistant', 'settings', 'toolExposition'],
+          message: `native tool search needs a provider that has one (${NATIVE_TOOL_SEARCH_PROVIDERS.join(', ')}); use auto or meta for ${provider || 'this model'}`,
         });
       }
       checkInputSize(spec, effective.maxInputBytes, context);

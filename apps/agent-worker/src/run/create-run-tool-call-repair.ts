@@ -1,0 +1,36 @@
+import { createToolCallRepair, type ToolCallRepairCandidate } from '@agentq/registry';
+import { activeSpan, type Logger } from '@agentq/shared';
+import type { LanguageModel, ToolCallRepairFunction, ToolSet } from 'ai';
+
+/**
+ * The run's tool-call repair, recording what it could not fix. A call of a tool the request did
+ * not offer (a name the model made up, or a deferred tool it never searched for) and input no
+ * fix made valid both go back to the model as a tool error, and the run carries on; each is
+ * recorded as a repair candidate: a warning in the run's log (run id, tool call id, tool name,
+ * reason) and an `agentq.tool_call.repair_candidate` event on the step's span.
+ */
+export function createRunToolCallRepair(options: {
+  model: LanguageModel;
+  logger: Logger;
+  abortSignal: AbortSignal | undefined;
+  /** Also told of each candidate. @default none */
+  onCandidate?: (candidate: ToolCallRepairCandidate) => void;
+}): ToolCallRepairFunction<ToolSet> {
+  return createToolCallRepair({
+    model: options.model,
+    logger: options.logger,
+    abortSignal: options.abortSignal,
+    onCandidate: (candidate) => {
+      options.logger.warn(
+        { repairCandidate: candidate },
+        'a tool call could not be repaired; the model got a tool error',
+      );
+      activeSpan()?.addEvent('agentq.tool_call.repair_candidate', {
+        'agentq.tool_call.id': candidate.toolCallId,
+        'agentq.tool_call.name': candidate.toolName,
+        'agentq.tool_call.repair_reason': candidate.reason,
+      });
+      options.onCandidate?.(candidate);
+    },
+  });
+}
