@@ -116,8 +116,8 @@ export const IMPORTS = {
     why: 'apps never import each other',
   },
   'apps/api': {
-    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/client'],
-    why: 'apps never import each other; knowledge bases are reached through the client',
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/client', '@agentq/mcp-connect'],
+    why: 'apps never import each other; knowledge bases are reached through the client, OAuth flows through mcp-connect',
   },
   'apps/cli': {
     allowed: WORKSPACES.filter((name) => name !== '@agentq/cli'),

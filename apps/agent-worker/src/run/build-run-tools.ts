@@ -106,22 +106,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
   const scope = { mcpToolIds: selected, settings: spec.assistant.settings };
   const selectedEntries = options.registry.selectActive(scope);
   const { entries, registry } = keepShownNames(selectedEntries, options.registry, options.shownNames ?? {});
-  const base: ToolSet = {};
-  const toolIdsByWireName = new Map<string, string>();
-  const schemaDigests = new Map<string, string>();
-  const wireNames: Record<string, string> = {};
-  for (const entry of entries) {
-    const tool = entry.forRun ? entry.forRun(scope) : entry.tool;
-    const note = entry.mcp ? freshness.get(entry.namespace) : undefined;
-    base[entry.name] = note === undefined ? tool : { ...tool, description: withNote(tool.description, note) };
-    if (entry.mcp) {
-      toolIdsByWireName.set(entry.name, entry.mcp.toolId);
-      schemaDigests.set(entry.name, entry.mcp.schemaDigest);
-      wireNames[entry.name] = entry.mcp.toolId;
-    } else {
-      schemaDigests.set(entry.name, digestOf(await asSchema(entry.tool.inputSchema).jsonSchema));
-    }
-  }
+  const { base, toolIdsByWireName, schemaDigests, wireNames } = await runToolSetOf(entries, scope, freshness);
   const codeMode = spec.assistant.settings.codeMode === true ? options.codeSandbox : undefined;
   const gated = applyRunApprovalPolicy(base, { requireFor: spec.approval.requireFor, toolIdsByWireName });
   const allTools = options.wrap(gated);
@@ -251,4 +236,34 @@ function unavailableWarnings(servers: readonly ServerFreshness[]): RunWarning[] 
       },
     ];
   });
+}
+
+/** The run's own tools (freshness notes added) with their MCP tool ids, schema digests and wire names. */
+async function runToolSetOf(
+  entries: ReadonlyArray<ToolEntry>,
+  scope: Parameters<NonNullable<ToolEntry['forRun']>>[0],
+  freshness: ReadonlyMap<string, string>,
+): Promise<{
+  base: ToolSet;
+  toolIdsByWireName: Map<string, string>;
+  schemaDigests: Map<string, string>;
+  wireNames: Record<string, string>;
+}> {
+  const base: ToolSet = {};
+  const toolIdsByWireName = new Map<string, string>();
+  const schemaDigests = new Map<string, string>();
+  const wireNames: Record<string, string> = {};
+  for (const entry of entries) {
+    const tool = entry.forRun ? entry.forRun(scope) : entry.tool;
+    const note = entry.mcp ? freshness.get(entry.namespace) : undefined;
+    base[entry.name] = note === undefined ? tool : { ...tool, description: withNote(tool.description, note) };
+    if (entry.mcp) {
+      toolIdsByWireName.set(entry.name, entry.mcp.toolId);
+      schemaDigests.set(entry.name, entry.mcp.schemaDigest);
+      wireNames[entry.name] = entry.mcp.toolId;
+    } else {
+      schemaDigests.set(entry.name, digestOf(await asSchema(entry.tool.inputSchema).jsonSchema));
+    }
+  }
+  return { base, toolIdsByWireName, schemaDigests, wireNames };
 }
