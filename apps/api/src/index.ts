@@ -1,11 +1,8 @@
-export { API_VERSION, apiRoutes, buildApi } from './build-api.js';
+export { buildApi } from './build-api.js';
 export type { BuildApiOptions } from './build-api.js';
 export { startApi } from './start-api.js';
 export type { RunningApi, StartApiOptions } from './start-api.js';
-export { buildOpenApiDocument } from './openapi/build-openapi-document.js';
-export { createApiMetrics } from './metrics/create-api-metrics.js';
 export type { ApiMetrics, ApiMetricsOptions } from './metrics/create-api-metrics.js';
-export { errorResponse } from './http/error-response.js';
 export type { ErrorBody } from './http/error-response.js';
 export type { ApiRoute } from './http/api-route.js';
 export { routeTable } from './auth/route-access.js';

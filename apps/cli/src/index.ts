@@ -1,13 +1,7 @@
 export { runCli } from './run-cli.js';
-export { CLI_VERSION, buildProgram } from './build-program.js';
-export { EXIT_CODES, exitCodeFor } from './exit-codes.js';
-export { processIo } from './cli-io.js';
+export { buildProgram } from './build-program.js';
+export { EXIT_CODES } from './exit-codes.js';
 export type { CliIo } from './cli-io.js';
-export { DEMO_PROMPT, demoRunSpec } from './dev/demo-run-spec.js';
-export { findRedis } from './dev/find-redis.js';
 export type { DevRedis } from './dev/find-redis.js';
-export { pickDefaultModel } from './dev/pick-default-model.js';
-export { runSpecFromOptions } from './commands/run-command.js';
 export type { RunCommandOptions } from './commands/run-command.js';
-export { definitionFromOptions } from './commands/servers-command.js';
 export type { AddServerOptions } from './commands/servers-command.js';

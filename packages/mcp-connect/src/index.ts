@@ -6,8 +6,7 @@ export type {
   PreparedConnectOptions,
   PreparedServerConnection,
 } from './connect/prepare-server-connection.js';
-export { shouldFallBackToSse } from './connect/should-fall-back-to-sse.js';
-export { listServerTools, MAX_LIST_PAGES } from './requests/list-server-tools.js';
+export { listServerTools } from './requests/list-server-tools.js';
 export type { ListServerToolsOptions } from './requests/list-server-tools.js';
 export { callServerTool } from './requests/call-server-tool.js';
 export type { CallServerToolOptions, McpToolCallResult } from './requests/call-server-tool.js';
@@ -16,7 +15,5 @@ export type { McpConnectErrorOptions } from './errors/mcp-connect-error.js';
 export { MCP_ERROR_CODES } from './errors/mcp-error-codes.js';
 export type { McpErrorCode } from './errors/mcp-error-codes.js';
 export { messageOf } from './errors/describe-sdk-error.js';
-export { childEnvironment } from './transports/child-environment.js';
-export { STDERR_CAP } from './transports/stderr-capture.js';
 export { startAuthorization, takeAuthorizationFlow } from './auth/authorize-server.js';
 export type { OAuthRequestOptions } from './auth/authorize-server.js';

@@ -1,5 +1,5 @@
 export { AgentqError } from './errors/agentq-error.js';
-export { ERROR_CODES, EXIT_CODES, errorCodeInfo, isErrorCode } from './errors/error-codes.js';
+export { ERROR_CODES, EXIT_CODES, errorCodeInfo } from './errors/error-codes.js';
 export type { ErrorCode, ErrorCodeInfo } from './errors/error-codes.js';
 export { isParkedError, isRetryable, parkedError, toBullmqError, withBullmqErrors } from './errors/to-bullmq-error.js';
 export type { BullmqErrorContext } from './errors/to-bullmq-error.js';
@@ -11,34 +11,21 @@ export { ValidationError } from './errors/validation-error.js';
 export type { ValidationIssue } from './errors/validation-error.js';
 
 export { keyPrefix, untaggedPrefix } from './config/key-prefix.js';
-export { DEFAULT_CLUSTER_RUN_SHARDS, defaultRunShardCount, MAX_RUN_SHARDS } from './config/run-shard-count.js';
+export { defaultRunShardCount, MAX_RUN_SHARDS } from './config/run-shard-count.js';
 export { configVariables } from './config/config-variables.js';
 export type { ConfigVariable } from './config/config-variables.js';
 export { apiBaseUrlOf, loadConfig, secretValuesOf } from './config/load-config.js';
 export type { Config } from './config/load-config.js';
-export { API_SCOPES, DEFAULT_TOKEN_NAME, apiTokensSchema, parseApiTokens } from './config/parse-api-tokens.js';
+export { API_SCOPES, DEFAULT_TOKEN_NAME } from './config/parse-api-tokens.js';
 export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
 
-export {
-  isOfRunIncarnation,
-  newRunIncarnation,
-  runIncarnationOf,
-  runIncarnationSchema,
-} from './runs/run-incarnation.js';
+export { isOfRunIncarnation, newRunIncarnation, runIncarnationOf } from './runs/run-incarnation.js';
 
 export { QUEUE_NAMES } from './queues/queue-names.js';
 export type { QueueName } from './queues/queue-names.js';
 export { defaultRunJobOptions, kbIngestJobOptions, refreshJobOptions } from './queues/default-job-options.js';
 
-export {
-  isAlwaysAsk,
-  serverAuthSchema,
-  serverDefinitionSchema,
-  serverDisplayName,
-  serverIdSchema,
-  serverTimeoutsSchema,
-  transportSchema,
-} from './schemas/server-definition.js';
+export { isAlwaysAsk, serverDefinitionSchema, serverDisplayName, serverIdSchema } from './schemas/server-definition.js';
 export type {
   ServerAuth,
   ServerDefinition,
@@ -49,7 +36,6 @@ export {
   catalogCacheScopeSchema,
   catalogEntrySchema,
   catalogReadBySchema,
-  catalogStateSchema,
   AUTH_CATALOG_STATES,
   isAuthCatalogState,
   catalogStatusSchema,
@@ -69,29 +55,15 @@ export type {
 } from './schemas/catalog.js';
 export { refreshJobSchema, refreshReasonSchema, serverChangeEventSchema } from './schemas/refresh-job.js';
 export type { RefreshJob, RefreshReason, ServerChangeEvent } from './schemas/refresh-job.js';
-export {
-  hasNativeToolSearch,
-  isModelProvider,
-  MODEL_PROVIDERS,
-  NATIVE_TOOL_SEARCH_PROVIDERS,
-  TOOL_EXPOSITIONS,
-} from './schemas/model-providers.js';
+export { isModelProvider, MODEL_PROVIDERS } from './schemas/model-providers.js';
 export type { ModelProvider, ToolExposition } from './schemas/model-providers.js';
 export {
-  approvalPolicySchema,
   assistantSchema,
   createRunSpecSchema,
   defaultRunSpecLimits,
-  inputMessageSchema,
-  KNOWLEDGE_BASE_NAME_PATTERN,
   knowledgeBaseNameSchema,
   runSpecLimitsOf,
-  mcpToolIdSchema,
-  modelIdSchema,
-  modelSettingsSchema,
   runSpecSchema,
-  scriptStepSchema,
-  webSearchProviderSchema,
 } from './schemas/run-spec.js';
 export type {
   ApprovalPolicy,
@@ -104,35 +76,25 @@ export type {
   ScriptStep,
   WebSearchProviderName,
 } from './schemas/run-spec.js';
-export { findProvenanceIssues } from './schemas/input-message-provenance.js';
 export type { ProvenanceIssue } from './schemas/input-message-provenance.js';
-export {
-  runResultSchema,
-  runWarningSchema,
-  stepRecordSchema,
-  toolCallRecordSchema,
-  usageSchema,
-} from './schemas/run-result.js';
+export { runResultSchema } from './schemas/run-result.js';
 export type { RunResult, RunWarning, StepRecord, ToolCallRecord, Usage } from './schemas/run-result.js';
 export {
   approvalJobSchema,
   approvalResultSchema,
   decisionInputSchema,
-  decisionPathSchema,
   decisionRecordSchema,
 } from './schemas/approval.js';
 export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionPath, DecisionRecord } from './schemas/approval.js';
 export {
   kbChunkSchema,
   kbDefinitionSchema,
-  kbDocumentKindSchema,
   kbDocumentSchema,
   kbIngestJobSchema,
   kbIngestResultSchema,
   kbManifestSchema,
   kbNameSchema,
   kbSourceOriginSchema,
-  kbSourceSchema,
   kbUpdatedEventSchema,
 } from './schemas/kb.js';
 export type {
@@ -147,21 +109,14 @@ export type {
   KbSourceOrigin,
   KbUpdatedEvent,
 } from './schemas/kb.js';
-export { pendingApprovalSchema, recordedToolResultSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
+export { recordedToolResultSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
 export type { PendingApproval, RecordedToolResult, RunCheckpoint } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
 export { SERVER_CATALOG_STATES, serverCatalogStateOf } from './catalog/server-catalog-state.js';
 export type { ServerCatalogState } from './catalog/server-catalog-state.js';
-export { resolveSecretPlaceholders, resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';
-export {
-  maskSecretValues,
-  maskSecretsDeep,
-  maskServerError,
-  MAX_SERVER_ERROR_LENGTH,
-  SECRET_MASK,
-  secretValueVariants,
-} from './servers/mask-secret-values.js';
+export { resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';
+export { maskSecretValues, maskSecretsDeep, maskServerError, SECRET_MASK } from './servers/mask-secret-values.js';
 export { allowListedSecretValues, createSecretValueSet } from './servers/secret-value-set.js';
 export type { SecretValueSet } from './servers/secret-value-set.js';
 export type {
@@ -170,25 +125,13 @@ export type {
   ResolveSecretSettingOptions,
   ResolveSecretsOptions,
 } from './servers/resolve-secrets.js';
-export {
-  hostMatchesPattern,
-  isAllowedSecretName,
-  isReservedSecretName,
-  SECRET_PREFIX,
-  secretPolicyFromEnv,
-} from './servers/secret-policy.js';
 export type { SecretPolicy } from './servers/secret-policy.js';
-export {
-  checkServerDefinition,
-  placeholderUses,
-  serverPolicyFromEnv,
-  serverPolicyOf,
-} from './servers/server-policy.js';
+export { checkServerDefinition, serverPolicyFromEnv, serverPolicyOf } from './servers/server-policy.js';
 export type { PlaceholderUse, ServerOrigin, ServerPolicy } from './servers/server-policy.js';
 export { readRunSpecFile } from './schemas/read-run-spec-file.js';
 
-export { canonicalJson, digestOf } from './json/canonical-json.js';
-export { matchGlob, matchesAnyGlob } from './patterns/match-glob.js';
+export { digestOf } from './json/canonical-json.js';
+export { matchGlob } from './patterns/match-glob.js';
 export { parseWith, safeParseJson } from './json/safe-parse-json.js';
 export type { SafeParseJsonResult } from './json/safe-parse-json.js';
 
@@ -209,23 +152,20 @@ export type { HealthListener, HealthListenerOptions } from './net/start-health-l
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit } from './net/create-guarded-fetch.js';
 export { assertSecretHosts, dropSecretHeaders } from './net/egress-secret.js';
 export type { EgressSecret } from './net/egress-secret.js';
-export { hostPatternOf, isAllowedHost, normalizeHostPattern } from './net/is-allowed-host.js';
+export { hostPatternOf } from './net/is-allowed-host.js';
 export { capResponseBody, readCappedBody } from './net/read-capped-body.js';
 export type { CappedBodyOptions } from './net/read-capped-body.js';
-export { isPrivateAddress } from './net/is-private-address.js';
 
 export {
   contextFromTrace,
   traceContextFromSpanContext,
   traceContextOf,
-  traceContextSchema,
   withoutTrace,
 } from './telemetry/trace-context.js';
 export type { TraceContext } from './telemetry/trace-context.js';
 export {
   activeContext,
   activeSpan,
-  AGENTQ_TRACER_NAME,
   agentqTracer,
   recordSpanError,
   ROOT_CONTEXT,
@@ -235,13 +175,13 @@ export {
 export type { Attributes, Context, Span, Tracer, WithSpanOptions } from './telemetry/agentq-tracer.js';
 export { contextWithSpan, reparentingTracer } from './telemetry/reparenting-tracer.js';
 export type { ReparentingTracerOptions } from './telemetry/reparenting-tracer.js';
-export { isTelemetryRequested, isTracingActive, startTelemetry } from './telemetry/start-telemetry.js';
+export { isTracingActive, startTelemetry } from './telemetry/start-telemetry.js';
 export type { StartTelemetryOptions, Telemetry } from './telemetry/start-telemetry.js';
 export type { KbListing, KbSearchHit, KnowledgeBaseReader } from './kb/knowledge-base-reader.js';
 
-export { analyzeText, normalizeName, SEARCH_LEXICON } from './search/analyze-text.js';
+export { analyzeText, normalizeName } from './search/analyze-text.js';
 export type { AnalyzerSide } from './search/analyze-text.js';
-export { BM25_DEFAULT_B, BM25_K1, bm25Idf, bm25LengthNorm, bm25TermScore } from './search/bm25.js';
+export { bm25Idf, bm25LengthNorm, bm25TermScore } from './search/bm25.js';
 export { Bm25Index } from './search/bm25-index.js';
 export type { Bm25Match } from './search/bm25-index.js';
-export { forEachTermCount, termCounts } from './search/term-counts.js';
+export { termCounts } from './search/term-counts.js';

@@ -26,22 +26,14 @@ export type {
 } from './catalog/catalog-store.js';
 export { Lease } from './leases/lease.js';
 export type { LeaseOptions } from './leases/lease.js';
-export { bullmqKeys, entityScope, keyNames, refreshLockKey, runStateKeys } from './keys.js';
-export { HASH_SLOTS, hashSlot } from './redis/hash-slot.js';
+export { keyNames, refreshLockKey, runStateKeys } from './keys.js';
 export { pipelineBySlot } from './redis/pipeline-by-slot.js';
 export { subscribeToChannels } from './redis/subscribe-to-channels.js';
 export type { ChannelSubscription } from './redis/subscribe-to-channels.js';
 export type { PipelineReply, SlotCommand } from './redis/pipeline-by-slot.js';
-export {
-  approvalIdFor,
-  approvalShardIndex,
-  RunShardRouter,
-  runRoutingKey,
-  runShardIndex,
-  runShardTag,
-} from './redis/run-shards.js';
+export { approvalIdFor, approvalShardIndex, RunShardRouter } from './redis/run-shards.js';
 export type { RunShard, RunShardRouterOptions } from './redis/run-shards.js';
-export { deleteRunState, expireRunState, FINISHED_RUN_TTL_SECONDS } from './runs/run-state-lifecycle.js';
+export { deleteRunState, expireRunState } from './runs/run-state-lifecycle.js';
 export type { RunStateOptions } from './runs/run-state-lifecycle.js';
 export { RunStore } from './runs/run-store.js';
 export type {
@@ -52,14 +44,9 @@ export type {
   ToolCallClaim,
 } from './runs/run-store.js';
 export type { KeyNames } from './keys.js';
-export {
-  isForcedRefreshReason,
-  refreshAnswersLaterRequests,
-  refreshDeduplicationId,
-  requestRefresh,
-} from './queues/request-refresh.js';
+export { isForcedRefreshReason, refreshAnswersLaterRequests, requestRefresh } from './queues/request-refresh.js';
 export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
-export { ServerStore, parseServerChangeEvent, readServersFile } from './servers/server-store.js';
+export { ServerStore, parseServerChangeEvent } from './servers/server-store.js';
 export { ServerSessions } from './servers/server-sessions.js';
 export { CachedSessionGenerations } from './servers/cached-session-generations.js';
 export type { CachedSessionGenerationsOptions } from './servers/cached-session-generations.js';
@@ -85,7 +72,6 @@ export type {
 export { redisAnswers } from './redis/redis-answers.js';
 export { inspectRedis } from './redis/inspect-redis.js';
 export type { RedisInspection } from './redis/inspect-redis.js';
-export { defineStoreScripts, runStoreScript } from './scripts/store-scripts.js';
 export {
   countLiveWarmers,
   pruneDeadWarmers,
@@ -97,5 +83,5 @@ export type { WarmerHealth, WarmerRecord } from './warmers/warmer-health.js';
 export { parseRefreshDelegation, RefreshDelegation } from './warmers/refresh-delegation.js';
 export { AdminSessionRecords } from './admin/admin-session-records.js';
 export type { AdminSessionRecord } from './admin/admin-session-records.js';
-export { OAuthTokenStore, storedOAuthStateSchema } from './oauth/oauth-token-store.js';
+export { OAuthTokenStore } from './oauth/oauth-token-store.js';
 export type { OAuthKeyNames, OAuthTokenStoreOptions, StoredOAuthState } from './oauth/oauth-token-store.js';
