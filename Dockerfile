@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 COPY packages/shared/package.json packages/shared/
 COPY packages/store/package.json packages/store/
 COPY packages/registry/package.json packages/registry/
+COPY packages/models/package.json packages/models/
 COPY packages/builtin-tools/package.json packages/builtin-tools/
 COPY packages/client/package.json packages/client/
 COPY packages/mcp-connect/package.json packages/mcp-connect/

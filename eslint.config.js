@@ -39,6 +39,7 @@ export const WORKSPACES = [
   '@agentq/store',
   '@agentq/code-sandbox',
   '@agentq/registry',
+  '@agentq/models',
   '@agentq/builtin-tools',
   '@agentq/kb',
   '@agentq/client',
@@ -73,7 +74,13 @@ export const IMPORTS = {
   },
   'packages/registry': {
     allowed: ['@agentq/shared', '@agentq/store'],
-    why: 'the registry never opens a connection: it calls MCP tools through the caller it is given',
+    alsoRefused: ['@ai-sdk/*'],
+    why: 'the registry never opens a connection or builds a provider: it calls MCP tools through the caller it is given, and embeds with the embedder it is given',
+  },
+  'packages/models': {
+    allowed: ['@agentq/shared', '@agentq/registry'],
+    alsoRefused: ['bullmq', 'ioredis', '@modelcontextprotocol/*'],
+    why: 'the model and embedding providers, built from configuration',
   },
   'packages/builtin-tools': {
     allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/kb'],
@@ -96,7 +103,7 @@ export const IMPORTS = {
     why: 'the MCP connection layer sits on shared and the MCP SDK only',
   },
   'apps/catalog-warmer': {
-    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/mcp-connect'],
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/registry', '@agentq/models', '@agentq/mcp-connect'],
     why: 'apps never import each other',
   },
   'apps/agent-worker': {
@@ -104,6 +111,7 @@ export const IMPORTS = {
       '@agentq/shared',
       '@agentq/store',
       '@agentq/registry',
+      '@agentq/models',
       '@agentq/builtin-tools',
       '@agentq/mcp-connect',
       '@agentq/kb',

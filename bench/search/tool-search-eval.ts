@@ -6,7 +6,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   assignMcpWireNames,
-  createEmbedder,
   createMcpToolEntry,
   createMetaTools,
   createQueryEmbedder,
@@ -17,6 +16,7 @@ import {
   type McpToolCaller,
   type ToolEntry,
 } from '@agentq/registry';
+import { createEmbedder } from '@agentq/models';
 import {
   catalogToolSchema,
   serverDefinitionSchema,

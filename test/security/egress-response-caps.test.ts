@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createWebSearch } from '@agentq/builtin-tools';
 import { connectMcpServer } from '@agentq/mcp-connect';
-import { createEmbedder } from '@agentq/registry';
+import { createEmbedder } from '@agentq/models';
 import { loadConfig, serverDefinitionSchema, silentLogger } from '@agentq/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fetchErrorCode } from '../helpers/fetch-error-code.js';

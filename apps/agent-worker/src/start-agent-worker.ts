@@ -4,12 +4,12 @@ import { registerBuiltinTools, type KnowledgeBaseReader } from '@agentq/builtin-
 import { createCodeSandbox } from '@agentq/code-sandbox';
 import {
   createCatalogReader,
-  createEmbedder,
   createQueryEmbedder,
   createToolVectorStore,
   ToolRegistry,
   type ToolExecSandbox,
 } from '@agentq/registry';
+import { createEmbedder } from '@agentq/models';
 import {
   AgentqError,
   allowListedSecretValues,

@@ -29,7 +29,8 @@ import {
   type WarmerRecord,
 } from '@agentq/store';
 import { OAuthTokenStore } from '@agentq/store';
-import { createCatalogToolEmbedding, createEmbedder, createToolVectorStore } from '@agentq/registry';
+import { createCatalogToolEmbedding, createToolVectorStore } from '@agentq/registry';
+import { createEmbedder } from '@agentq/models';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';

@@ -60,8 +60,7 @@ export type { ApprovalGateContext } from './approval/is-approval-gated.js';
 export { createToolCallRepair } from './repair/create-tool-call-repair.js';
 export type { CreateToolCallRepairOptions, ToolCallRepairCandidate } from './repair/create-tool-call-repair.js';
 
-export { createEmbedder } from './embedding/create-embedder.js';
-export type { CreateEmbedderOptions, Embedder, EmbedderConfig } from './embedding/create-embedder.js';
+export type { Embedder } from './embedding/embedder.js';
 export { createQueryEmbedder } from './embedding/create-query-embedder.js';
 export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
 // The vector record lives in @agentq/store; it is offered here too, beside the embedding code that uses it.

@@ -1,4 +1,4 @@
-import type { Embedder } from './create-embedder.js';
+import type { Embedder } from './embedder.js';
 
 /** Options of {@link createQueryEmbedder}. */
 export interface CreateQueryEmbedderOptions {

@@ -1,5 +1,5 @@
 import type { CatalogTool, Logger } from '@agentq/shared';
-import type { Embedder } from './create-embedder.js';
+import type { Embedder } from './embedder.js';
 import { toolEmbeddingDigest, toolEmbeddingText } from './tool-embedding-text.js';
 import type { ToolVectorStore } from '@agentq/store';
 

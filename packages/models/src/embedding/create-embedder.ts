@@ -1,15 +1,8 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { AgentqError, capResponseBody, createGuardedFetch, hostPatternOf, type Config } from '@agentq/shared';
+import type { Embedder } from '@agentq/registry';
 import { embedMany, type EmbeddingModel } from 'ai';
-
-/** Turns texts into vectors with one embedding model. */
-export interface Embedder {
-  /** The configured model, `provider:model`; part of every stored vector's key. */
-  readonly modelId: string;
-  /** One vector per text, in order. Throws when the model cannot be reached. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
-}
 
 /** The settings {@link createEmbedder} reads. */
 export type EmbedderConfig = Pick<

@@ -1,7 +1,7 @@
 import { AgentqError } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { createEmbedder } from './create-embedder.js';
-import { createQueryEmbedder } from './create-query-embedder.js';
+import { createQueryEmbedder } from '@agentq/registry';
 
 const none = {
   embeddingModel: undefined,
