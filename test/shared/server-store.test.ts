@@ -12,6 +12,7 @@ import {
 } from '@agentq/shared';
 import { ServerStore, keyNames, parseServerChangeEvent } from '@agentq/store';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { eventually } from '../helpers/eventually.js';
 
 const everything: ServerDefinitionInput = {
   id: 'everything',
@@ -35,14 +36,6 @@ function file(name: string, text: string): string {
   const path = join(directory, name);
   writeFileSync(path, text);
   return path;
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt += 1) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 let context: TestContext;
@@ -173,7 +166,7 @@ describe('ServerStore change events', () => {
       file('events.yaml', 'servers:\n  - id: memory\n    transport: { type: stdio, command: m }\n'),
     );
 
-    await until(() => events.length >= 6, 'six change events');
+    await eventually(() => events.length >= 6, 'six change events');
     expect(events).toEqual([
       { type: 'put', serverId: 'everything', definitionHash: firstHash },
       { type: 'put', serverId: 'everything', definitionHash: definitionHash(second), previousHash: firstHash },
@@ -214,7 +207,7 @@ describe('ServerStore concurrent puts', () => {
         transport: { type: 'stdio' as const, command: `cmd-${index}` },
       }));
       await Promise.all(writes.map((write) => store.put(write)));
-      await until(() => events.length >= writes.length, 'one event per put');
+      await eventually(() => events.length >= writes.length, 'one event per put');
       // Replaying the events in order must walk from "new" through each written hash exactly once.
       let current: string | undefined;
       for (const event of events) {

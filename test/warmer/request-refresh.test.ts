@@ -3,6 +3,7 @@ import { requestRefresh } from '@agentq/store';
 import { Queue, Worker, type Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { eventually } from '../helpers/eventually.js';
 
 // The dedupe promise of `requestRefresh` rests on BullMQ's `keepLastIfActive`; pin it on a real
 // Redis so that a BullMQ upgrade that changes it fails here.
@@ -21,14 +22,6 @@ afterEach(async () => {
   await queue.close();
   await ctx.close();
 });
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('requestRefresh on a real queue', () => {
   it('collapses a burst for a waiting server into one job', async () => {
@@ -55,13 +48,16 @@ describe('requestRefresh on a real queue', () => {
       { connection: ctx.redis.duplicate({ maxRetriesPerRequest: null }), prefix: ctx.prefix, concurrency: 4 },
     );
     await requestRefresh(queue, { serverId: 'docs', reason: 'list-changed' });
-    await until(() => release !== undefined);
+    await eventually(() => release !== undefined, 'the first job to start');
     for (let index = 0; index < 10; index += 1) {
       await requestRefresh(queue, { serverId: 'docs', reason: 'list-changed' });
     }
     expect(await queue.getJobCounts('waiting', 'active')).toEqual({ waiting: 0, active: 1 });
     release?.();
-    await until(async () => started.length === 2 && (await queue.getJobCounts('completed')).completed === 2);
+    await eventually(
+      async () => started.length === 2 && (await queue.getJobCounts('completed')).completed === 2,
+      'both jobs to complete',
+    );
     // Give a stray third job a chance to show up before asserting there is none.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(started).toHaveLength(2);
@@ -80,13 +76,13 @@ describe('requestRefresh on a real queue', () => {
       { connection: ctx.redis.duplicate({ maxRetriesPerRequest: null }), prefix: ctx.prefix, concurrency: 4 },
     );
     await requestRefresh(queue, { serverId: 'docs', reason: 'first-seen' });
-    await until(() => release !== undefined);
+    await eventually(() => release !== undefined, 'the first job to start');
     await Promise.all(
       Array.from({ length: 20 }, () => requestRefresh(queue, { serverId: 'docs', reason: 'first-seen' })),
     );
     expect(await queue.getJobCounts('waiting', 'active')).toEqual({ waiting: 0, active: 1 });
     release?.();
-    await until(async () => (await queue.getJobCounts('completed')).completed === 1);
+    await eventually(async () => (await queue.getJobCounts('completed')).completed === 1, 'the job to complete');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(started).toHaveLength(1);
   });
