@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AgentqError, safeParseJson } from '@agentq/shared';
+import { runStoreScript } from '../scripts/store-scripts.js';
 import type { KeyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { z } from 'zod';
@@ -126,14 +127,7 @@ export class OAuthTokenStore {
         return await refresh();
       } finally {
         // Released only by its owner: a lease that expired and was taken by another stays theirs.
-        await this.redis
-          .eval(
-            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
-            1,
-            key,
-            owner,
-          )
-          .catch(() => undefined);
+        await runStoreScript(this.redis, 'leaseRelease', [key], [owner]).catch(() => undefined);
       }
     }
     const deadline = Date.now() + this.refreshLeaseMs;
