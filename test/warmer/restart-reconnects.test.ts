@@ -5,10 +5,9 @@ import { McpClientPool } from '@agentq/agent-worker';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import { resolveWarmerTimings } from '@agentq/catalog-warmer';
 import { silentLogger, type ServerDefinition } from '@agentq/shared';
-import { ServerSessions } from '@agentq/store';
+import { CachedSessionGenerations, ServerSessions } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CachedSessionGenerations } from '../../apps/agent-worker/src/mcp/cached-session-generations.js';
 import { fixtureStdioTransport, processAlive, readPids } from '../fixtures/mcp/spawn-fixture.js';
 import { createWarmerHarness, liveWarmerIds, waitFor, type WarmerHarness } from './warmer-harness.js';
 

@@ -2,7 +2,7 @@ import { silentLogger } from '@agentq/shared';
 import { keyNames, ServerSessions, type SessionGenerationReader } from '@agentq/store';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CachedSessionGenerations } from '../../apps/agent-worker/src/mcp/cached-session-generations.js';
+import { CachedSessionGenerations } from '@agentq/store';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
 // Long enough that only a notification (or a dropped subscription) can make a cached value go.
