@@ -8,13 +8,14 @@ import {
   AgentqError,
   digestOf,
   QUEUE_NAMES,
-  runCheckpointSchema,
   runResultSchema,
+  silentLogger,
   type ApprovalJob,
+  type RunCheckpoint,
   type RunResult,
   type RunSpecInput,
 } from '@agentq/shared';
-import { keyNames, readApprovalRecord } from '@agentq/store';
+import { keyNames, readApprovalRecord, RunStore } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPendingApprovals } from '../../packages/client/src/approvals/index.js';
@@ -326,20 +327,23 @@ describe('an approval replayed onto a new run with the same id (hole 2)', () => 
     const [pending] = await parked(runId, 1);
     // Between the request and the decision, the checkpoint is rewritten to other arguments, with
     // a matching digest in its own copy of the pending approval.
-    const key = keyNames(ctx.prefix).run(runId);
-    const checkpoint = runCheckpointSchema.parse(JSON.parse((await ctx.redis.get(key)) as string));
+    const store = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+    const checkpoint = (await store.read(runId)) as RunCheckpoint;
     const tampered = { note: 'tampered' };
-    for (const message of checkpoint.messages) {
-      if (!Array.isArray(message.content)) continue;
-      for (const part of message.content as Array<Record<string, unknown>>) {
-        if (part.type === 'tool-call' && part.toolCallId === pending?.toolCallId) part.input = tampered;
-      }
-    }
-    checkpoint.pendingApprovals = checkpoint.pendingApprovals.map((each) => ({
-      ...each,
-      argsDigest: digestOf(tampered),
-    }));
-    await ctx.redis.set(key, JSON.stringify(checkpoint));
+    const messages = checkpoint.messages.map((message) =>
+      Array.isArray(message.content)
+        ? {
+            ...message,
+            content: (message.content as Array<Record<string, unknown>>).map((part) =>
+              part.type === 'tool-call' && part.toolCallId === pending?.toolCallId
+                ? { ...part, input: tampered }
+                : part,
+            ),
+          }
+        : message,
+    );
+    const pendingApprovals = checkpoint.pendingApprovals.map((each) => ({ ...each, argsDigest: digestOf(tampered) }));
+    await store.write({ ...checkpoint, messages, pendingApprovals });
 
     expect(await paths.client().decide(pending?.approvalId as string, true)).toEqual({});
     const result = await resultOf(runId);

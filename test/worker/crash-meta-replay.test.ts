@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCheckpointSchema, runResultSchema, type RunSpecInput } from '@agentq/shared';
-import { keyNames } from '@agentq/store';
+import { runResultSchema, silentLogger, type RunSpecInput } from '@agentq/shared';
+import { keyNames, RunStore } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
@@ -74,8 +74,8 @@ describe('kill -9 between a meta tool result and its checkpoint', () => {
     // The journal holds the meta tool's result; the checkpoint is still at step 0.
     const journal = await ctx.redis.hlen(keyNames(ctx.prefix).runToolResults(runId));
     expect(journal).toBe(1);
-    const checkpointText = await ctx.redis.get(keyNames(ctx.prefix).run(runId));
-    if (checkpointText !== null) expect(runCheckpointSchema.parse(JSON.parse(checkpointText)).step).toBe(0);
+    const checkpoint = await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read(runId);
+    if (checkpoint !== null) expect(checkpoint.step).toBe(0);
 
     await spawn();
     const finished = await waitForJob(queue, runId, 60_000);

@@ -13,7 +13,7 @@ import {
   waitForJob,
 } from './helpers/worker-harness.js';
 
-// The checkpoint and the tool-result journal of a run live and die together, whatever way the
+// The checkpoint, the tool-result journal and the step log of a run live and die together, whatever way the
 // run ends: completed (TTL), failed for good (TTL), cancelled (deleted).
 describe('run state lifecycle', () => {
   let ctx: TestContext;
@@ -21,12 +21,15 @@ describe('run state lifecycle', () => {
   let queue: Queue;
   let worker: AgentWorker | undefined;
 
-  /** Leaves the state an earlier attempt of `runId` would have left: a checkpoint and a journal. */
-  async function seedRunState(runId: string): Promise<[string, string]> {
-    const [checkpointKey, journalKey] = runStateKeys(keyNames(ctx.prefix), runId);
+  /** Leaves the state an earlier attempt of `runId` would have left: a head, a journal and a step log. */
+  async function seedRunState(runId: string): Promise<string[]> {
+    const keys = runStateKeys(keyNames(ctx.prefix), runId);
+    const [checkpointKey, journalKey, messagesKey, stepsKey] = keys;
     await ctx.redis.set(checkpointKey, '{"runId":"seeded"}');
     await ctx.redis.hset(journalKey, 'call-1', '{"ok":true,"output":"done"}');
-    return [checkpointKey, journalKey];
+    await ctx.redis.rpush(messagesKey, '{"role":"user","content":"hello"}');
+    await ctx.redis.rpush(stepsKey, '{"step":0}');
+    return keys;
   }
 
   beforeAll(() => {
@@ -46,7 +49,7 @@ describe('run state lifecycle', () => {
       input: { prompt: 'hello' },
     });
     const keys = await seedRunState(runId);
-    expect(await ctx.redis.exists(...keys)).toBe(2);
+    expect(await ctx.redis.exists(...keys)).toBe(4);
     await client.cancelRun(runId);
     expect(await ctx.redis.exists(...keys)).toBe(0);
   });
@@ -54,7 +57,7 @@ describe('run state lifecycle', () => {
   it('gives the checkpoint and the journal of a run that failed for good their TTL', async () => {
     worker = await startTestWorker({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
     const keys = await seedRunState('doomed');
-    expect(await ctx.redis.ttl(keys[0])).toBe(-1);
+    expect(await ctx.redis.ttl(keys[0] as string)).toBe(-1);
     await enqueueRaw(queue, { runId: 'doomed', data: { assistant: { model: 'no colon' }, input: { prompt: 'x' } } });
     expect((await waitForJob(queue, 'doomed')).state).toBe('failed');
     const ttls = await eventually(async () => {

@@ -23,6 +23,7 @@ import {
 } from '@agentq/shared';
 import {
   CachedSessionGenerations,
+  CatalogStore,
   createRedisConnection,
   expireRunState,
   keyNames,
@@ -144,6 +145,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       await requestRefresh(refreshQueue, { serverId, reason: 'first-seen' });
     },
   });
+  // The snapshots of the catalog versions runs were shown live under the deployment's prefix.
+  const catalog = new CatalogStore({ redis: connection, prefix, logger });
   // Every secret this process holds or resolves is masked out of tool results: a tool that echoes
   // a header, a key or a URL must not hand it to the journal, the checkpoint or the model.
   const secrets = createSecretValueSet([...secretValuesOf(config), ...allowListedSecretValues(env)]);
@@ -212,6 +215,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       shardIndex: shard.index,
       registry,
       reader,
+      catalog,
       caller: pool,
       models,
       approvalsQueue: approvalsQueueOf(shard),

@@ -20,6 +20,7 @@ export { API_SCOPES, DEFAULT_TOKEN_NAME } from './config/parse-api-tokens.js';
 export type { ApiScope, ApiToken } from './config/parse-api-tokens.js';
 
 export { isOfRunIncarnation, newRunIncarnation, runIncarnationOf } from './runs/run-incarnation.js';
+export { answeredToolCallIds, summarizeToolCalls } from './runs/summarize-tool-calls.js';
 
 export { QUEUE_NAMES } from './queues/queue-names.js';
 export type { QueueName } from './queues/queue-names.js';
@@ -109,8 +110,14 @@ export type {
   KbSourceOrigin,
   KbUpdatedEvent,
 } from './schemas/kb.js';
-export { recordedToolResultSchema, runCheckpointSchema } from './schemas/run-checkpoint.js';
-export type { PendingApproval, RecordedToolResult, RunCheckpoint } from './schemas/run-checkpoint.js';
+export {
+  recordedToolResultSchema,
+  runCheckpointSchema,
+  runHeadSchema,
+  runLogMessageSchema,
+  runLogStepSchema,
+} from './schemas/run-checkpoint.js';
+export type { PendingApproval, RecordedToolResult, RunCheckpoint, RunHead } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
 export { SERVER_CATALOG_STATES, serverCatalogStateOf } from './catalog/server-catalog-state.js';

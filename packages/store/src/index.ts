@@ -38,6 +38,7 @@ export type { RunStateOptions } from './runs/run-state-lifecycle.js';
 export { RunStore } from './runs/run-store.js';
 export type {
   CheckpointSideWrites,
+  CheckpointWrite,
   RecordedToolResult,
   RunFence,
   RunStoreOptions,

@@ -52,6 +52,9 @@ describe('keyNames', () => {
       keys.warmer('s'),
       keys.warmers,
       keys.runToolResults('s'),
+      keys.runMessages('s'),
+      keys.runSteps('s'),
+      keys.catalogSnapshot('s', 'v'),
       keys.refreshLock('s'),
       keys.runShardCounts,
       keys.warmerCapabilities,
@@ -119,9 +122,14 @@ describe('keyNames', () => {
     expect(keyNames('agentq').queueMeta('agent-runs')).toBe('agentq:agent-runs:meta');
   });
 
-  it("names a run's checkpoint and its tool-result journal together", () => {
+  it("names a run's checkpoint, its tool-result journal and its step log together", () => {
     const keys = keyNames('agentq');
-    expect(runStateKeys(keys, 'r1')).toEqual(['agentq:run.r1', 'agentq:run.r1:tool-results']);
+    expect(runStateKeys(keys, 'r1')).toEqual([
+      'agentq:run.r1',
+      'agentq:run.r1:tool-results',
+      'agentq:run.r1:messages',
+      'agentq:run.r1:steps',
+    ]);
     expect(keys.refreshLock('docs')).toBe('agentq:lock.refresh.docs');
     expect(keys.warmerCapabilities).toBe('agentq:warmer.capabilities');
   });
@@ -139,6 +147,9 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   catalogUpdated: { single: 'P:catalog.updated', cluster: '{P}:catalog.updated' },
   run: { single: 'P:run.A', cluster: '{P}:run.A' },
   runToolResults: { single: 'P:run.A:tool-results', cluster: '{P}:run.A:tool-results' },
+  runMessages: { single: 'P:run.A:messages', cluster: '{P}:run.A:messages' },
+  runSteps: { single: 'P:run.A:steps', cluster: '{P}:run.A:steps' },
+  catalogSnapshot: { single: 'P:mcp.snapshot.A.B', cluster: '{P.srv.A}:mcp.snapshot.A.B' },
   decision: { single: 'P:approval.A', cluster: '{P}:approval.A' },
   pendingApprovals: { single: 'P:approvals.pending', cluster: '{P}:approvals.pending' },
   runShardCounts: { single: 'P:run.shard-counts', cluster: '{P}:run.shard-counts' },
@@ -207,7 +218,12 @@ describe('every key builder', () => {
 
   it('builds the keys named outside KeyNames', () => {
     expect(refreshLockKey('P', 'A')).toBe(keyNames('P').refreshLock('A'));
-    expect(runStateKeys(keyNames('P'), 'A')).toEqual(['P:run.A', 'P:run.A:tool-results']);
+    expect(runStateKeys(keyNames('P'), 'A')).toEqual([
+      'P:run.A',
+      'P:run.A:tool-results',
+      'P:run.A:messages',
+      'P:run.A:steps',
+    ]);
     expect(runShardScope('P', 3, 7)).toBe('{P.r3-7}');
     expect(bullmqKeys.jobLock('P:agent-runs', 'A')).toBe('P:agent-runs:A:lock');
     expect(isKeyUnder('P', 'Q:servers')).toBe(false);

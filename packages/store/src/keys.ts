@@ -51,6 +51,19 @@ export interface KeyNames {
    * and dies with the checkpoint (see `runStateKeys`).
    */
   runToolResults(runId: string): string;
+  /**
+   * The model messages of a run in the step-log format, one JSON message per list item, in order:
+   * `P:run.<runId>:messages`. Appended with each step; lives and dies with the checkpoint.
+   */
+  runMessages(runId: string): string;
+  /** The step records of a run, one per list item, in order: `P:run.<runId>:steps`. */
+  runSteps(runId: string): string;
+  /**
+   * The tool definitions of one catalog version of a server, content-addressed by the version (the
+   * digest of its tools): `P:mcp.snapshot.<serverId>.<version>`. Written and kept alive by the
+   * runs that were shown them.
+   */
+  catalogSnapshot(serverId: string, version: string): string;
   /** Recorded decision of one approval. */
   decision(approvalId: string): string;
   /** Pending approval index for the sweeper and listings (sorted set by expiry). */
@@ -134,6 +147,9 @@ export function keyNames(prefix: string): KeyNames {
     catalogUpdated: `${prefix}:catalog.updated`,
     run: (runId) => `${prefix}:run.${runId}`,
     runToolResults: (runId) => `${prefix}:run.${runId}:tool-results`,
+    runMessages: (runId) => `${prefix}:run.${runId}:messages`,
+    runSteps: (runId) => `${prefix}:run.${runId}:steps`,
+    catalogSnapshot: (serverId, version) => `${server(serverId)}:mcp.snapshot.${serverId}.${version}`,
     decision: (approvalId) => `${prefix}:approval.${approvalId}`,
     pendingApprovals: `${prefix}:approvals.pending`,
     runShardCounts: `${prefix}:run.shard-counts`,
@@ -162,11 +178,15 @@ export function keyNames(prefix: string): KeyNames {
 }
 
 /**
- * Every key that holds one run's durable state: its checkpoint and its tool-result journal. They
- * are written, expired and deleted together, so a run never keeps one without the other.
+ * Every key that holds one run's durable state: its checkpoint (the head, or a single blob written
+ * before the step log), its tool-result journal and its step log. They are written, expired and
+ * deleted together, so a run never keeps one without the others.
  */
-export function runStateKeys(keys: KeyNames, runId: string): [checkpoint: string, toolResults: string] {
-  return [keys.run(runId), keys.runToolResults(runId)];
+export function runStateKeys(
+  keys: KeyNames,
+  runId: string,
+): [checkpoint: string, toolResults: string, messages: string, steps: string] {
+  return [keys.run(runId), keys.runToolResults(runId), keys.runMessages(runId), keys.runSteps(runId)];
 }
 
 /**

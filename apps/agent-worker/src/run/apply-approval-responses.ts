@@ -1,6 +1,5 @@
-import type { RunCheckpoint } from '@agentq/shared';
+import { summarizeToolCalls, type RunCheckpoint } from '@agentq/shared';
 import { appendApprovalResponses, type ApprovalResponsePart } from '../approvals/collect-approval-responses.js';
-import { summarizeToolCalls } from './summarize-tool-calls.js';
 
 /**
  * Folds the decisions of a parked run's approvals into its checkpoint: the responses join the

@@ -1,9 +1,11 @@
 import {
+  answeredToolCallIds,
   digestOf,
   parseToolId,
   type ApprovalJob,
   type PendingApproval,
   type RunCheckpoint,
+  summarizeToolCalls,
   type TraceContext,
 } from '@agentq/shared';
 import type { ContentPart, FinishReason, ModelMessage, ToolSet } from 'ai';
@@ -11,7 +13,6 @@ import { approvalIdFor } from '../approvals/approval-id.js';
 import { renameApprovalRequests } from './rename-approval-requests.js';
 import type { RunProgress } from './report-progress.js';
 import { addUsage, usageOf, type ReportedUsage } from './step-usage.js';
-import { answeredToolCallIds, summarizeToolCalls } from './summarize-tool-calls.js';
 
 /** What a finished model step says, as the AI SDK's `onStepFinish` hands it over. */
 export interface FinishedModelStep {
@@ -89,7 +90,7 @@ export function applyStep(checkpoint: RunCheckpoint, step: StepToApply): Applied
   const { result, frame, now } = step;
   const requests = approvalRequestPartsOf(result.content);
   const ids = new Map(requests.map((request) => [request.sdkId, approvalIdOf(frame, request)]));
-  const messages = [...frame.baseMessages, ...renameApprovalRequests(result.response.messages, ids)];
+  const messages = [...checkpoint.messages, ...newResponseMessages(checkpoint, step, ids)];
   const approvalRequests = requests.map((request) =>
     approvalRequestOf({ frame, request, approvalId: ids.get(request.sdkId) as string, now, trace: step.trace }),
   );
@@ -113,6 +114,8 @@ export function applyStep(checkpoint: RunCheckpoint, step: StepToApply): Applied
         finishReason: result.finishReason,
         toolCalls: result.toolCalls.map((call) => call.toolCallId),
         usage,
+        catalogVersion: checkpoint.catalogVersion,
+        at: now,
       },
     ],
     toolCalls: summarizeToolCalls(messages),
@@ -125,6 +128,25 @@ export function applyStep(checkpoint: RunCheckpoint, step: StepToApply): Applied
   if (final) return { checkpoint: next, approvalRequests };
   const lastTool = result.toolCalls.at(-1)?.toolName ?? next.toolCalls.at(-1)?.toolName ?? null;
   return { checkpoint: next, approvalRequests, progress: { step: next.step, lastTool, status: next.status } };
+}
+
+/**
+ * The messages of this step that the checkpoint does not hold yet, approval requests renamed. The
+ * SDK hands over every message of the loop so far, as fresh copies; the ones earlier steps folded
+ * in stay the checkpoint's own objects, so the store sends only this step's (see `RunStore`).
+ */
+function newResponseMessages(
+  checkpoint: RunCheckpoint,
+  step: StepToApply,
+  ids: ReadonlyMap<string, string>,
+): ModelMessage[] {
+  const { frame, result } = step;
+  const folded = checkpoint.messages.length - frame.baseMessages.length;
+  const response = result.response.messages;
+  if (folded < 0 || folded > response.length) {
+    throw new Error(`step ${result.stepNumber} of run ${frame.runId} does not follow the checkpoint's messages`);
+  }
+  return renameApprovalRequests(response.slice(folded), ids);
 }
 
 function approvalRequestPartsOf(content: FinishedModelStep['content']): ApprovalRequestPart[] {

@@ -5,6 +5,7 @@ import type { NativeToolSearch } from '@agentq/registry';
 import { buildRunTools, type RunTools } from './build-run-tools.js';
 import { crashPoint } from './crash-hook.js';
 import { memoizeCatalogReads } from './memoize-catalog-reads.js';
+import { pinRunTools } from './pin-run-tools.js';
 import { recordToolExecutions } from './record-tool-executions.js';
 import { reportProgress } from './report-progress.js';
 import type { RunScope } from './run-scope.js';
@@ -48,7 +49,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
     allowedNames: [...checkpoint.allowedNames],
     inspectedNames: [...checkpoint.inspectedNames],
   };
-  const runTools = await buildRunTools({
+  const built = await buildRunTools({
     spec: options.spec,
     registry: dependencies.registry,
     reader: memoizeCatalogReads(dependencies.reader),
@@ -85,5 +86,17 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
         },
       }),
   });
+  const { catalog, store } = dependencies;
+  // Snapshots outlive every run shown them: twice a finished run's lifetime from each attempt.
+  const runTools = catalog
+    ? await pinRunTools({
+        runTools: built,
+        pinned: checkpoint.catalogVersion,
+        shownNames: checkpoint.wireNames,
+        snapshots: catalog,
+        ttlSeconds: 2 * store.finishedTtlSeconds,
+        logger,
+      })
+    : built;
   return { runTools, state, attempt };
 }

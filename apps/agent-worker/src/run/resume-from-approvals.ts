@@ -65,7 +65,7 @@ export async function resumeFromApprovals(options: ResumeFromApprovalsOptions): 
   // Written behind: correctness does not depend on it (a re-run collects the same decisions
   // again, and executed tools replay from their records), it only shows the run as running
   // sooner. The next write on the same connection lands after it.
-  const written = dependencies.store.write(resumed, { fence: options.fence });
+  const written = dependencies.store.write(resumed, { fence: options.fence }).then(() => undefined);
   written.catch(() => undefined);
   crashPoint('after-resume', options.run.runId, dependencies.env);
   return { status: 'resumed', checkpoint: resumed, written };

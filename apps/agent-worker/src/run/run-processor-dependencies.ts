@@ -3,6 +3,7 @@ import type { Config, Logger, SecretValueSet } from '@agentq/shared';
 import type { RedisConnection, RunStore } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
+import type { RunCatalogSnapshots } from './pin-run-tools.js';
 
 /** What the run processor works with; one set per run shard a worker consumes. */
 export interface RunProcessorDependencies {
@@ -15,6 +16,11 @@ export interface RunProcessorDependencies {
   shardIndex?: number;
   registry: ToolRegistry;
   reader: CatalogReader;
+  /**
+   * The catalog under the deployment's prefix, for the snapshots runs are pinned to (see
+   * `pinRunTools`). @default none: runs show the live catalog and pin nothing
+   */
+  catalog?: RunCatalogSnapshots;
   caller: McpToolCaller;
   models: ModelResolver;
   approvalsQueue: Queue;

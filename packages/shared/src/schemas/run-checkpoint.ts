@@ -50,6 +50,32 @@ export const runCheckpointSchema = z.strictObject({
 export type PendingApproval = z.output<typeof pendingApprovalSchema>;
 export type RunCheckpoint = z.output<typeof runCheckpointSchema>;
 
+/**
+ * `P:run.<runId>` in the step-log format: the small head of a run, rewritten with every step. Its
+ * size depends on the run's tools and pending approvals, never on how many steps it took. The
+ * history lives beside it in two append-only lists, `P:run.<runId>:messages` (one model message
+ * per item) and `P:run.<runId>:steps` (one {@link stepRecordSchema} per item); the tool calls and
+ * executed call ids of {@link runCheckpointSchema} are derived from the messages when read.
+ * A value without `format` is a checkpoint of the single-blob format written before the log.
+ */
+export const runHeadSchema = runCheckpointSchema
+  .omit({ messages: true, steps: true, toolCalls: true, executedToolCallIds: true })
+  .extend({
+    format: z.literal('step-log'),
+    /** How many items of the messages list belong to the run (the list is never longer once written). */
+    messageCount: z.number().int().nonnegative(),
+    /** How many items of the steps list belong to the run. */
+    stepCount: z.number().int().nonnegative(),
+  });
+
+export type RunHead = z.output<typeof runHeadSchema>;
+
+/** One item of `P:run.<runId>:messages`: an AI SDK model message. */
+export const runLogMessageSchema = z.looseObject({ role: z.string() });
+
+/** One item of `P:run.<runId>:steps`. */
+export const runLogStepSchema = stepRecordSchema;
+
 /** When a journalled tool call ran, in epoch ms; absent on entries written before timings were kept. */
 const toolTimingShape = {
   startedAt: z.number().int().nonnegative().optional(),

@@ -44,6 +44,14 @@ export const stepRecordSchema = z.strictObject({
   finishReason: z.string(),
   toolCalls: z.array(z.string()).default([]),
   usage: usageSchema,
+  /**
+   * The catalog version (`serverId → version`) of every server whose tools the run had at this
+   * step: the tool definitions the model was shown (`agentq catalog <server> --version <v>`).
+   * Absent on steps recorded before runs were pinned.
+   */
+  catalogVersion: z.record(z.string(), z.string()).optional(),
+  /** When the step was recorded, in epoch ms (absent on steps recorded before it was kept). */
+  at: z.number().int().nonnegative().optional(),
 });
 
 /**

@@ -136,6 +136,47 @@ export class CatalogStore {
   }
 
   /**
+   * Keeps the snapshot of each catalog version (`P:mcp.snapshot.<serverId>.<version>`) readable for
+   * `ttlSeconds`, copying a missing one from the server's entry while the entry is still that
+   * version. Runs call it with the versions they show the model, each attempt, with a TTL longer
+   * than a finished run lives: so a snapshot outlives every run that was shown it. Returns, per pin,
+   * whether its snapshot exists now. One script per server, sent together.
+   */
+  async pinSnapshots(
+    pins: ReadonlyArray<{ serverId: string; version: string }>,
+    ttlSeconds: number,
+  ): Promise<boolean[]> {
+    const replies = await Promise.all(
+      pins.map(({ serverId, version }) =>
+        runStoreScript(
+          this.redis,
+          'catalogPinSnapshot',
+          [this.keys.catalogSnapshot(serverId, version), this.keys.tools(serverId)],
+          [version, ttlSeconds],
+        ),
+      ),
+    );
+    return replies.map((reply) => Number(reply) > 0);
+  }
+
+  /**
+   * The tools of one catalog version of a server, as a run was shown them: the pinned snapshot,
+   * or the live entry when it is still that version; `null` when neither holds it any more.
+   */
+  async readSnapshot(serverId: string, version: string): Promise<CatalogEntry | null> {
+    const [snapshotText, entryText] = await this.getEach([
+      this.keys.catalogSnapshot(serverId, version),
+      this.keys.tools(serverId),
+    ]);
+    for (const text of [snapshotText, entryText]) {
+      if (typeof text !== 'string') continue;
+      const parsed = safeParseJson(text, catalogEntrySchema, `catalog snapshot ${serverId}@${version}`);
+      if (parsed.success && parsed.data.version === version) return parsed.data;
+    }
+    return null;
+  }
+
+  /**
    * The registry reader's round trip: every definition (wire names are decided over all of them)
    * and, per server, its entry bytes, or only its version key when `known` holds a parse of it.
    * An entry whose version or status moved is read again at once; one that did not reads

@@ -1,7 +1,7 @@
 import { type KeyNames, runStateKeys } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 
-/** How long a finished run's checkpoint and tool-result journal stay readable: 7 days. */
+/** How long a finished run's checkpoint, tool-result journal and step log stay readable: 7 days. */
 export const FINISHED_RUN_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Options of {@link expireRunState} and {@link deleteRunState}. */
@@ -12,7 +12,7 @@ export interface RunStateOptions {
 }
 
 /**
- * Gives a finished run's checkpoint and tool-result journal their TTL, together (one MULTI). For
+ * Gives a finished run's checkpoint, tool-result journal and step log their TTL, together (one MULTI). For
  * runs that end without the worker writing a final checkpoint: a job that failed for good, or
  * stalled too often.
  */
@@ -28,7 +28,7 @@ export async function expireRunState(
   await transaction.exec();
 }
 
-/** Deletes a run's checkpoint and tool-result journal together (a cancelled run). */
+/** Deletes a run's checkpoint, tool-result journal and step log together (a cancelled run). */
 export async function deleteRunState(options: RunStateOptions): Promise<void> {
   await options.redis.del(...runStateKeys(options.keys, options.runId));
 }

@@ -1,13 +1,19 @@
 import {
   AgentqError,
+  answeredToolCallIds,
   isOfRunIncarnation,
   QUEUE_NAMES,
   recordedToolResultSchema,
   runCheckpointSchema,
+  runHeadSchema,
+  runLogMessageSchema,
+  runLogStepSchema,
   safeParseJson,
+  summarizeToolCalls,
   type Logger,
   type RecordedToolResult,
   type RunCheckpoint,
+  type RunHead,
 } from '@agentq/shared';
 import { keyNames, runStateKeys, type KeyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
@@ -42,17 +48,37 @@ export interface RunStoreOptions {
 /** Extra writes that must land in the same transaction as a checkpoint. */
 export type CheckpointSideWrites = (transaction: ReturnType<RedisConnection['multi']>) => void;
 
+/** What one {@link RunStore.write} sent to Redis. */
+export interface CheckpointWrite {
+  /** Bytes of the head and the log items sent: independent of the run's length. */
+  bytes: number;
+  /** Log items sent: the messages and step records not stored yet (or changed). */
+  messages: number;
+  steps: number;
+}
+
 /**
- * The run's durable state in Redis: the checkpoint `P:run.<runId>` and, beside it, the results of
- * executed tool calls by tool call id (`P:run.<runId>:tool-results`). The worker writes it; the
- * worker and every reader (the client's `getRun` and run timeline) read it through this class, so
- * both parse a checkpoint and a journal entry the same way.
+ * The run's durable state in Redis, in the step-log format: a small head `P:run.<runId>` (status,
+ * tool state, pending approvals, catalog pins, counts) and the history in two append-only lists,
+ * `P:run.<runId>:messages` and `P:run.<runId>:steps`; beside them, the results of executed tool
+ * calls by tool call id (`P:run.<runId>:tool-results`). A checkpoint of the single-blob format
+ * written before the step log is still read (and resumed from); the run's next write replaces it
+ * with a head and a log. The worker writes it; the worker and every reader (the client's `getRun`
+ * and run timeline) read it through this class, so all parse it the same way.
+ *
+ * A write sends only the log items that are not stored yet. The store remembers, per message and
+ * step record object it has read or written, the run and index it is stored at; an item that is
+ * not one of those (new, or replaced by a changed copy) is sent with every item after it. The
+ * items are treated as immutable, as the worker's pure folds (`applyStep`) produce them.
  */
 export class RunStore {
   readonly keys: KeyNames;
   private readonly redis: RedisConnection;
   private readonly logger: Logger;
-  private readonly finishedTtlSeconds: number;
+  /** How long a finished run stays readable, in seconds. */
+  readonly finishedTtlSeconds: number;
+  /** Log items known to be stored: object → `<runId> <list> <index>`. */
+  private readonly stored = new WeakMap<object, string>();
 
   constructor(options: RunStoreOptions) {
     this.redis = options.redis;
@@ -74,50 +100,119 @@ export class RunStore {
     return { lockKey: this.keys.queueJobLock(QUEUE_NAMES.agentRuns, runId), token };
   }
 
-  /** The checkpoint, or `null` when there is none (or it is unreadable, which is logged). */
+  /**
+   * The checkpoint, rebuilt from the head and the step log (or read from a single-blob checkpoint),
+   * or `null` when there is none (or it is unreadable, which is logged). One round trip.
+   */
   async read(runId: string): Promise<RunCheckpoint | null> {
-    const text = await this.redis.get(this.keys.run(runId));
+    const [headKey, , messagesKey, stepsKey] = runStateKeys(this.keys, runId);
+    const replies =
+      (await this.redis.multi().get(headKey).lrange(messagesKey, 0, -1).lrange(stepsKey, 0, -1).exec()) ?? [];
+    const failed = replies.find(([error]) => error !== null);
+    if (failed?.[0]) throw failed[0];
+    const [text, messageItems, stepItems] = replies.map(([, value]) => value) as [string | null, string[], string[]];
     if (text === null) return null;
-    const parsed = safeParseJson(text, runCheckpointSchema, `checkpoint of run ${runId}`);
+    const checkpoint = this.parse(runId, text, messageItems, stepItems);
+    // A single-blob checkpoint's history is not in the log yet: its next write sends all of it.
+    if (checkpoint?.logged) this.remember(runId, checkpoint.checkpoint, 0, 0);
+    return checkpoint?.checkpoint ?? null;
+  }
+
+  private parse(
+    runId: string,
+    text: string,
+    messageItems: string[],
+    stepItems: string[],
+  ): { checkpoint: RunCheckpoint; logged: boolean } | null {
+    const isHead = text.includes('"format":"step-log"');
+    const parsed = isHead
+      ? safeParseJson(text, runHeadSchema, `head of run ${runId}`)
+      : safeParseJson(text, runCheckpointSchema, `checkpoint of run ${runId}`);
     if (!parsed.success) {
       // A checkpoint we cannot read cannot be resumed from; starting over is the only way forward.
       this.logger.warn({ runId, error: parsed.error.message }, 'ignoring unreadable run checkpoint');
       return null;
     }
-    return parsed.data;
+    if (!isHead) return { checkpoint: parsed.data as RunCheckpoint, logged: false };
+    const rebuilt = checkpointOf(parsed.data as RunHead, messageItems, stepItems);
+    if (typeof rebuilt === 'string') {
+      this.logger.warn({ runId, error: rebuilt }, 'ignoring unreadable run checkpoint');
+      return null;
+    }
+    return { checkpoint: rebuilt, logged: true };
   }
 
   /**
-   * Writes the checkpoint (and, once the run is finished, gives it and the recorded tool results
-   * their TTL), plus `sideWrites` in the same MULTI. With `fence`, the write only happens while
-   * the run's BullMQ lock holds this attempt's token: a worker whose run was taken over gets a
-   * `LOCK_LOST` error instead of overwriting the new owner's progress. The checkpoint is built by
-   * typed code and parsed whenever it is read back, so it is not re-validated here.
+   * Writes the checkpoint: the head, and the log items not stored yet (see the class). Once the
+   * run is finished, every key of the run gets its TTL. `sideWrites` land in the same MULTI. With
+   * `fence`, the write only happens while the run's BullMQ lock holds this attempt's token: a
+   * worker whose run was taken over gets a `LOCK_LOST` error instead of overwriting the new
+   * owner's progress. The checkpoint is built by typed code and parsed whenever it is read back,
+   * so it is not re-validated here.
    */
   async write(
     checkpoint: RunCheckpoint,
     options: { sideWrites?: CheckpointSideWrites; fence?: RunFence } = {},
-  ): Promise<void> {
+  ): Promise<CheckpointWrite> {
+    const { runId } = checkpoint;
     const finished = checkpoint.status === 'completed' || checkpoint.status === 'failed';
-    const [checkpointKey, toolResultsKey] = runStateKeys(this.keys, checkpoint.runId);
-    const keys = [checkpointKey, options.fence?.lockKey ?? checkpointKey, toolResultsKey];
-    const args = [JSON.stringify(checkpoint), options.fence?.token ?? '', finished ? this.finishedTtlSeconds : 0];
-    let written: unknown;
-    if (!options.sideWrites) {
-      written = await runStoreScript(this.redis, 'runWriteCheckpoint', keys, args);
-    } else {
-      // A transaction only knows the scripts defined on its connection before it was opened.
-      defineStoreScripts(this.redis);
-      const transaction = this.redis.multi();
-      runStoreScript(this.redis, 'runWriteCheckpoint', keys, args, transaction);
-      options.sideWrites(transaction);
-      const results = (await transaction.exec()) ?? [];
-      const failed = results.find(([error]) => error !== null);
-      if (failed?.[0]) throw failed[0];
-      written = results[0]?.[1];
+    const [headKey, toolResultsKey, messagesKey, stepsKey] = runStateKeys(this.keys, runId);
+    const keys = [headKey, options.fence?.lockKey ?? headKey, toolResultsKey, messagesKey, stepsKey];
+    const firstMessage = this.firstUnstored(runId, 'm', checkpoint.messages);
+    const firstStep = this.firstUnstored(runId, 's', checkpoint.steps);
+    const items = [
+      ...checkpoint.messages.slice(firstMessage).map((message) => JSON.stringify(message)),
+      ...checkpoint.steps.slice(firstStep).map((step) => JSON.stringify(step)),
+    ];
+    const head = JSON.stringify(headOf(checkpoint));
+    const args = [
+      head,
+      options.fence?.token ?? '',
+      finished ? this.finishedTtlSeconds : 0,
+      firstMessage,
+      checkpoint.messages.length,
+      firstStep,
+      checkpoint.steps.length,
+      ...items,
+    ];
+    const written = await this.run(args, keys, options.sideWrites);
+    if (written === -1) {
+      throw new AgentqError({ code: 'INTERNAL', message: `the step log of run ${runId} is shorter than expected` });
     }
-    if (Number(written) !== 1) {
-      throw new AgentqError({ code: 'LOCK_LOST', message: `run ${checkpoint.runId} moved to another worker` });
+    if (written !== 1) throw new AgentqError({ code: 'LOCK_LOST', message: `run ${runId} moved to another worker` });
+    this.remember(runId, checkpoint, firstMessage, firstStep);
+    let bytes = Buffer.byteLength(head);
+    for (const item of items) bytes += Buffer.byteLength(item);
+    return { bytes, messages: checkpoint.messages.length - firstMessage, steps: checkpoint.steps.length - firstStep };
+  }
+
+  private async run(args: Array<string | number>, keys: string[], sideWrites?: CheckpointSideWrites): Promise<number> {
+    if (!sideWrites) return Number(await runStoreScript(this.redis, 'runAppendStep', keys, args));
+    // A transaction only knows the scripts defined on its connection before it was opened.
+    defineStoreScripts(this.redis);
+    const transaction = this.redis.multi();
+    runStoreScript(this.redis, 'runAppendStep', keys, args, transaction);
+    sideWrites(transaction);
+    const results = (await transaction.exec()) ?? [];
+    const failed = results.find(([error]) => error !== null);
+    if (failed?.[0]) throw failed[0];
+    return Number(results[0]?.[1]);
+  }
+
+  /** The index of the first item of `items` not known to be stored at its index for the run. */
+  private firstUnstored(runId: string, list: 'm' | 's', items: readonly object[]): number {
+    for (let index = 0; index < items.length; index += 1) {
+      if (this.stored.get(items[index] as object) !== `${runId} ${list} ${index}`) return index;
+    }
+    return items.length;
+  }
+
+  private remember(runId: string, checkpoint: RunCheckpoint, firstMessage: number, firstStep: number): void {
+    for (let index = firstMessage; index < checkpoint.messages.length; index += 1) {
+      this.stored.set(checkpoint.messages[index] as object, `${runId} m ${index}`);
+    }
+    for (let index = firstStep; index < checkpoint.steps.length; index += 1) {
+      this.stored.set(checkpoint.steps[index] as object, `${runId} s ${index}`);
     }
   }
 
@@ -183,4 +278,45 @@ export class RunStore {
   async recordToolResult(options: { runId: string; toolCallId: string; result: RecordedToolResult }): Promise<void> {
     await this.redis.hset(this.toolResultsKey(options.runId), options.toolCallId, JSON.stringify(options.result));
   }
+}
+
+/** The head of a checkpoint: everything but its history, with the history's length. */
+export function headOf(checkpoint: RunCheckpoint): RunHead {
+  const { messages, steps, toolCalls: _toolCalls, executedToolCallIds: _executed, ...rest } = checkpoint;
+  return { ...rest, format: 'step-log', messageCount: messages.length, stepCount: steps.length };
+}
+
+/**
+ * A checkpoint rebuilt from its head and its log items (JSON each), or what is wrong with them.
+ * The tool calls and executed call ids are derived from the messages, as the worker derives them.
+ */
+export function checkpointOf(
+  head: RunHead,
+  messageItems: readonly string[],
+  stepItems: readonly string[],
+): RunCheckpoint | string {
+  if (messageItems.length < head.messageCount || stepItems.length < head.stepCount) {
+    return `the step log holds ${messageItems.length} messages and ${stepItems.length} steps, the head counts ${head.messageCount} and ${head.stepCount}`;
+  }
+  const messages: RunCheckpoint['messages'] = [];
+  for (const item of messageItems.slice(0, head.messageCount)) {
+    const parsed = safeParseJson(item, runLogMessageSchema, 'run log message');
+    if (!parsed.success) return parsed.error.message;
+    messages.push(parsed.data);
+  }
+  const steps: RunCheckpoint['steps'] = [];
+  for (const item of stepItems.slice(0, head.stepCount)) {
+    const parsed = safeParseJson(item, runLogStepSchema, 'run log step');
+    if (!parsed.success) return parsed.error.message;
+    steps.push(parsed.data);
+  }
+  const { format: _format, messageCount: _messageCount, stepCount: _stepCount, ...rest } = head;
+  const pending = new Set(head.pendingApprovals.map((approval) => approval.toolCallId));
+  return {
+    ...rest,
+    messages,
+    steps,
+    toolCalls: summarizeToolCalls(messages),
+    executedToolCallIds: answeredToolCallIds(messages).filter((id) => !pending.has(id)),
+  };
 }

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '@agentq/shared';
+import type { ToolCallRecord } from '../schemas/run-result.js';
 
 type Part = Record<string, unknown> & { type?: unknown };
 type Message = { role: string; content?: unknown };

@@ -1,0 +1,157 @@
+import { runCheckpointSchema, silentLogger, type RunCheckpoint } from '@agentq/shared';
+import { keyNames, RunStore, runStateKeys, type CheckpointWrite } from '@agentq/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+
+const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+
+function fresh(runId: string): RunCheckpoint {
+  return runCheckpointSchema.parse({
+    runId,
+    incarnation: 'inc-1',
+    messages: [{ role: 'user', content: 'go' }],
+    allowedNames: [],
+    inspectedNames: [],
+    step: 0,
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    catalogVersion: { svc: 'v1' },
+    updatedAt: 1,
+  });
+}
+
+/** The checkpoint after one more step: a tool call and its result, as `applyStep` folds them. */
+function withStep(checkpoint: RunCheckpoint, output = 'result'): RunCheckpoint {
+  const step = checkpoint.step;
+  const id = `call-${step}`;
+  return {
+    ...checkpoint,
+    messages: [
+      ...checkpoint.messages,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'mcp__svc__look', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: id, toolName: 'mcp__svc__look', output: { type: 'text', value: output } },
+        ],
+      },
+    ],
+    steps: [
+      ...checkpoint.steps,
+      {
+        step,
+        text: '',
+        finishReason: 'tool-calls',
+        toolCalls: [id],
+        usage,
+        catalogVersion: checkpoint.catalogVersion,
+        at: 10 + step,
+      },
+    ],
+    step: step + 1,
+    updatedAt: 10 + step,
+  };
+}
+
+describe('the step log of a run', () => {
+  let ctx: TestContext;
+  let store: RunStore;
+
+  beforeAll(() => {
+    ctx = createTestContext();
+    store = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  it('appends each step as a head and the new items only, and reads the run back whole', async () => {
+    let checkpoint = fresh('log-1');
+    const writes: CheckpointWrite[] = [await store.write(checkpoint)];
+    for (let step = 0; step < 20; step += 1) {
+      checkpoint = withStep(checkpoint);
+      writes.push(await store.write(checkpoint));
+    }
+    expect(writes[0]).toMatchObject({ messages: 1, steps: 0 });
+    for (const write of writes.slice(1)) expect(write).toMatchObject({ messages: 2, steps: 1 });
+    // Flat: the 20th step sends what the 2nd did, give or take the digits of its counters.
+    expect(Math.abs((writes[20] as CheckpointWrite).bytes - (writes[2] as CheckpointWrite).bytes)).toBeLessThan(16);
+
+    // Read back by another process (no memory of what was stored): the same run, derived fields too.
+    const reader = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+    const read = await reader.read('log-1');
+    expect(read?.messages).toEqual(checkpoint.messages);
+    expect(read?.steps).toEqual(checkpoint.steps);
+    expect(read?.steps[19]?.catalogVersion).toEqual({ svc: 'v1' });
+    expect(read?.toolCalls).toHaveLength(20);
+    expect(read?.toolCalls[19]).toMatchObject({ toolCallId: 'call-19', output: 'result', step: 19 });
+    expect(read?.executedToolCallIds).toHaveLength(20);
+    expect(read?.step).toBe(20);
+    const head = JSON.parse((await ctx.redis.get(keyNames(ctx.prefix).run('log-1'))) as string);
+    expect(head).toMatchObject({ format: 'step-log', messageCount: 41, stepCount: 20 });
+    expect(head.messages).toBeUndefined();
+
+    // A reader's copy continues where the log ends: the next write sends the next step only.
+    expect(await reader.write(withStep(read as RunCheckpoint))).toMatchObject({ messages: 2, steps: 1 });
+  });
+
+  it('rewrites a stored message that the run changed (approval responses joining a tool message)', async () => {
+    const first = withStep(fresh('log-2'));
+    await store.write(first);
+    const last = first.messages.at(-1) as { role: string; content: unknown[] };
+    const response = { type: 'tool-approval-response', approvalId: 'a-1', approved: true };
+    const changed = {
+      ...first,
+      messages: [...first.messages.slice(0, -1), { ...last, content: [...last.content, response] }],
+    };
+    expect(await store.write(changed)).toMatchObject({ messages: 1, steps: 0 });
+    const read = await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read('log-2');
+    expect(read?.messages).toEqual(changed.messages);
+  });
+
+  it('replaces a longer log when a run starts afresh under the same id', async () => {
+    await store.write(withStep(withStep(fresh('log-3'))));
+    const restarted = { ...fresh('log-3'), incarnation: 'inc-2' };
+    await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).write(restarted);
+    const read = await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read('log-3');
+    expect(read?.messages).toEqual(restarted.messages);
+    expect(read?.steps).toEqual([]);
+    expect(read?.incarnation).toBe('inc-2');
+  });
+
+  it('reads a single-blob checkpoint written before the log, and moves it to the log on the next write', async () => {
+    const old = withStep(withStep(fresh('log-old')));
+    // As a worker from before the step log wrote it: the whole checkpoint as one JSON value.
+    const { catalogVersion: _versions, ...oldStep } = old.steps[0] as RunCheckpoint['steps'][number];
+    const blob = { ...old, steps: [oldStep, oldStep], toolCalls: [], executedToolCallIds: ['call-0', 'call-1'] };
+    await ctx.redis.set(keyNames(ctx.prefix).run('log-old'), JSON.stringify(blob));
+    const read = (await store.read('log-old')) as RunCheckpoint;
+    expect(read.messages).toEqual(old.messages);
+    expect(read.step).toBe(2);
+    expect(read.executedToolCallIds).toEqual(['call-0', 'call-1']);
+
+    // The first write after the upgrade moves the whole history over, once; then steps are flat.
+    const next = withStep(read);
+    expect(await store.write(next)).toMatchObject({ messages: 7, steps: 3 });
+    expect(await store.write(withStep(next))).toMatchObject({ messages: 2, steps: 1 });
+    const again = await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read('log-old');
+    expect(again?.messages).toHaveLength(9);
+    expect(again?.steps.map((step) => step.step)).toEqual([0, 0, 2, 3]);
+  });
+
+  it('gives every key of a finished run its TTL together', async () => {
+    const done = { ...withStep(fresh('log-4')), status: 'completed' as const };
+    await ctx.redis.hset(keyNames(ctx.prefix).runToolResults('log-4'), 'call-0', '{"ok":true,"output":"result"}');
+    await store.write(done);
+    const ttls = await Promise.all(runStateKeys(keyNames(ctx.prefix), 'log-4').map((key) => ctx.redis.ttl(key)));
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(24 * 3600);
+  });
+
+  it('treats a head whose log is missing items as unreadable', async () => {
+    await store.write(withStep(fresh('log-5')));
+    await ctx.redis.rpop(keyNames(ctx.prefix).runMessages('log-5'));
+    expect(
+      await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read('log-5'),
+    ).toBeNull();
+  });
+});
