@@ -1,12 +1,15 @@
 import { createModelResolver, createRunProcessor, RunStore, type ModelResolver } from '@agentq/agent-worker';
 import { createCatalogReader, ToolRegistry, type McpToolCaller } from '@agentq/registry';
 import { defaultRunJobOptions, QUEUE_NAMES, silentLogger, type RunSpec } from '@agentq/shared';
+import { CatalogStore } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import type { TestContext } from '../../helpers/test-context.js';
 
 /** A run processor driven by hand, without a BullMQ worker, on the context's Redis and prefix. */
 export interface DirectRunProcessor {
   processor: ReturnType<typeof createRunProcessor>;
+  /** The run store the processor writes through. */
+  store: RunStore;
   runs: Queue;
   approvals: Queue;
   /** Obliterates and closes both queues. */
@@ -19,17 +22,21 @@ export function createDirectRunProcessor(options: {
   caller: McpToolCaller;
   /** @default the real resolver (scripted models work without keys) */
   models?: ModelResolver;
+  /** Pin runs to catalog snapshots, as a started worker does. @default false */
+  pinned?: boolean;
 }): DirectRunProcessor {
   const { ctx } = options;
   const logger = silentLogger();
   const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
   const approvals = new Queue(QUEUE_NAMES.approvals, { connection: ctx.redis, prefix: ctx.prefix });
+  const store = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger });
   const processor = createRunProcessor({
-    store: new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger }),
+    store,
     redis: ctx.redis,
     prefix: ctx.prefix,
     registry: new ToolRegistry({ logger }),
     reader: createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger }),
+    catalog: options.pinned ? new CatalogStore({ redis: ctx.redis, prefix: ctx.prefix, logger }) : undefined,
     caller: options.caller,
     models: options.models ?? createModelResolver({ config: {} as never }),
     approvalsQueue: approvals,
@@ -39,6 +46,7 @@ export function createDirectRunProcessor(options: {
   });
   return {
     processor,
+    store,
     runs,
     approvals,
     close: async () => {
