@@ -64,6 +64,12 @@ describe('run pages (/admin/runs, /admin/runs/<id>) on a whole deployment', () =
     for (const step of [0, 1, 2, 3]) expect(parked.html).toContain(`data-step="${step}"`);
     // One section per step, each once.
     expect(parked.html.match(/<section class="step"/g)).toHaveLength(4);
+    // Each step names the catalog version of the server whose tools it was shown.
+    const { steps } = await client.getRun(runId);
+    const version = steps[0]?.catalogVersion?.everything;
+    expect(version).toMatch(/^[0-9a-f]{16,}$/);
+    expect(steps.map((step) => step.catalogVersion)).toEqual(steps.map(() => ({ everything: version })));
+    expect(parked.html.match(new RegExp(`catalog: <code>everything@${version}</code>`, 'g'))).toHaveLength(4);
     expect(callItem(parked.html, 'tool_search')).toContain('add two numbers sum');
     const invoke = callItem(parked.html, 'tool_invoke');
     // The inner call sits in a nested list inside the tool_invoke call, with its own result and time.

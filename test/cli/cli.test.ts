@@ -3,12 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentqClient } from '@agentq/client';
-import { QUEUE_NAMES } from '@agentq/shared';
-import { ServerSessions } from '@agentq/store';
+import { digestOf, QUEUE_NAMES } from '@agentq/shared';
+import { CatalogStore, ServerSessions } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { eventually } from '../api/start-test-api.js';
+import { putServer, writeCatalogEntry } from '../worker/helpers/catalog.js';
 import { repositoryRoot, runAgentq, spawnAgentq } from './run-agentq.js';
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -137,6 +138,23 @@ describe('agentq CLI (child processes, real Redis)', () => {
     expect((await runAgentq(['servers', 'remove', 'memory'], env)).code).toBe(0);
     expect((await runAgentq(['catalog', 'memory'], env)).code).toBe(3);
     // Each case is a child process; on a loaded machine one takes seconds.
+  }, 180_000);
+
+  it('`agentq catalog <server> --version` shows the tool definitions a run was pinned to', async () => {
+    const transport = { type: 'stdio' as const, command: '/nonexistent/never-started' };
+    const definition = await putServer({ redis: ctx.redis, prefix: ctx.prefix, definition: { id: 'pins', transport } });
+    const tools = [{ name: 'look', description: 'Looks.', inputSchema: { type: 'object' as const, required: ['q'] } }];
+    await writeCatalogEntry({ redis: ctx.redis, prefix: ctx.prefix, definition, tools });
+    const version = digestOf(tools);
+    // A run shown this version pins it; then the server moves on.
+    await new CatalogStore({ redis: ctx.redis, prefix: ctx.prefix }).pinSnapshots([{ serverId: 'pins', version }], 60);
+    await writeCatalogEntry({ redis: ctx.redis, prefix: ctx.prefix, definition, tools: [] });
+    const shown = await runAgentq(['catalog', 'pins', '--version', version], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`pins version ${version}: 1 tools`);
+    expect(shown.stdout).toContain('look: Looks.');
+    expect(shown.stdout).toContain('input: {"type":"object","required":["q"]}');
+    expect((await runAgentq(['catalog', 'pins', '--version', 'nope'], env)).code).toBe(3);
   }, 180_000);
 
   it('`agentq dev` answers /healthz, ingests the sample knowledge base, runs the demo through an approval decided with `agentq approvals`, and stops on SIGTERM', async () => {

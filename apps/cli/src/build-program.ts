@@ -300,8 +300,14 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .command('catalog')
     .description('Show the cached tools, state and age of a server (never contacts it)')
     .argument('<serverId>')
+    .addOption(
+      new Option(
+        '--version <version>',
+        'show the tool definitions of this catalog version instead (a version `agentq status` lists per step)',
+      ),
+    )
     .addOption(new Option('--json', 'print machine-readable JSON'))
-    .action(async (serverId: string, options: { json?: boolean }) =>
+    .action(async (serverId: string, options: { json?: boolean; version?: string }) =>
       done(await (await import('./commands/catalog-command.js')).catalogCommand(io, serverId, options)),
     );
 

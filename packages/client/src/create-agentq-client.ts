@@ -33,7 +33,7 @@ import { decide, type ClientDecisionInput } from './approvals/decide.js';
 import { getApproval, type ApprovalInfo } from './approvals/get-approval.js';
 import { listPendingApprovals, type PendingApprovalInfo } from './approvals/list-pending-approvals.js';
 import type { ClientContext } from './client-context.js';
-import { getCatalog, type CatalogView } from './catalog/get-catalog.js';
+import { getCatalog, getCatalogSnapshot, type CatalogSnapshotView, type CatalogView } from './catalog/get-catalog.js';
 import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
 import { enqueueRun, type EnqueueRunOptions, type EnqueuedRun } from './runs/enqueue-run.js';
 import {
@@ -182,6 +182,8 @@ export interface AgentqClient {
   /** Reconnects to the server, then re-reads its tool list. */
   restartServer(serverId: string): Promise<void>;
   getCatalog(serverId: string): Promise<CatalogView>;
+  /** The tool definitions of one catalog version of a server, as pinned by the runs shown it. */
+  getCatalogSnapshot(serverId: string, version: string): Promise<CatalogSnapshotView>;
   /** Creates a knowledge base (`CONFLICT` when the name is taken). */
   createKb(input: { name: string; description?: string }): Promise<KbDefinition>;
   /** Every knowledge base with its current version and documents. */
@@ -320,6 +322,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     refreshServer: guard((serverId) => requestServerRefresh(context, { serverId, reason: 'on-demand' })),
     restartServer: guard((serverId) => requestServerRefresh(context, { serverId, reason: 'restart' })),
     getCatalog: guard((serverId) => getCatalog(context, serverId)),
+    getCatalogSnapshot: guard((serverId, version) => getCatalogSnapshot(context, serverId, version)),
     createKb: guard((input) => createKb(context, input)),
     listKbs: guard(() => listKbs(context)),
     getKb: guard((name) => getKb(context, name)),

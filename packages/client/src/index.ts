@@ -10,7 +10,7 @@ export {
   newRunId,
   runIdSchema,
 } from './runs/run-id.js';
-export type { RunInfo, RunPendingApproval, RunProgress, RunState } from './runs/get-run.js';
+export type { RunInfo, RunPendingApproval, RunProgress, RunState, RunStepInfo } from './runs/get-run.js';
 export type { WaitForRunOptions } from './runs/wait-for-run.js';
 export type { RunCallStatus, RunTimeline, RunTimelineCall, RunTimelineStep } from './runs/get-run-timeline.js';
 export { runTimingOf } from './runs/run-timing.js';
@@ -25,7 +25,7 @@ export type { ScheduleTiming } from './schedules/schedule-input.js';
 export type { Schedule, ScheduleRunInput } from './schedules/schedule-run.js';
 
 export type { ServerInfo } from './servers/manage-servers.js';
-export type { CatalogView } from './catalog/get-catalog.js';
+export type { CatalogSnapshotView, CatalogView } from './catalog/get-catalog.js';
 export {
   KB_INGEST_JOB_NAME,
   kbSourceInputSchema,

@@ -134,6 +134,14 @@ function callItem(call: RunTimelineCall, options: { csrf: string; runId: string 
 </li>`;
 }
 
+/** The catalog versions a step was shown, one `server@version` each (readable with `agentq catalog --version`). */
+function catalogVersionsLine(versions: Readonly<Record<string, string>> | undefined): string {
+  const entries = Object.entries(versions ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (entries.length === 0) return '';
+  const items = entries.map(([serverId, version]) => `<code>${escapeHtml(serverId)}@${escapeHtml(version)}</code>`);
+  return `<p class="catalog-versions muted">catalog: ${items.join(' ')}</p>`;
+}
+
 /** The page of one run: header, then a timeline of steps with their tool calls and approvals. */
 export function runPage(options: {
   timeline: RunTimeline;
@@ -149,6 +157,7 @@ export function runPage(options: {
     .map(
       (step) => `<section class="step" data-step="${step.step}">
   <h3>Step ${step.step + 1} <span class="muted">· ${escapeHtml(step.finishReason)} · ${step.usage.totalTokens} tokens</span></h3>
+  ${catalogVersionsLine(step.catalogVersion)}
   ${step.text ? `<div class="model-text">${escapeHtml(step.text)}</div>` : ''}
   ${step.calls.length === 0 ? '' : `<ol class="calls">${step.calls.map((call) => callItem(call, { csrf, runId })).join('\n')}</ol>`}
 </section>`,

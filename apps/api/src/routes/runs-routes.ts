@@ -35,6 +35,18 @@ const runInfoSchema = z
     startedAt: z.number().optional(),
     finishedAt: z.number().optional(),
     pendingApprovals: z.array(z.looseObject({ approvalId: z.string(), toolCallId: z.string(), toolName: z.string() })),
+    steps: z
+      .array(
+        z.strictObject({
+          step: z.number(),
+          at: z.number().optional(),
+          catalogVersion: z.record(z.string(), z.string()).optional(),
+        }),
+      )
+      .meta({
+        description:
+          'Steps recorded so far, each with the catalog version (`serverId → version`) of every server whose tools the model was shown.',
+      }),
   })
   .meta({ id: 'RunInfo' });
 

@@ -3,9 +3,32 @@ import { EXIT_CODES } from '../exit-codes.js';
 import { formatAge, formatTable } from '../output/format-table.js';
 import { withClient } from '../with-client.js';
 
-/** `agentq catalog <serverId>`: the cached tools of a server, as runs see them. */
-export async function catalogCommand(io: CliIo, serverId: string, options: { json?: boolean }): Promise<number> {
+/**
+ * `agentq catalog <serverId>`: the cached tools of a server, as runs see them; with `--version`,
+ * the tool definitions of that catalog version, as the runs pinned to it were shown them.
+ */
+export async function catalogCommand(
+  io: CliIo,
+  serverId: string,
+  options: { json?: boolean; version?: string },
+): Promise<number> {
   return await withClient(io, async (client) => {
+    if (options.version !== undefined) {
+      const snapshot = await client.getCatalogSnapshot(serverId, options.version);
+      if (options.json) {
+        io.out(JSON.stringify(snapshot, null, 2));
+        return EXIT_CODES.ok;
+      }
+      io.out(
+        `${serverId} version ${snapshot.version}: ${snapshot.tools.length} tools, read ${new Date(snapshot.refreshedAt).toISOString()}`,
+      );
+      for (const tool of snapshot.tools) {
+        io.out('');
+        io.out(`${tool.name}: ${firstLine(tool.description ?? tool.title ?? '')}`);
+        io.out(`  input: ${JSON.stringify(tool.inputSchema)}`);
+      }
+      return EXIT_CODES.ok;
+    }
     const catalog = await client.getCatalog(serverId);
     if (options.json) {
       io.out(JSON.stringify(catalog, null, 2));

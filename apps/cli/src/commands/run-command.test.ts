@@ -56,6 +56,11 @@ describe('describeRun (agentq status)', () => {
     startedAt: 30_000,
     finishedAt: 31_000,
     pendingApprovals: [],
+    steps: [
+      { step: 0, catalogVersion: { svc: 'v1', fs: 'f1' } },
+      { step: 1, catalogVersion: { fs: 'f1', svc: 'v1' } },
+      { step: 2, catalogVersion: { svc: 'v2', fs: 'f1' } },
+    ],
     result: {
       runId: 'r1',
       text: 'done',
@@ -72,6 +77,13 @@ describe('describeRun (agentq status)', () => {
     expect(lines[1]).toMatch(/^ {2}5 steps · 0 tool calls · 60 tokens · took 30s$/);
     expect(lines).not.toContainEqual(expect.stringMatching(/step 4/));
     expect(lines).toContain('  page: http://api.test/admin/runs/r1');
+  });
+
+  it('lists the catalog versions each run of steps was shown', () => {
+    const lines = describeRun(completed, 'p');
+    const at = lines.indexOf('  catalog versions:');
+    expect(lines.slice(at + 1, at + 3)).toEqual(['    steps 0-1: fs@f1 svc@v1', '    step 2: fs@f1 svc@v2']);
+    expect(describeRun({ ...completed, steps: [] }, 'p')).not.toContain('  catalog versions:');
   });
 
   it('says how many steps a running run has finished', () => {

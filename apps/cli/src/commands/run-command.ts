@@ -195,11 +195,34 @@ export function describeRun(run: RunInfo, page: string): string[] {
     lines.push(`  failed after ${took}`);
   }
   lines.push(`  page: ${page}`);
+  lines.push(...describeCatalogVersions(run.steps));
   for (const approval of run.pendingApprovals)
     lines.push(`  waiting for approval ${approval.approvalId} (${approval.toolName})`);
   if (run.result) lines.push('', run.result.text);
   if (run.error) lines.push(`  error: ${run.error.message}`);
   return lines;
+}
+
+/**
+ * The catalog versions the run's steps were shown, one line per run of steps that saw the same
+ * versions: `steps 0-3: svc@<version>` (each readable with `agentq catalog svc --version`).
+ */
+export function describeCatalogVersions(steps: RunInfo['steps']): string[] {
+  const groups: Array<{ first: number; last: number; versions: string }> = [];
+  for (const step of steps) {
+    const entries = Object.entries(step.catalogVersion ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const versions = entries.map(([serverId, version]) => `${serverId}@${version}`).join(' ') || 'no MCP servers';
+    const last = groups.at(-1);
+    if (last && last.versions === versions) last.last = step.step;
+    else groups.push({ first: step.step, last: step.step, versions });
+  }
+  if (groups.length === 0) return [];
+  return [
+    '  catalog versions:',
+    ...groups.map(({ first, last, versions }) =>
+      first === last ? `    step ${first}: ${versions}` : `    steps ${first}-${last}: ${versions}`,
+    ),
+  ];
 }
 
 function plural(count: number, noun: string): string {

@@ -74,3 +74,33 @@ export async function getCatalog(context: ClientContext, serverId: string): Prom
   }
   return view;
 }
+
+/** The tool definitions of one catalog version of a server, as the runs pinned to it were shown them. */
+export interface CatalogSnapshotView {
+  serverId: string;
+  version: string;
+  tools: CatalogTool[];
+  /** Epoch ms of the read that produced `tools`. */
+  refreshedAt: number;
+}
+
+/**
+ * Reads the snapshot of one catalog version of a server (a version a run step lists): kept while
+ * any run shown it lives. `NOT_FOUND` when neither a snapshot nor the live entry is that version.
+ */
+export async function getCatalogSnapshot(
+  context: ClientContext,
+  serverId: string,
+  version: string,
+): Promise<CatalogSnapshotView> {
+  parseWith(serverIdSchema, serverId, 'server id');
+  const entry = await context.catalog.readSnapshot(serverId, version);
+  if (!entry) {
+    throw new AgentqError({
+      code: 'NOT_FOUND',
+      field: 'version',
+      message: `no snapshot of version ${version} of MCP server ${serverId} (never pinned by a run, or expired)`,
+    });
+  }
+  return { serverId, version, tools: entry.tools, refreshedAt: entry.refreshedAt };
+}

@@ -49,6 +49,11 @@ export interface RunTimelineStep {
   finishReason: string;
   usage: Usage;
   calls: RunTimelineCall[];
+  /**
+   * `serverId → catalog version` of the tools the model was shown at this step (absent on steps
+   * recorded before runs were pinned); `agentq catalog <server> --version <v>` shows each.
+   */
+  catalogVersion?: Record<string, string>;
 }
 
 /** A run as its page shows it: state and header, then every step with its calls. */
@@ -151,6 +156,7 @@ export async function getRunTimeline(context: ClientContext, runId: string): Pro
     finishReason: step.finishReason,
     usage: step.usage,
     calls: [],
+    ...(step.catalogVersion ? { catalogVersion: step.catalogVersion } : {}),
   }));
   const stepAt = (index: number): RunTimelineStep => {
     let found = timelineSteps.find((step) => step.step === index);

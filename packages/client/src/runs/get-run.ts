@@ -45,6 +45,15 @@ export interface RunProgress {
   [key: string]: unknown;
 }
 
+/** One step a run took, with the catalog versions it was shown (`agentq catalog <server> --version`). */
+export interface RunStepInfo {
+  step: number;
+  /** When the step was recorded, epoch ms (absent on steps recorded before it was kept). */
+  at?: number;
+  /** `serverId → catalog version` of the tools the model was shown (absent before runs were pinned). */
+  catalogVersion?: Record<string, string>;
+}
+
 /** A run as `getRun` reports it. */
 export interface RunInfo {
   runId: string;
@@ -67,6 +76,8 @@ export interface RunInfo {
   /** When the run finished, epoch ms. */
   finishedAt?: number;
   pendingApprovals: RunPendingApproval[];
+  /** The steps the run has recorded so far, each with its catalog versions. */
+  steps: RunStepInfo[];
 }
 
 /** Reads a run's state, progress, result or error, and pending approvals. `NOT_FOUND` when unknown. */
@@ -137,6 +148,11 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
     startedAt: job.processedOn ?? undefined,
     finishedAt: job.finishedOn ?? undefined,
     pendingApprovals,
+    steps: (checkpoint?.steps ?? []).map(({ step, at, catalogVersion }) => ({
+      step,
+      ...(at === undefined ? {} : { at }),
+      ...(catalogVersion === undefined ? {} : { catalogVersion }),
+    })),
   };
   if (state === 'completed') {
     const result = runResultSchema.safeParse(job.returnvalue);
