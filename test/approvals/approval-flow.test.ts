@@ -6,8 +6,8 @@ import { decide, listPendingApprovals } from '../../packages/client/src/approval
 import {
   AgentqError,
   QUEUE_NAMES,
-  runCheckpointSchema,
   runResultSchema,
+  type RunCheckpoint,
   type RunSpecInput,
   type ServerDefinition,
 } from '@agentq/shared';
@@ -17,7 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer, writeCatalogEntry } from '../worker/helpers/catalog.js';
-import { enqueueRun, eventually, runsQueue, startTestWorker, waitForJob } from '../worker/helpers/worker-harness.js';
+import {
+  enqueueRun,
+  eventually,
+  readCheckpoint,
+  runsQueue,
+  startTestWorker,
+  waitForJob,
+} from '../worker/helpers/worker-harness.js';
 
 const counterTool = 'mcp__fx__counterIncrement';
 
@@ -84,9 +91,7 @@ describe('durable approvals', () => {
     await enqueueRun(queue, { runId: 'approve-1', spec: spec({ notes: ['approve-1'] }) });
     const [pending] = await parked('approve-1');
     expect(pending).toMatchObject({ runId: 'approve-1', toolName: counterTool, input: { note: 'approve-1' } });
-    const checkpoint = runCheckpointSchema.parse(
-      JSON.parse((await ctx.redis.get(keyNames(ctx.prefix).run('approve-1'))) ?? 'null'),
-    );
+    const checkpoint = (await readCheckpoint(ctx, 'approve-1')) as RunCheckpoint;
     expect(checkpoint.status).toBe('waiting-approval');
     expect(checkpoint.pendingApprovals.map((approval) => approval.approvalId)).toEqual([pending?.approvalId]);
     const approvalJob = await Job.fromId(approvalsQueue, pending?.approvalId as string);

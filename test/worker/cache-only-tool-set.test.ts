@@ -3,14 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentWorker } from '@agentq/agent-worker';
-import { QUEUE_NAMES, runCheckpointSchema, runResultSchema } from '@agentq/shared';
-import { keyNames } from '@agentq/store';
+import { QUEUE_NAMES, runResultSchema, type RunCheckpoint } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { putServer, writeCatalogEntry } from './helpers/catalog.js';
-import { enqueueRun, runsQueue, startTestWorker, waitForJob } from './helpers/worker-harness.js';
+import { enqueueRun, readCheckpoint, runsQueue, startTestWorker, waitForJob } from './helpers/worker-harness.js';
 
 describe('tool sets come from the catalog cache only', () => {
   let ctx: TestContext;
@@ -93,9 +92,7 @@ describe('tool sets come from the catalog cache only', () => {
       expect(runResultSchema.parse(finished.returnvalue).text).toBe('done');
     }
     // The hanging server's cached tool was offered; the cold server contributed nothing.
-    const checkpoint = runCheckpointSchema.parse(
-      JSON.parse((await ctx.redis.get(keyNames(ctx.prefix).run(ids[0] as string))) ?? 'null'),
-    );
+    const checkpoint = (await readCheckpoint(ctx, ids[0] as string)) as RunCheckpoint;
     expect(checkpoint.allowedNames).toEqual(['mcp__hang__lookup']);
     expect(existsSync(marker)).toBe(false);
 

@@ -1,14 +1,21 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runResultSchema, silentLogger, type RunSpecInput } from '@agentq/shared';
-import { keyNames, RunStore } from '@agentq/store';
+import { runResultSchema, type RunSpecInput } from '@agentq/shared';
+import { keyNames } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer } from './helpers/catalog.js';
-import { enqueueRun, runsQueue, spawnWorkerProcess, waitForJob, type WorkerProcess } from './helpers/worker-harness.js';
+import {
+  enqueueRun,
+  readCheckpoint,
+  runsQueue,
+  spawnWorkerProcess,
+  waitForJob,
+  type WorkerProcess,
+} from './helpers/worker-harness.js';
 
 const target = 'mcp__fx__counterIncrement';
 
@@ -74,7 +81,7 @@ describe('kill -9 between a meta tool result and its checkpoint', () => {
     // The journal holds the meta tool's result; the checkpoint is still at step 0.
     const journal = await ctx.redis.hlen(keyNames(ctx.prefix).runToolResults(runId));
     expect(journal).toBe(1);
-    const checkpoint = await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read(runId);
+    const checkpoint = await readCheckpoint(ctx, runId);
     if (checkpoint !== null) expect(checkpoint.step).toBe(0);
 
     await spawn();

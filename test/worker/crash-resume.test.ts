@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCheckpointSchema, runResultSchema } from '@agentq/shared';
-import { keyNames } from '@agentq/store';
+import { runResultSchema, type RunCheckpoint } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
@@ -11,6 +10,7 @@ import { warmServer } from './helpers/catalog.js';
 import {
   enqueueRun,
   eventually,
+  readCheckpoint,
   runsQueue,
   spawnWorkerProcess,
   waitForJob,
@@ -72,8 +72,7 @@ describe('a worker killed with SIGKILL in the middle of a run', () => {
     await eventually(async () => ((await counterNotes(counterFile)).length >= 2 ? true : undefined));
     await first.kill();
 
-    const checkpointText = await ctx.redis.get(keyNames(ctx.prefix).run('crash-1'));
-    const completedAtKill = runCheckpointSchema.parse(JSON.parse(checkpointText ?? 'null')).step;
+    const completedAtKill = ((await readCheckpoint(ctx, 'crash-1')) as RunCheckpoint).step;
     expect(completedAtKill).toBeGreaterThanOrEqual(1);
     expect(completedAtKill).toBeLessThan(steps);
 

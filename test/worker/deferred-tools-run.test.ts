@@ -1,11 +1,17 @@
 import type { AgentWorker } from '@agentq/agent-worker';
-import { runCheckpointSchema, runResultSchema } from '@agentq/shared';
-import { keyNames } from '@agentq/store';
+import { runResultSchema, type RunCheckpoint } from '@agentq/shared';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { everythingCommand, warmServer } from './helpers/catalog.js';
-import { enqueueRun, runsQueue, startTestWorker, waitForJob, stopWorkerSuite } from './helpers/worker-harness.js';
+import {
+  enqueueRun,
+  readCheckpoint,
+  runsQueue,
+  startTestWorker,
+  waitForJob,
+  stopWorkerSuite,
+} from './helpers/worker-harness.js';
 
 describe('a scripted run on deferred tools of the real server-everything', () => {
   let ctx: TestContext;
@@ -63,9 +69,7 @@ describe('a scripted run on deferred tools of the real server-everything', () =>
     expect(JSON.stringify(invoke?.output)).toContain('42');
     expect(result.catalogVersion.everything).toBeTruthy();
 
-    const checkpoint = runCheckpointSchema.parse(
-      JSON.parse((await ctx.redis.get(keyNames(ctx.prefix).run('deferred-1'))) ?? 'null'),
-    );
+    const checkpoint = (await readCheckpoint(ctx, 'deferred-1')) as RunCheckpoint;
     expect(checkpoint.status).toBe('completed');
     expect(checkpoint.step).toBe(4);
     expect(checkpoint.inspectedNames).toContain('mcp__everything__getSum');

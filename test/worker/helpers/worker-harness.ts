@@ -8,8 +8,10 @@ import {
   runSpecSchema,
   silentLogger,
   type Config,
+  type RunCheckpoint,
   type RunSpecInput,
 } from '@agentq/shared';
+import { RunStore } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { tsxLoaderUrl } from '../../fixtures/mcp/spawn-fixture.js';
@@ -102,6 +104,14 @@ export async function waitForJob(queue: Queue, jobId: string, timeoutMs = 45_000
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`job ${jobId} did not finish within ${timeoutMs} ms`);
+}
+
+/** A run's checkpoint as the workers stored it (head and step log, or a single blob), or `null`. */
+export async function readCheckpoint(
+  ctx: { redis: Redis; prefix: string },
+  runId: string,
+): Promise<RunCheckpoint | null> {
+  return await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read(runId);
 }
 
 /** Polls until `check` returns a value other than undefined. */

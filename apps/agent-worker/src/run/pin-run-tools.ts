@@ -25,7 +25,8 @@ export interface PinRunToolsOptions {
 
 /**
  * Keeps a run on the catalog versions it was shown. Each attempt keeps the snapshot of every
- * version the run shows alive (see `CatalogStore.pinSnapshots`). When a server's live version is
+ * version the run shows alive (see `CatalogStore.pinSnapshots`; a process refreshes one at most
+ * once an hour). When a server's live version is
  * not the one the run was shown (a resume, a retry), the run's inline tools of that server are
  * rebuilt from the pinned snapshot: the same names, descriptions and input schemas as before, and
  * tools the server has gained since stay hidden. A call to such a tool is checked against the live
@@ -42,7 +43,7 @@ export async function pinRunTools(options: PinRunToolsOptions): Promise<RunTools
   const servers = [...new Set([...Object.keys(pinned), ...Object.keys(live)])].sort();
   if (servers.length === 0) return runTools;
   const wanted = servers.map((serverId) => ({ serverId, version: pinned[serverId] ?? (live[serverId] as string) }));
-  const kept = await snapshots.pinSnapshots(wanted, options.ttlSeconds);
+  const kept = await pinRecently(snapshots, wanted, options.ttlSeconds);
   const drifted = wanted.filter(({ serverId, version }, index) => kept[index] && live[serverId] !== version);
   if (drifted.length === 0) return runTools;
   const entries = await Promise.all(drifted.map(({ serverId, version }) => snapshots.readSnapshot(serverId, version)));
@@ -59,6 +60,33 @@ export async function pinRunTools(options: PinRunToolsOptions): Promise<RunTools
     showPinnedServer({ tools, runTools, serverId, version, entry, shownNames: options.shownNames, snapshots });
   });
   return { ...runTools, tools, catalogVersion };
+}
+
+/** How long a process trusts its own refresh of a snapshot's TTL (days long) before refreshing it again. */
+const REPIN_AFTER_MS = 3_600_000;
+const pinnedAt = new WeakMap<RunCatalogSnapshots, Map<string, number>>();
+
+/**
+ * {@link CatalogStore.pinSnapshots} for the pins this process has not refreshed in the last hour:
+ * a worker starting many runs on the same catalog pays no round trip for it but once an hour.
+ */
+async function pinRecently(
+  snapshots: RunCatalogSnapshots,
+  wanted: ReadonlyArray<{ serverId: string; version: string }>,
+  ttlSeconds: number,
+): Promise<boolean[]> {
+  let recent = pinnedAt.get(snapshots);
+  if (!recent) pinnedAt.set(snapshots, (recent = new Map()));
+  const now = Date.now();
+  const key = (pin: { serverId: string; version: string }) => `${pin.serverId}\u0000${pin.version}`;
+  const due = wanted.filter((pin) => now - (recent.get(key(pin)) ?? -Infinity) >= REPIN_AFTER_MS);
+  const dueKept = due.length === 0 ? [] : await snapshots.pinSnapshots(due, ttlSeconds);
+  due.forEach((pin, index) => {
+    if (dueKept[index]) recent.set(key(pin), now);
+    else recent.delete(key(pin));
+  });
+  if (recent.size > 100_000) recent.clear();
+  return wanted.map((pin) => recent.has(key(pin)));
 }
 
 /** Replaces the run's tools of one server in `tools` by the pinned version's. */
