@@ -39,6 +39,22 @@ describe('the prompt cache model of the caching benchmark', () => {
     const two = cache.usage(second, true);
     expect(two).toMatchObject({ cacheRead: prefixTokens, cacheCreation: 0 });
     expect(two.fullPrice).toBe(two.total - prefixTokens);
+    // A breakpoint on the last message caches the conversation for the next request.
+    const third = {
+      ...first,
+      messages: [{ role: 'user', content: [{ type: 'text', text: longText, cache_control: breakpoint }] }],
+    };
+    const written = cache.usage(third, true);
+    expect(written.cacheRead).toBe(prefixTokens);
+    expect(written.cacheCreation).toBe(written.total - prefixTokens);
+    const fourth = {
+      ...first,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: longText }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'ok', cache_control: breakpoint }] },
+      ],
+    };
+    expect(cache.usage(fourth, true).cacheRead).toBe(written.total);
     // Without caching, or with a changed tool list, nothing is read.
     expect(cache.usage(second, false)).toMatchObject({ fullPrice: two.total, cacheRead: 0 });
     const changed = { ...second, tools: [tool('c'), tool('b', { cache_control: breakpoint })] };

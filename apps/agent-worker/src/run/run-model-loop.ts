@@ -107,9 +107,10 @@ function modelCallSettings(options: RunModelLoopOptions) {
     model: resolved.model,
     system: cached.system,
     tools: cached.tools,
-    prepareStep: () => {
+    prepareStep: ({ messages }: { messages: ModelMessage[] }) => {
       perStep.startStep();
-      return undefined;
+      const marked = cached.messages(messages);
+      return marked === messages ? undefined : { messages: marked };
     },
     experimental_repairToolCall: createRunToolCallRepair({
       model: resolved.model,
