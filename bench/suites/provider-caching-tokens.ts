@@ -34,6 +34,8 @@ type Strategy = 'inline' | 'meta' | 'native';
 const targets = [7, 23, 58, 141];
 const wireName = (index: number) => `mcp__big__tool${String(index).padStart(4, '0')}`;
 const query = (index: number) => `collection ${index % 17} records`;
+// A verbose search returns the signatures, which tool_invoke needs to have been shown first.
+const metaSearch = (index: number) => ({ query: `${query(index)} tool number ${index}`, verbose: true });
 const models: Record<Provider, string> = { anthropic: 'anthropic:claude-sonnet-4-5', openai: 'openai:gpt-5.4' };
 // Prices of cached input as a share of the full input price: Anthropic reads at 0.1 and writes
 // (5-minute cache) at 1.25; OpenAI's GPT-5 family reads at 0.1 and writes at no extra cost.
@@ -51,7 +53,7 @@ function script(provider: Provider, strategy: Strategy, tag: string): CannedResp
     if (provider === 'anthropic') {
       if (strategy === 'inline') answers.push(anthropicToolUse({ id: `toolu_${id}`, name: wireName(index), input }));
       if (strategy === 'meta') {
-        answers.push(anthropicToolUse({ id: `toolu_s${id}`, name: 'tool_search', input: { query: query(index) } }));
+        answers.push(anthropicToolUse({ id: `toolu_s${id}`, name: 'tool_search', input: metaSearch(index) }));
         answers.push(
           anthropicToolUse({ id: `toolu_${id}`, name: 'tool_invoke', input: { name: wireName(index), params: input } }),
         );
@@ -67,11 +69,16 @@ function script(provider: Provider, strategy: Strategy, tag: string): CannedResp
         );
       }
     } else {
-      if (strategy === 'inline') answers.push(openaiFunctionCall({ callId: `call_${id}`, name: wireName(index), input }));
+      if (strategy === 'inline')
+        answers.push(openaiFunctionCall({ callId: `call_${id}`, name: wireName(index), input }));
       if (strategy === 'meta') {
-        answers.push(openaiFunctionCall({ callId: `call_s${id}`, name: 'tool_search', input: { query: query(index) } }));
+        answers.push(openaiFunctionCall({ callId: `call_s${id}`, name: 'tool_search', input: metaSearch(index) }));
         answers.push(
-          openaiFunctionCall({ callId: `call_${id}`, name: 'tool_invoke', input: { name: wireName(index), params: input } }),
+          openaiFunctionCall({
+            callId: `call_${id}`,
+            name: 'tool_invoke',
+            input: { name: wireName(index), params: input },
+          }),
         );
       }
       if (strategy === 'native') {
@@ -250,8 +257,18 @@ const suite: BenchSuite = {
           const ledger = billing.reset();
           if (finished.state !== 'completed') throw new Error(`${runId} failed: ${finished.failedReason}`);
           const result = runResultSchema.parse(finished.returnvalue);
-          const called = result.toolCalls.filter((call) => !call.providerExecuted && !call.isError).length;
-          if (called < targets.length) throw new Error(`${runId} made ${called} successful calls`);
+          // Every target tool ran (its fixture output names it), directly or through tool_invoke.
+          for (const index of targets) {
+            const ran = result.toolCalls.some((call) => {
+              const output = JSON.stringify(call.output ?? '');
+              return (
+                !call.isError &&
+                !output.includes('"refused"') &&
+                output.includes(`tool_${String(index).padStart(4, '0')}`)
+              );
+            });
+            if (!ran) throw new Error(`${runId} did not run ${wireName(index)}: ${JSON.stringify(result.toolCalls)}`);
+          }
           const deferred = result.tools?.deferred ?? 0;
           if ((strategy === 'inline') !== (deferred === 0)) throw new Error(`${runId} deferred ${deferred} tools`);
           // What agentq reports for the run must be what the fake billed.

@@ -68,7 +68,10 @@ describe('the prompt cache model of the caching benchmark', () => {
     const reference = {
       type: 'tool_search_tool_result',
       tool_use_id: 's1',
-      content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'deep' }] },
+      content: {
+        type: 'tool_search_tool_search_result',
+        tool_references: [{ type: 'tool_reference', tool_name: 'deep' }],
+      },
     };
     const after = cache.usage(
       { tools: [deferred], system: 'x', messages: [{ role: 'assistant', content: [reference] }] },
@@ -81,7 +84,10 @@ describe('the prompt cache model of the caching benchmark', () => {
   it('OpenAI: caches the shared prefix in 128-token steps from 1 024 tokens, and resolves item references', () => {
     const cache = createOpenAICache();
     const items = new Map<string, unknown>([['fc_1', { type: 'function_call', name: 'a', arguments: longText }]]);
-    const first = { tools: [{ type: 'function', name: 'a', description: longText }], input: [{ role: 'user', content: 'hi' }] };
+    const first = {
+      tools: [{ type: 'function', name: 'a', description: longText }],
+      input: [{ role: 'user', content: 'hi' }],
+    };
     const one = cache.usage(first, items, true);
     expect(one.cacheRead).toBe(0);
     const second = { ...first, input: [...first.input, { type: 'item_reference', id: 'fc_1' }] };
