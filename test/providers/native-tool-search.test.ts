@@ -326,6 +326,81 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     expect(runResultSchema.parse(finished.returnvalue).text).toBe('counted after approval');
   });
 
+  it('OpenAI Responses: pauses for an approval after a hosted search and replays its items when it resumes', async () => {
+    const answer = openaiToolSearchThenCall({
+      query: 'increment a counter',
+      found: [{ name: counterTool, description: 'Increments a counter.' }],
+      call: { callId: 'call_native_approve', name: counterTool, input: { note: 'openai-approve' } },
+    });
+    const sent = (answer.body as { output: Block[] }).output;
+    openai.enqueue(answer, openaiText('counted after approval'));
+    const first = openai.requests.length;
+    await enqueueRun(queue, {
+      runId: 'native-openai-approval',
+      spec: spec({ model: 'openai:gpt-5.4', requireFor: ['fx:counter_increment'] }),
+      attempts: 1,
+    });
+    const pending = await eventually(async () => {
+      const found = await listPendingApprovals(ctx, { runId: 'native-openai-approval' });
+      return found.length === 1 ? found : undefined;
+    }, 60_000);
+    expect(pending[0]).toMatchObject({ toolName: counterTool, input: { note: 'openai-approve' } });
+    // A gated tool is never deferred: it is offered as a plain function.
+    const offered = (openai.requests[first]?.body as ResponsesBody).tools?.find((tool) => tool.name === counterTool);
+    expect(offered).toMatchObject({ type: 'function' });
+    expect(offered?.defer_loading).toBeUndefined();
+    expect(await readCounterNotes(counterFile)).not.toContain('openai-approve');
+
+    await decide(ctx, { approvalId: pending[0]?.approvalId as string, approved: true, decidedBy: 'alice' });
+    const finished = await waitForJob(queue, 'native-openai-approval', 90_000);
+    expect(finished.state).toBe('completed');
+    const requests = openai.requests.slice(first);
+    expect(requests).toHaveLength(2);
+    const [parked, resumed] = requests.map((request) => request.body as ResponsesBody);
+    expect(resumed?.tools).toEqual(parked?.tools);
+    const input = resumed?.input ?? [];
+    const seen = JSON.stringify(input).slice(0, 4000);
+    // Each item the API produced goes back as it came, in order: as a reference to the stored item
+    // by its id (the search items), or in full (the function call, which the output answers).
+    const [searchCall, searchOutput, functionCall] = sent;
+    const replayed = input.filter((item) => item.type !== 'message' && item.role === undefined);
+    const matches = (item: Block | undefined, original: Block | undefined) =>
+      item?.type === 'item_reference'
+        ? item.id === original?.id
+        : item?.type === original?.type && (item?.call_id ?? null) === (original?.call_id ?? null);
+    expect(replayed.length, seen).toBe(4);
+    expect(matches(replayed[0], searchCall), seen).toBe(true);
+    expect(matches(replayed[1], searchOutput), seen).toBe(true);
+    expect(matches(replayed[2], functionCall), seen).toBe(true);
+    for (const [index, original] of [searchCall, searchOutput, functionCall].entries()) {
+      const item = replayed[index];
+      if (item?.type === 'item_reference') continue;
+      expect(item, seen).toMatchObject({ type: original?.type });
+    }
+    if (replayed[0]?.type !== 'item_reference') {
+      expect(replayed[0]).toMatchObject({ execution: 'server', arguments: { query: 'increment a counter' } });
+      expect(replayed[1]).toMatchObject({ tools: [expect.objectContaining({ name: counterTool })] });
+    }
+    if (replayed[2]?.type !== 'item_reference') {
+      expect(replayed[2]).toMatchObject({ call_id: 'call_native_approve', name: counterTool });
+      expect(JSON.parse(String(replayed[2]?.arguments))).toEqual({ note: 'openai-approve' });
+    }
+    // Then the output of the approved call, which ran once.
+    expect(replayed[3]).toMatchObject({ type: 'function_call_output', call_id: 'call_native_approve' });
+    expect(String(replayed[3]?.output)).not.toContain('denied');
+    expect((await readCounterNotes(counterFile)).filter((note) => note === 'openai-approve')).toHaveLength(1);
+    const result = runResultSchema.parse(finished.returnvalue);
+    expect(result.text).toBe('counted after approval');
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'provider_tool_search', providerExecuted: true }),
+      expect.objectContaining({
+        toolName: counterTool,
+        isError: false,
+        approval: expect.objectContaining({ approved: true }),
+      }),
+    ]);
+  });
+
   it('repairs the input of a call of a found tool and runs it with the repaired input', async () => {
     const target = 'mcp__big__tool0023';
     anthropic.enqueue(
@@ -356,6 +431,51 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     const toolResult = second.messages.at(-1)?.content.find((part) => part.type === 'tool_result');
     expect(toolResult?.is_error ?? false, JSON.stringify(toolResult)).toBe(false);
     expect(JSON.stringify(toolResult?.content)).toContain('repaired');
+  });
+
+  it('repairs input no cheap fix makes valid with one call to the same model, then runs the tool', async () => {
+    const target = 'mcp__big__tool0031';
+    anthropic.enqueue(
+      anthropicToolSearchThenUse({
+        searchId: 'srvtoolu_native_6',
+        query: 'collection 14',
+        found: [target],
+        // `query` is required and `q` is not allowed: only the model can fix this.
+        call: { id: 'toolu_native_6', name: target, input: { q: 'model repair' } },
+      }),
+      anthropicText(JSON.stringify({ query: 'model repair' })),
+      anthropicText('repaired by the model'),
+    );
+    const { finished, requests } = await runOn(
+      anthropic,
+      'native-model-repair',
+      spec({ model: 'anthropic:claude-sonnet-4-5', settings: { toolExposition: 'native' } }),
+    );
+    const seen = JSON.stringify(requests.map((request) => request.body)).slice(0, 6000);
+    expect(finished.state, seen).toBe('completed');
+    expect(requests, seen).toHaveLength(3);
+    const [first, repair, last] = requests.map((request) => request.body as MessagesBody & Block);
+    // The repair request: the step's input, then the correction request naming the tool, its bad
+    // input and its schema, with the schema as the structured output format.
+    const ask = repair?.messages.at(-1);
+    expect(ask?.role).toBe('user');
+    const askText = JSON.stringify(ask?.content);
+    expect(askText).toContain(`Your call of tool \\"${target}\\" had invalid input`);
+    expect(askText).toContain('model repair');
+    expect(JSON.stringify(repair?.output_config ?? repair?.tools)).toContain('"query"');
+    expect(repair?.messages[0]?.content[0]).toMatchObject({ type: 'text', text: 'look up record 7' });
+    expect(first?.messages[0]?.content[0]).toMatchObject({ type: 'text', text: 'look up record 7' });
+    // The next step carries the repaired call and its result.
+    const assistant = last?.messages.find((message) => message.role === 'assistant');
+    expect(assistant?.content.find((block) => block.type === 'tool_use')).toMatchObject({
+      id: 'toolu_native_6',
+      name: target,
+      input: { query: 'model repair' },
+    });
+    const toolResult = last?.messages.at(-1)?.content.find((part) => part.type === 'tool_result');
+    expect(toolResult?.is_error ?? false, JSON.stringify(toolResult)).toBe(false);
+    expect(JSON.stringify(toolResult?.content)).toContain('tool_0031');
+    expect(runResultSchema.parse(finished.returnvalue).text).toBe('repaired by the model');
   });
 
   it('answers a call of a tool that was not offered with a tool error, and the run carries on', async () => {
