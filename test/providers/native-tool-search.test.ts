@@ -133,6 +133,19 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     return { finished, requests: fake.requests.slice(first) };
   };
 
+  /** Enqueues a run gated on the counter tool and waits until it parks; returns its first request index. */
+  const parkOnCounter = async (fake: FakeProviderServer, runId: string, model: string, note: string) => {
+    const first = fake.requests.length;
+    await enqueueRun(queue, { runId, spec: spec({ model, requireFor: ['fx:counter_increment'] }), attempts: 1 });
+    const pending = await eventually(async () => {
+      const found = await listPendingApprovals(ctx, { runId });
+      return found.length === 1 ? found : undefined;
+    }, 60_000);
+    expect(pending[0]).toMatchObject({ toolName: counterTool, input: { note } });
+    expect(await readCounterNotes(counterFile)).not.toContain(note);
+    return { first, approvalId: pending[0]?.approvalId as string };
+  };
+
   /** The wire name of synthetic tool number `index` of `big`, found by its description. */
   const bigToolName = (tools: Array<{ name?: string; description?: string }>, index: number) => {
     const found = tools.find((tool) => tool.description?.startsWith(`Synthetic fixture tool number ${index}:`));
@@ -286,24 +299,18 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
       }),
       anthropicText('counted after approval'),
     );
-    const first = anthropic.requests.length;
-    await enqueueRun(queue, {
-      runId: 'native-approval',
-      spec: spec({ model: 'anthropic:claude-sonnet-4-5', requireFor: ['fx:counter_increment'] }),
-      attempts: 1,
-    });
-    const pending = await eventually(async () => {
-      const found = await listPendingApprovals(ctx, { runId: 'native-approval' });
-      return found.length === 1 ? found : undefined;
-    }, 60_000);
-    expect(pending[0]).toMatchObject({ toolName: counterTool, input: { note: 'native-approve' } });
+    const { first, approvalId } = await parkOnCounter(
+      anthropic,
+      'native-approval',
+      'anthropic:claude-sonnet-4-5',
+      'native-approve',
+    );
     // A gated tool is never deferred: it is offered inline, without defer_loading.
     const offered = (anthropic.requests[first]?.body as MessagesBody).tools?.find((tool) => tool.name === counterTool);
     expect(offered).toBeDefined();
     expect(offered?.defer_loading).toBeUndefined();
-    expect(await readCounterNotes(counterFile)).not.toContain('native-approve');
 
-    await decide(ctx, { approvalId: pending[0]?.approvalId as string, approved: true, decidedBy: 'alice' });
+    await decide(ctx, { approvalId, approved: true, decidedBy: 'alice' });
     const finished = await waitForJob(queue, 'native-approval', 90_000);
     expect(finished.state).toBe('completed');
     const requests = anthropic.requests.slice(first);
@@ -334,24 +341,18 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     });
     const sent = (answer.body as { output: Block[] }).output;
     openai.enqueue(answer, openaiText('counted after approval'));
-    const first = openai.requests.length;
-    await enqueueRun(queue, {
-      runId: 'native-openai-approval',
-      spec: spec({ model: 'openai:gpt-5.4', requireFor: ['fx:counter_increment'] }),
-      attempts: 1,
-    });
-    const pending = await eventually(async () => {
-      const found = await listPendingApprovals(ctx, { runId: 'native-openai-approval' });
-      return found.length === 1 ? found : undefined;
-    }, 60_000);
-    expect(pending[0]).toMatchObject({ toolName: counterTool, input: { note: 'openai-approve' } });
+    const { first, approvalId } = await parkOnCounter(
+      openai,
+      'native-openai-approval',
+      'openai:gpt-5.4',
+      'openai-approve',
+    );
     // A gated tool is never deferred: it is offered as a plain function.
     const offered = (openai.requests[first]?.body as ResponsesBody).tools?.find((tool) => tool.name === counterTool);
     expect(offered).toMatchObject({ type: 'function' });
     expect(offered?.defer_loading).toBeUndefined();
-    expect(await readCounterNotes(counterFile)).not.toContain('openai-approve');
 
-    await decide(ctx, { approvalId: pending[0]?.approvalId as string, approved: true, decidedBy: 'alice' });
+    await decide(ctx, { approvalId, approved: true, decidedBy: 'alice' });
     const finished = await waitForJob(queue, 'native-openai-approval', 90_000);
     expect(finished.state).toBe('completed');
     const requests = openai.requests.slice(first);
