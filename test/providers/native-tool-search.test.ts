@@ -10,6 +10,7 @@ import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-f
 import {
   anthropicText,
   anthropicToolSearchThenUse,
+  anthropicToolUse,
   startFakeAnthropic,
 } from '../fixtures/providers/fake-anthropic-messages.js';
 import { chatText, chatToolCall, startFakeOpenAIChat } from '../fixtures/providers/fake-openai-chat.js';
@@ -502,7 +503,7 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     expect(runResultSchema.parse(finished.returnvalue).text).toBe('carried on');
   });
 
-  it('hands an image result to Anthropic as an image block, and to a chat model as text', async () => {
+  it('hands an image result to Anthropic as an image block, directly or through tool_invoke, and to a chat model as text', async () => {
     const mediaTool = 'mcp__fx__mediaSample';
     anthropic.enqueue(
       anthropicToolSearchThenUse({
@@ -532,10 +533,41 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     // The audio block no provider takes in a tool result stays described in the text.
     expect(JSON.stringify(toolResult?.content)).toContain('[audio: audio/wav, not shown]');
 
+    // Through the meta tools the image of the tool tool_invoke ran is an image block too, not JSON.
+    anthropic.enqueue(
+      anthropicToolUse({ id: 'toolu_meta_inspect', name: 'tool_inspect', input: { name: mediaTool } }),
+      anthropicToolUse({ id: 'toolu_meta_media', name: 'tool_invoke', input: { name: mediaTool, params: {} } }),
+      anthropicText('saw it through tool_invoke'),
+    );
+    const viaMeta = await runOn(
+      anthropic,
+      'meta-image',
+      spec({ model: 'anthropic:claude-sonnet-4-5', settings: { toolExposition: 'meta' } }),
+    );
+    expect(viaMeta.finished.state).toBe('completed');
+    expect(viaMeta.requests).toHaveLength(3);
+    const invoked = (viaMeta.requests[2]?.body as MessagesBody).messages
+      .at(-1)
+      ?.content.find((part) => part.type === 'tool_result') as { tool_use_id?: string; content?: Block[] } | undefined;
+    expect(invoked?.tool_use_id).toBe('toolu_meta_media');
+    expect(invoked?.content).toEqual([
+      { type: 'text', text: expect.stringContaining('a one-pixel picture') },
+      expect.objectContaining({
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) },
+      }),
+    ]);
+    expect(JSON.stringify(invoked?.content?.[0])).not.toContain('iVBORw0KGgo');
+
+    // A chat model gets the same result through tool_invoke as text, the image described.
+    chat.enqueue(chatToolCall({ id: 'call_chat_inspect', name: 'tool_inspect', input: { name: mediaTool } }));
     chat.enqueue(chatToolCall({ id: 'call_chat_media', name: 'tool_invoke', input: { name: mediaTool, params: {} } }));
     chat.enqueue(chatText('described'));
     const viaChat = await runOn(chat, 'native-image-chat', spec({ model: 'openai-compatible:llama3' }));
     expect(viaChat.finished.state).toBe('completed');
-    expect(JSON.stringify(viaChat.requests[1]?.body)).not.toContain('iVBORw0KGgo');
+    const chatResult = JSON.stringify(viaChat.requests[2]?.body);
+    expect(chatResult).toContain('a one-pixel picture');
+    expect(chatResult).toContain('[image: image/png');
+    expect(chatResult).not.toContain('iVBORw0KGgo');
   });
 });
