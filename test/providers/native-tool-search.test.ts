@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentWorker } from '@agentq/agent-worker';
+import { createAgentqClient } from '@agentq/client';
 import { QUEUE_NAMES, runResultSchema, type RunSpecInput } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -234,6 +235,18 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
       }),
       expect.objectContaining({ toolName: target, isError: false }),
     ]);
+    // The timeline times the search by the model request that ran it, as it times tool calls.
+    const client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+    try {
+      const timeline = await client.getRunTimeline('native-anthropic');
+      const search = timeline.steps[0]?.calls.find((call) => call.toolName === 'provider_tool_search');
+      expect(search).toMatchObject({ status: 'ok', input: { query: 'collection 7 records' } });
+      expect(search?.durationMs).toEqual(expect.any(Number));
+      expect(search?.startedAt).toEqual(expect.any(Number));
+      expect(timeline.inProgress).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('OpenAI Responses, default exposition: sends the hosted tool_search and defer_loading functions, calls a found tool', async () => {
