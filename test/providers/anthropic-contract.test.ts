@@ -51,7 +51,10 @@ describe('Anthropic Messages API contract (loopback fake)', () => {
     expect(body.system).toHaveLength(1);
     expect(body.system?.[0]?.text.startsWith('Be brief.')).toBe(true);
     expect(body.system?.[0]?.cache_control).toEqual(breakpoint);
-    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'say hi' }] }]);
+    // The last message is a breakpoint too, so that the next step reads the conversation from the cache.
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'say hi', cache_control: breakpoint }] },
+    ]);
     const result = runResultSchema.parse(finished.returnvalue);
     expect(result.text).toBe('hello there');
     expect(result.usage).toMatchObject({ cacheCreationInputTokens: 900 });
@@ -88,7 +91,9 @@ describe('Anthropic Messages API contract (loopback fake)', () => {
     const last = second?.messages.at(-1);
     expect(last?.role).toBe('user');
     const toolResult = last?.content.find((part) => part.type === 'tool_result');
-    expect(toolResult).toMatchObject({ tool_use_id: 'toolu_contract_1' });
+    expect(toolResult).toMatchObject({ tool_use_id: 'toolu_contract_1', cache_control: breakpoint });
+    // Only the last message of a request is a breakpoint: the earlier ones lose theirs.
+    expect(JSON.stringify(second?.messages.slice(0, -1))).not.toContain('cache_control');
     expect(toolResult?.is_error ?? false, JSON.stringify(toolResult)).toBe(false);
     expect(JSON.stringify(toolResult?.content)).not.toBe('""');
     const notes = (await suite.counterNotes()).filter((line) => line.endsWith(' contract'));

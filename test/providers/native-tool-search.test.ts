@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentWorker } from '@agentq/agent-worker';
+import { createAgentqClient } from '@agentq/client';
 import { QUEUE_NAMES, runResultSchema, type RunSpecInput } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-f
 import {
   anthropicText,
   anthropicToolSearchThenUse,
+  anthropicToolUse,
   startFakeAnthropic,
 } from '../fixtures/providers/fake-anthropic-messages.js';
 import { chatText, chatToolCall, startFakeOpenAIChat } from '../fixtures/providers/fake-openai-chat.js';
@@ -133,6 +135,19 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     return { finished, requests: fake.requests.slice(first) };
   };
 
+  /** Enqueues a run gated on the counter tool and waits until it parks; returns its first request index. */
+  const parkOnCounter = async (fake: FakeProviderServer, runId: string, model: string, note: string) => {
+    const first = fake.requests.length;
+    await enqueueRun(queue, { runId, spec: spec({ model, requireFor: ['fx:counter_increment'] }), attempts: 1 });
+    const pending = await eventually(async () => {
+      const found = await listPendingApprovals(ctx, { runId });
+      return found.length === 1 ? found : undefined;
+    }, 60_000);
+    expect(pending[0]).toMatchObject({ toolName: counterTool, input: { note } });
+    expect(await readCounterNotes(counterFile)).not.toContain(note);
+    return { first, approvalId: pending[0]?.approvalId as string };
+  };
+
   /** The wire name of synthetic tool number `index` of `big`, found by its description. */
   const bigToolName = (tools: Array<{ name?: string; description?: string }>, index: number) => {
     const found = tools.find((tool) => tool.description?.startsWith(`Synthetic fixture tool number ${index}:`));
@@ -220,6 +235,18 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
       }),
       expect.objectContaining({ toolName: target, isError: false }),
     ]);
+    // The timeline times the search by the model request that ran it, as it times tool calls.
+    const client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
+    try {
+      const timeline = await client.getRunTimeline('native-anthropic');
+      const search = timeline.steps[0]?.calls.find((call) => call.toolName === 'provider_tool_search');
+      expect(search).toMatchObject({ status: 'ok', input: { query: 'collection 7 records' } });
+      expect(search?.durationMs).toEqual(expect.any(Number));
+      expect(search?.startedAt).toEqual(expect.any(Number));
+      expect(timeline.inProgress).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('OpenAI Responses, default exposition: sends the hosted tool_search and defer_loading functions, calls a found tool', async () => {
@@ -286,24 +313,18 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
       }),
       anthropicText('counted after approval'),
     );
-    const first = anthropic.requests.length;
-    await enqueueRun(queue, {
-      runId: 'native-approval',
-      spec: spec({ model: 'anthropic:claude-sonnet-4-5', requireFor: ['fx:counter_increment'] }),
-      attempts: 1,
-    });
-    const pending = await eventually(async () => {
-      const found = await listPendingApprovals(ctx, { runId: 'native-approval' });
-      return found.length === 1 ? found : undefined;
-    }, 60_000);
-    expect(pending[0]).toMatchObject({ toolName: counterTool, input: { note: 'native-approve' } });
+    const { first, approvalId } = await parkOnCounter(
+      anthropic,
+      'native-approval',
+      'anthropic:claude-sonnet-4-5',
+      'native-approve',
+    );
     // A gated tool is never deferred: it is offered inline, without defer_loading.
     const offered = (anthropic.requests[first]?.body as MessagesBody).tools?.find((tool) => tool.name === counterTool);
     expect(offered).toBeDefined();
     expect(offered?.defer_loading).toBeUndefined();
-    expect(await readCounterNotes(counterFile)).not.toContain('native-approve');
 
-    await decide(ctx, { approvalId: pending[0]?.approvalId as string, approved: true, decidedBy: 'alice' });
+    await decide(ctx, { approvalId, approved: true, decidedBy: 'alice' });
     const finished = await waitForJob(queue, 'native-approval', 90_000);
     expect(finished.state).toBe('completed');
     const requests = anthropic.requests.slice(first);
@@ -324,6 +345,75 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     expect(toolResult?.is_error ?? false, JSON.stringify(toolResult)).toBe(false);
     expect((await readCounterNotes(counterFile)).filter((note) => note === 'native-approve')).toHaveLength(1);
     expect(runResultSchema.parse(finished.returnvalue).text).toBe('counted after approval');
+  });
+
+  it('OpenAI Responses: pauses for an approval after a hosted search and replays its items when it resumes', async () => {
+    const answer = openaiToolSearchThenCall({
+      query: 'increment a counter',
+      found: [{ name: counterTool, description: 'Increments a counter.' }],
+      call: { callId: 'call_native_approve', name: counterTool, input: { note: 'openai-approve' } },
+    });
+    const sent = (answer.body as { output: Block[] }).output;
+    openai.enqueue(answer, openaiText('counted after approval'));
+    const { first, approvalId } = await parkOnCounter(
+      openai,
+      'native-openai-approval',
+      'openai:gpt-5.4',
+      'openai-approve',
+    );
+    // A gated tool is never deferred: it is offered as a plain function.
+    const offered = (openai.requests[first]?.body as ResponsesBody).tools?.find((tool) => tool.name === counterTool);
+    expect(offered).toMatchObject({ type: 'function' });
+    expect(offered?.defer_loading).toBeUndefined();
+
+    await decide(ctx, { approvalId, approved: true, decidedBy: 'alice' });
+    const finished = await waitForJob(queue, 'native-openai-approval', 90_000);
+    expect(finished.state).toBe('completed');
+    const requests = openai.requests.slice(first);
+    expect(requests).toHaveLength(2);
+    const [parked, resumed] = requests.map((request) => request.body as ResponsesBody);
+    expect(resumed?.tools).toEqual(parked?.tools);
+    const input = resumed?.input ?? [];
+    const seen = JSON.stringify(input).slice(0, 4000);
+    // Each item the API produced goes back as it came, in order: as a reference to the stored item
+    // by its id (the search items), or in full (the function call, which the output answers).
+    const [searchCall, searchOutput, functionCall] = sent;
+    const replayed = input.filter((item) => item.type !== 'message' && item.role === undefined);
+    const matches = (item: Block | undefined, original: Block | undefined) =>
+      item?.type === 'item_reference'
+        ? item.id === original?.id
+        : item?.type === original?.type && (item?.call_id ?? null) === (original?.call_id ?? null);
+    expect(replayed.length, seen).toBe(4);
+    expect(matches(replayed[0], searchCall), seen).toBe(true);
+    expect(matches(replayed[1], searchOutput), seen).toBe(true);
+    expect(matches(replayed[2], functionCall), seen).toBe(true);
+    for (const [index, original] of [searchCall, searchOutput, functionCall].entries()) {
+      const item = replayed[index];
+      if (item?.type === 'item_reference') continue;
+      expect(item, seen).toMatchObject({ type: original?.type });
+    }
+    if (replayed[0]?.type !== 'item_reference') {
+      expect(replayed[0]).toMatchObject({ execution: 'server', arguments: { query: 'increment a counter' } });
+      expect(replayed[1]).toMatchObject({ tools: [expect.objectContaining({ name: counterTool })] });
+    }
+    if (replayed[2]?.type !== 'item_reference') {
+      expect(replayed[2]).toMatchObject({ call_id: 'call_native_approve', name: counterTool });
+      expect(JSON.parse(String(replayed[2]?.arguments))).toEqual({ note: 'openai-approve' });
+    }
+    // Then the output of the approved call, which ran once.
+    expect(replayed[3]).toMatchObject({ type: 'function_call_output', call_id: 'call_native_approve' });
+    expect(String(replayed[3]?.output)).not.toContain('denied');
+    expect((await readCounterNotes(counterFile)).filter((note) => note === 'openai-approve')).toHaveLength(1);
+    const result = runResultSchema.parse(finished.returnvalue);
+    expect(result.text).toBe('counted after approval');
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'provider_tool_search', providerExecuted: true }),
+      expect.objectContaining({
+        toolName: counterTool,
+        isError: false,
+        approval: expect.objectContaining({ approved: true }),
+      }),
+    ]);
   });
 
   it('repairs the input of a call of a found tool and runs it with the repaired input', async () => {
@@ -358,6 +448,51 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     expect(JSON.stringify(toolResult?.content)).toContain('repaired');
   });
 
+  it('repairs input no cheap fix makes valid with one call to the same model, then runs the tool', async () => {
+    const target = 'mcp__big__tool0031';
+    anthropic.enqueue(
+      anthropicToolSearchThenUse({
+        searchId: 'srvtoolu_native_6',
+        query: 'collection 14',
+        found: [target],
+        // `query` is required and `q` is not allowed: only the model can fix this.
+        call: { id: 'toolu_native_6', name: target, input: { q: 'model repair' } },
+      }),
+      anthropicText(JSON.stringify({ query: 'model repair' })),
+      anthropicText('repaired by the model'),
+    );
+    const { finished, requests } = await runOn(
+      anthropic,
+      'native-model-repair',
+      spec({ model: 'anthropic:claude-sonnet-4-5', settings: { toolExposition: 'native' } }),
+    );
+    const seen = JSON.stringify(requests.map((request) => request.body)).slice(0, 6000);
+    expect(finished.state, seen).toBe('completed');
+    expect(requests, seen).toHaveLength(3);
+    const [first, repair, last] = requests.map((request) => request.body as MessagesBody & Block);
+    // The repair request: the step's input, then the correction request naming the tool, its bad
+    // input and its schema, with the schema as the structured output format.
+    const ask = repair?.messages.at(-1);
+    expect(ask?.role).toBe('user');
+    const askText = JSON.stringify(ask?.content);
+    expect(askText).toContain(`Your call of tool \\"${target}\\" had invalid input`);
+    expect(askText).toContain('model repair');
+    expect(JSON.stringify(repair?.output_config ?? repair?.tools)).toContain('"query"');
+    expect(repair?.messages[0]?.content[0]).toMatchObject({ type: 'text', text: 'look up record 7' });
+    expect(first?.messages[0]?.content[0]).toMatchObject({ type: 'text', text: 'look up record 7' });
+    // The next step carries the repaired call and its result.
+    const assistant = last?.messages.find((message) => message.role === 'assistant');
+    expect(assistant?.content.find((block) => block.type === 'tool_use')).toMatchObject({
+      id: 'toolu_native_6',
+      name: target,
+      input: { query: 'model repair' },
+    });
+    const toolResult = last?.messages.at(-1)?.content.find((part) => part.type === 'tool_result');
+    expect(toolResult?.is_error ?? false, JSON.stringify(toolResult)).toBe(false);
+    expect(JSON.stringify(toolResult?.content)).toContain('tool_0031');
+    expect(runResultSchema.parse(finished.returnvalue).text).toBe('repaired by the model');
+  });
+
   it('answers a call of a tool that was not offered with a tool error, and the run carries on', async () => {
     anthropic.enqueue(
       anthropicToolSearchThenUse({
@@ -381,7 +516,7 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     expect(runResultSchema.parse(finished.returnvalue).text).toBe('carried on');
   });
 
-  it('hands an image result to Anthropic as an image block, and to a chat model as text', async () => {
+  it('hands an image result to Anthropic as an image block, directly or through tool_invoke, and to a chat model as text', async () => {
     const mediaTool = 'mcp__fx__mediaSample';
     anthropic.enqueue(
       anthropicToolSearchThenUse({
@@ -411,10 +546,41 @@ describe('native tool search on the provider wire (loopback fakes)', () => {
     // The audio block no provider takes in a tool result stays described in the text.
     expect(JSON.stringify(toolResult?.content)).toContain('[audio: audio/wav, not shown]');
 
+    // Through the meta tools the image of the tool tool_invoke ran is an image block too, not JSON.
+    anthropic.enqueue(
+      anthropicToolUse({ id: 'toolu_meta_inspect', name: 'tool_inspect', input: { name: mediaTool } }),
+      anthropicToolUse({ id: 'toolu_meta_media', name: 'tool_invoke', input: { name: mediaTool, params: {} } }),
+      anthropicText('saw it through tool_invoke'),
+    );
+    const viaMeta = await runOn(
+      anthropic,
+      'meta-image',
+      spec({ model: 'anthropic:claude-sonnet-4-5', settings: { toolExposition: 'meta' } }),
+    );
+    expect(viaMeta.finished.state).toBe('completed');
+    expect(viaMeta.requests).toHaveLength(3);
+    const invoked = (viaMeta.requests[2]?.body as MessagesBody).messages
+      .at(-1)
+      ?.content.find((part) => part.type === 'tool_result') as { tool_use_id?: string; content?: Block[] } | undefined;
+    expect(invoked?.tool_use_id).toBe('toolu_meta_media');
+    expect(invoked?.content).toEqual([
+      { type: 'text', text: expect.stringContaining('a one-pixel picture') },
+      expect.objectContaining({
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) },
+      }),
+    ]);
+    expect(JSON.stringify(invoked?.content?.[0])).not.toContain('iVBORw0KGgo');
+
+    // A chat model gets the same result through tool_invoke as text, the image described.
+    chat.enqueue(chatToolCall({ id: 'call_chat_inspect', name: 'tool_inspect', input: { name: mediaTool } }));
     chat.enqueue(chatToolCall({ id: 'call_chat_media', name: 'tool_invoke', input: { name: mediaTool, params: {} } }));
     chat.enqueue(chatText('described'));
     const viaChat = await runOn(chat, 'native-image-chat', spec({ model: 'openai-compatible:llama3' }));
     expect(viaChat.finished.state).toBe('completed');
-    expect(JSON.stringify(viaChat.requests[1]?.body)).not.toContain('iVBORw0KGgo');
+    const chatResult = JSON.stringify(viaChat.requests[2]?.body);
+    expect(chatResult).toContain('a one-pixel picture');
+    expect(chatResult).toContain('[image: image/png');
+    expect(chatResult).not.toContain('iVBORw0KGgo');
   });
 });

@@ -1,4 +1,4 @@
-import { tool, type ToolSet } from 'ai';
+import { tool, type ModelMessage, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { markPromptCache } from './mark-prompt-cache.js';
@@ -42,10 +42,24 @@ describe('markPromptCache', () => {
   });
 
   it('leaves other providers and empty inputs as they are', () => {
-    expect(markPromptCache({ provider: 'openai.responses', system: 'x', tools })).toEqual({ system: 'x', tools });
-    expect(markPromptCache({ provider: 'anthropic.messages', system: undefined, tools: {} })).toEqual({
-      system: undefined,
-      tools: {},
-    });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'hi' }];
+    const openai = markPromptCache({ provider: 'openai.responses', system: 'x', tools });
+    expect(openai).toMatchObject({ system: 'x', tools });
+    expect(openai.messages(messages)).toBe(messages);
+    const empty = markPromptCache({ provider: 'anthropic.messages', system: undefined, tools: {} });
+    expect(empty).toMatchObject({ system: undefined, tools: {} });
+    expect(empty.messages([])).toEqual([]);
+  });
+
+  it('marks the last message of each Anthropic request, leaving the run messages untouched', () => {
+    const marked = markPromptCache({ provider: 'anthropic.messages', system: 'x', tools });
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'text', text: 'calling' }], providerOptions: { openai: { a: 1 } } },
+    ];
+    const step = marked.messages(messages);
+    expect(step[0]).toBe(messages[0]);
+    expect(step[1]).toEqual({ ...messages[1], providerOptions: { openai: { a: 1 }, anthropic: breakpoint } });
+    expect(messages[1]?.providerOptions).toEqual({ openai: { a: 1 } });
   });
 });

@@ -1,4 +1,4 @@
-import type { SystemModelMessage, ToolSet } from 'ai';
+import type { ModelMessage, SystemModelMessage, ToolSet } from 'ai';
 
 const anthropicBreakpoint = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
 
@@ -6,6 +6,20 @@ const anthropicBreakpoint = { anthropic: { cacheControl: { type: 'ephemeral' } }
 export interface PromptCacheMarks {
   system: string | SystemModelMessage | undefined;
   tools: ToolSet;
+  /**
+   * The messages of one step, the last one marked as a breakpoint for Anthropic (unchanged for
+   * other providers): each step then reads the conversation so far from the cache, and writes only
+   * what the previous step added. Only the request is marked, never the run's stored messages.
+   */
+  messages(messages: ModelMessage[]): ModelMessage[];
+}
+
+/** `messages` with a cache breakpoint on the last one (Anthropic puts it on its last block). */
+function markLastMessage(messages: ModelMessage[]): ModelMessage[] {
+  const last = messages.at(-1);
+  if (last === undefined || last.role === 'system') return messages;
+  const marked = { ...last, providerOptions: { ...last.providerOptions, ...anthropicBreakpoint } } as ModelMessage;
+  return [...messages.slice(0, -1), marked];
 }
 
 /**
@@ -13,7 +27,9 @@ export interface PromptCacheMarks {
  * only up to an explicit `cache_control` breakpoint, so for `anthropic.*` models the last tool
  * rendered up front and the system prompt each carry one (the request's prefix is the tools, then
  * the system prompt): every step after the first reads them from the cache instead of paying for them in
- * full. Other providers cache on their own and get the inputs unchanged.
+ * full. A third breakpoint, on the last message of each step's request, caches the conversation
+ * as it grows (Anthropic allows four). Other providers cache on their own and get the inputs
+ * unchanged.
  */
 export function markPromptCache(options: {
   /** `LanguageModelV3.provider` of the run's model, such as `anthropic.messages`. */
@@ -22,7 +38,7 @@ export function markPromptCache(options: {
   tools: ToolSet;
 }): PromptCacheMarks {
   const { provider, system, tools } = options;
-  if (!provider.startsWith('anthropic')) return { system, tools };
+  if (!provider.startsWith('anthropic')) return { system, tools, messages: (messages) => messages };
   // The breakpoint goes on the last tool rendered up front: a provider tool takes none, and a
   // deferred one is not part of the prefix until the model's search loads it.
   const last = Object.keys(tools).findLast((name) => {
@@ -38,5 +54,6 @@ export function markPromptCache(options: {
     system:
       system === undefined ? undefined : { role: 'system', content: system, providerOptions: anthropicBreakpoint },
     tools: marked,
+    messages: markLastMessage,
   };
 }

@@ -7,6 +7,7 @@ import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunTools } from './build-run-tools.js';
 import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
 import { markPromptCache } from './mark-prompt-cache.js';
+import { createModelCallTimer, recordNativeSearches } from './native-search-timing.js';
 import type { RunScope } from './run-scope.js';
 import type { RunFence } from '@agentq/store';
 import { StepRecorder } from './step-recorder.js';
@@ -44,6 +45,7 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
   const traced = options.span.isRecording();
   const baseMessages = options.checkpoint.messages as ModelMessage[];
   const firstStep = options.checkpoint.step;
+  const timer = createModelCallTimer();
   const steps = new StepRecorder({
     ...options,
     frame: {
@@ -64,10 +66,10 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
   });
   try {
     await generateText({
-      ...modelCallSettings({ ...options, signal }),
+      ...modelCallSettings({ ...options, signal }, timer),
       messages: baseMessages,
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
-      onStepFinish: steps.finish,
+      onStepFinish: finishStepWith(options, { timer, spans, traced, steps }),
       // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
       // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
       experimental_telemetry: {
@@ -89,8 +91,26 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
   return steps.checkpoint;
 }
 
+/** The loop's `onStepFinish`: the step's native searches recorded, then the step itself. */
+function finishStepWith(
+  options: RunModelLoopOptions,
+  parts: { timer: ReturnType<typeof createModelCallTimer>; spans: StepSpans; traced: boolean; steps: StepRecorder },
+) {
+  return async (step: Parameters<StepRecorder['finish']>[0]) => {
+    await recordNativeSearches({
+      ...options,
+      content: step.content,
+      timing: parts.timer.last(),
+      store: options.dependencies.store,
+      stepContext: parts.traced ? parts.spans.current().context : undefined,
+      traceArguments: options.dependencies.config.traceArguments === true,
+    });
+    await parts.steps.finish(step);
+  };
+}
+
 /** The model, its prompt, tools and settings for one loop. */
-function modelCallSettings(options: RunModelLoopOptions) {
+function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeof createModelCallTimer>) {
   const { spec, runTools, resolved, signal } = options;
   const system =
     [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
@@ -104,12 +124,13 @@ function modelCallSettings(options: RunModelLoopOptions) {
     tools: fitToolResultsToModel(perStep.tools, resolved.model.provider),
   });
   return {
-    model: resolved.model,
+    model: timer.wrap(resolved.model),
     system: cached.system,
     tools: cached.tools,
-    prepareStep: () => {
+    prepareStep: ({ messages }: { messages: ModelMessage[] }) => {
       perStep.startStep();
-      return undefined;
+      const marked = cached.messages(messages);
+      return marked === messages ? undefined : { messages: marked };
     },
     experimental_repairToolCall: createRunToolCallRepair({
       model: resolved.model,

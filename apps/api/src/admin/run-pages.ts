@@ -7,7 +7,7 @@ import {
   type RunTimeline,
   type RunTimelineCall,
 } from '@agentq/client';
-import { QUEUE_NAMES } from '@agentq/shared';
+import { QUEUE_NAMES, toolSearchCallSummary } from '@agentq/shared';
 import { BULL_BOARD_PATH } from './register-bull-board.js';
 import { toolOutputImages, withoutImageData } from './tool-output-images.js';
 import { escapeHtml, formatDuration, formatTime, page } from './html.js';
@@ -113,6 +113,22 @@ function argumentsBlock(call: RunTimelineCall): string {
   return block('Arguments', call.input, 'arguments');
 }
 
+/** What a tool search asked and found, the meta `tool_search` and the provider's search alike. */
+function searchLine(call: RunTimelineCall): string {
+  const summary = toolSearchCallSummary(call);
+  if (!summary || (summary.query === undefined && summary.found === undefined)) return '';
+  const query = summary.query === undefined ? '' : ` <q class="search-query">${escapeHtml(summary.query)}</q>`;
+  const found =
+    summary.found === undefined
+      ? ''
+      : ` → <span class="search-found" data-found="${summary.found.length}">${summary.found.length} found${
+          summary.found.length === 0
+            ? ''
+            : `: ${summary.found.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ')}`
+        }</span>`;
+  return `<div class="search">Search${query}${found}</div>`;
+}
+
 function callItem(call: RunTimelineCall, options: { csrf: string; runId: string }): string {
   const duration =
     call.durationMs === undefined ? '' : ` <span class="duration">${formatDuration(call.durationMs)}</span>`;
@@ -126,6 +142,7 @@ function callItem(call: RunTimelineCall, options: { csrf: string; runId: string 
   <div class="call-head"><code class="tool">${escapeHtml(call.toolName)}</code> <span class="badge badge-${
     call.status
   }">${escapeHtml(statusLabels[call.status])}</span>${duration}</div>
+  ${searchLine(call)}
   ${argumentsBlock(call)}
   ${call.output === undefined ? '' : block(call.status === 'ok' ? 'Result' : 'Answer', withoutImageData(call.output), 'result')}
   ${call.output === undefined ? '' : toolOutputImages(call.output)}

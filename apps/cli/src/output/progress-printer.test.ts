@@ -52,6 +52,34 @@ describe('createProgressPrinter', () => {
     ]);
   });
 
+  it('shows what a search asked and found, the meta tool_search and the provider search alike', () => {
+    const lines: string[] = [];
+    const printer = createProgressPrinter({ out: (line) => lines.push(line), agentq: 'npx agentq' });
+    const meta = call('c1', 'tool_search', {
+      input: { query: 'add numbers' },
+      output: { results: [{ name: 'mcp__a__sum' }, { name: 'mcp__a__add' }] },
+      durationMs: 4,
+    });
+    const native = call('c2', 'provider_tool_search', {
+      input: { query: 'records' },
+      output: [{ type: 'tool_reference', toolName: 'mcp__big__tool0007' }],
+    });
+    const openai = call('c3', 'provider_tool_search', {
+      input: { arguments: { query: 'nothing here' } },
+      output: { tools: [] },
+    });
+    printer.show(
+      timeline('completed', [{ step: 0, text: '', finishReason: 'tool-calls', usage, calls: [meta, native, openai] }]),
+    );
+    expect(lines).toEqual([
+      '  step 1',
+      '    tool_search "add numbers" → 2 found: mcp__a__sum, mcp__a__add (4 ms)',
+      '    provider_tool_search "records" → 1 found: mcp__big__tool0007',
+      '    provider_tool_search "nothing here" → 0 found',
+      '  completed',
+    ]);
+  });
+
   it('announces a pending approval once, with the command that works here', () => {
     const lines: string[] = [];
     const printer = createProgressPrinter({ out: (line) => lines.push(line), agentq: 'npm run agentq --' });

@@ -1,4 +1,5 @@
 import type { RunTimeline, RunTimelineCall } from '@agentq/client';
+import { toolSearchCallSummary } from '@agentq/shared';
 
 /** Options of {@link createProgressPrinter}. */
 export interface ProgressPrinterOptions {
@@ -40,7 +41,7 @@ export function createProgressPrinter(options: ProgressPrinterOptions) {
       printedCalls.add(entry.toolCallId);
       const note = statusNotes[entry.status];
       const duration = entry.durationMs === undefined ? '' : ` (${entry.durationMs} ms)`;
-      out(`${indent}${entry.toolName}${duration}${note ? ` · ${note}` : ''}`);
+      out(`${indent}${entry.toolName}${searchNote(entry)}${duration}${note ? ` · ${note}` : ''}`);
     }
     for (const inner of entry.inner) call(inner, depth + 1);
   };
@@ -75,6 +76,20 @@ export function createProgressPrinter(options: ProgressPrinterOptions) {
       }
     },
   };
+}
+
+/**
+ * What a tool search asked and found (the meta `tool_search` and the provider's own search alike),
+ * for example ` "add numbers" → 2 found: mcp__a__sum, mcp__a__add`.
+ */
+function searchNote(entry: RunTimelineCall): string {
+  const summary = toolSearchCallSummary(entry);
+  if (!summary) return '';
+  const query = summary.query === undefined ? '' : ` ${JSON.stringify(truncate(summary.query, 60))}`;
+  const found = summary.found;
+  if (found === undefined) return query;
+  const names = found.length === 0 ? '' : `: ${truncate(found.slice(0, 5).join(', '), 100)}`;
+  return `${query} → ${found.length} found${names}`;
 }
 
 function truncate(text: string, length: number): string {

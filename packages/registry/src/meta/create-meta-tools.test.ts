@@ -4,6 +4,7 @@ import { createRunToolState, type RunToolState } from '../exposition/run-tool-st
 import { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import { makeEntry, makeTool } from '../test-support/fixtures.js';
+import { withTextOnlyToolResults } from '../mcp/mcp-tool-output.js';
 import { applyMetaToolEffects } from './apply-meta-tool-effects.js';
 import { createMetaTools } from './create-meta-tools.js';
 import { ToolSearchIndex } from './tool-search-index.js';
@@ -411,5 +412,35 @@ describe('applyMetaToolEffects (replaying journalled results)', () => {
       output: { name: 'mcp__other', signature: 'function mcp__other(params) {}' },
     });
     expect(state.inspectedNames).toEqual([]);
+  });
+});
+
+describe('tool_invoke results the model can see', () => {
+  const media = {
+    type: 'mcp-media' as const,
+    text: 'a picture',
+    images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }],
+    fallback: 'a picture\n[image: image/png, not shown]',
+  };
+  const toModel = (tool: Tool | undefined, output: unknown) =>
+    tool?.toModelOutput?.({ toolCallId: 'c1', input: {}, output } as never);
+
+  it('hands the images of the MCP result it ran to the model as image parts, not JSON', async () => {
+    const { meta } = fixture();
+    expect(await toModel(meta.tool_invoke, media)).toEqual({
+      type: 'content',
+      value: [
+        { type: 'text', text: 'a picture' },
+        { type: 'image-data', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+      ],
+    });
+    expect(await toModel(meta.tool_invoke, { refused: true })).toEqual({ type: 'json', value: { refused: true } });
+    expect(await toModel(meta.tool_invoke, 'plain')).toEqual({ type: 'text', value: 'plain' });
+  });
+
+  it('describes them in text for a model that cannot take images in tool results', async () => {
+    const { meta } = fixture();
+    const textOnly = withTextOnlyToolResults(meta);
+    expect(await toModel(textOnly.tool_invoke, media)).toEqual({ type: 'text', value: media.fallback });
   });
 });

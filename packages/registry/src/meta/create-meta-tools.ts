@@ -2,6 +2,7 @@ import { tool, type Tool, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { toolJsonSchema } from '../exposition/estimate-tool-tokens.js';
 import { markInspected, type RunToolState } from '../exposition/run-tool-state.js';
+import { mcpToolModelOutput } from '../mcp/mcp-tool-output.js';
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { META_TOOL_NAMES } from '../wire-names/tool-names.js';
@@ -166,6 +167,10 @@ export function createMetaTools(options: CreateMetaToolsOptions): {
     inputSchema: invokeInput,
     execute: async ({ name, params }, executionOptions) =>
       dispatchToolCall({ name, params: params ?? {}, tools, state, outer: executionOptions }),
+    // The result of the tool it ran reaches the model as that tool's own would: an MCP result's
+    // images as image parts (as text for a model that takes none, see withTextOnlyToolResults),
+    // never as base64 inside JSON text.
+    toModelOutput: mcpToolModelOutput,
   });
 
   return {

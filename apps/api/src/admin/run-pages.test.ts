@@ -1,0 +1,67 @@
+import type { RunInfo, RunTimeline, RunTimelineCall } from '@agentq/client';
+import { describe, expect, it } from 'vitest';
+import { runPage } from './run-pages.js';
+
+const usage = { inputTokens: 1_200, outputTokens: 30, totalTokens: 1_230 };
+
+function pageWith(calls: RunTimelineCall[], runUsage: RunTimeline['usage'] = usage): string {
+  const run = {
+    runId: 'r1',
+    state: 'completed',
+    progress: {},
+    attemptsMade: 1,
+    createdAt: 1_000,
+    finishedAt: 2_000,
+    pendingApprovals: [],
+  } as unknown as RunInfo;
+  const timeline: RunTimeline = {
+    run,
+    steps: [{ step: 0, text: '', finishReason: 'tool-calls', usage, calls }],
+    inProgress: [],
+    usage: runUsage,
+    catalogVersion: {},
+    warnings: [],
+  };
+  return runPage({ timeline, csrf: 'token' });
+}
+
+const call = (extra: Partial<RunTimelineCall> & Pick<RunTimelineCall, 'toolName'>): RunTimelineCall => ({
+  toolCallId: `id-${extra.toolName}`,
+  input: {},
+  status: 'ok',
+  inner: [],
+  ...extra,
+});
+
+describe('runPage', () => {
+  it('shows a native search like a tool_search call: its query and the tools it found, escaped', () => {
+    const html = pageWith([
+      call({
+        toolName: 'tool_search',
+        input: { query: 'add numbers' },
+        output: { results: [{ name: 'mcp__a__sum' }] },
+        durationMs: 5,
+      }),
+      call({
+        toolName: 'provider_tool_search',
+        input: { query: '<script>x</script>' },
+        output: [{ type: 'tool_reference', toolName: 'mcp__big__tool0007' }],
+      }),
+    ]);
+    const item = (tool: string) =>
+      html.slice(html.indexOf(`data-tool="${tool}"`), html.indexOf('</li>', html.indexOf(`data-tool="${tool}"`)));
+    expect(item('tool_search')).toContain('<q class="search-query">add numbers</q>');
+    expect(item('tool_search')).toContain('data-found="1">1 found: <code>mcp__a__sum</code>');
+    expect(item('tool_search')).toContain('class="duration"');
+    const native = item('provider_tool_search');
+    expect(native).toContain('<q class="search-query">&lt;script&gt;x&lt;/script&gt;</q>');
+    expect(native).toContain('1 found: <code>mcp__big__tool0007</code>');
+    expect(html).not.toContain('<script>x</script>');
+  });
+
+  it('shows the prompt cache tokens beside the run tokens when the provider reported them', () => {
+    expect(pageWith([])).toContain('<td id="run-tokens">1230 (1200 in, 30 out)</td>');
+    const cached = pageWith([], { ...usage, cacheReadInputTokens: 900, cacheCreationInputTokens: 250 });
+    expect(cached).toContain('<td id="run-tokens">1230 (1200 in, 30 out; cache: 900 read, 250 written)</td>');
+  });
+});
