@@ -1,7 +1,16 @@
 import { toolJsonSchema } from '../exposition/estimate-tool-tokens.js';
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
 import { parseMcpWireName } from '../wire-names/mcp-wire-name.js';
-import { analyzeText, bm25Idf, bm25LengthNorm, bm25TermScore, normalizeName } from '@agentq/shared';
+import {
+  analyzeText,
+  bm25Idf,
+  bm25LengthNorm,
+  bm25TermScore,
+  cosineSimilarity,
+  fuseRankings,
+  normalizeName,
+  squaredNorm,
+} from '@agentq/shared';
 
 /** Results of a search returned when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 8;
@@ -97,8 +106,6 @@ const FIELD_PARAMETERS: Record<Field, FieldParameters> = {
 };
 /** Words every tool description says: dropped on both sides of tool search, on top of the analyzer's. */
 export const TOOL_SEARCH_STOP_WORDS: ReadonlySet<string> = new Set(['tool', 'tools']);
-/** Reciprocal rank fusion constant (Cormack et al. 2009). */
-const RRF_K = 60;
 /** Exponent of the coordination factor (share of the query's idf matched); 0.5 chosen on the dev split. */
 const COORDINATION = 0.5;
 /** Queries with at least this many letters may match a tool name with a typo. */
@@ -175,17 +182,6 @@ function editDistanceAtMost(a: string, b: string, limit: number): boolean {
 
 function byName(a: ToolSearchHit, b: ToolSearchHit): number {
   return b.score - a.score || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0);
-}
-
-function cosine(a: Float32Array, b: readonly number[], bNorm: number): number {
-  let dot = 0;
-  let aNorm = 0;
-  for (let index = 0; index < a.length; index += 1) {
-    const value = a[index] as number;
-    dot += value * (b[index] as number);
-    aNorm += value * value;
-  }
-  return aNorm === 0 || bNorm === 0 ? 0 : dot / Math.sqrt(aNorm * bNorm);
 }
 
 /**
@@ -357,17 +353,14 @@ export class ToolSearchIndex {
     if (vector.length === 0) {
       hits.push(...lexical);
     } else {
-      const fused = new Map<string, ToolSearchHit>();
-      const add = (ranking: ToolSearchHit[]) =>
-        ranking.forEach((hit, rank) => {
-          const known = fused.get(hit.key);
-          const score = 1 / (RRF_K + rank + 1);
-          if (known) known.score += score;
-          else fused.set(hit.key, { ...hit, score, match: 'text' });
-        });
-      add(lexical);
-      add(vector);
-      hits.push(...[...fused.values()].sort(byName));
+      const byKey = new Map<string, ToolSearchHit>();
+      for (const hit of [...lexical, ...vector]) if (!byKey.has(hit.key)) byKey.set(hit.key, hit);
+      const fused = fuseRankings([lexical.map((hit) => hit.key), vector.map((hit) => hit.key)]);
+      hits.push(
+        ...fused
+          .map(({ key, score }): ToolSearchHit => ({ ...(byKey.get(key) as ToolSearchHit), score, match: 'text' }))
+          .sort(byName),
+      );
     }
     return hits.slice(0, limit);
   }
@@ -524,13 +517,12 @@ export class ToolSearchIndex {
     options: ToolSearchOptions,
     taken: Set<number>,
   ): ToolSearchHit[] {
-    let norm = 0;
-    for (const value of queryVector) norm += value * value;
+    const norm = squaredNorm(queryVector);
     const ranked: ToolSearchHit[] = [];
     for (const document of this.candidates(options.keys)) {
       if (taken.has(document.id) || !document.vector || document.vector.length !== queryVector.length) continue;
       if (!this.allowed(document, options)) continue;
-      const score = cosine(document.vector, queryVector, norm);
+      const score = cosineSimilarity(document.vector, queryVector, norm);
       if (score > 0) ranked.push({ key: document.key, entry: document.entry, score, match: 'text' });
     }
     return ranked.sort(byName).slice(0, 100);
