@@ -188,4 +188,11 @@ export { termCounts } from './search/term-counts.js';
 export type { Embedder } from './embedding/embedder.js';
 export { createQueryEmbedder } from './embedding/create-query-embedder.js';
 export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
-export { cosineSimilarity, fuseRankings, RRF_K, squaredNorm } from './search/vector-fusion.js';
+export {
+  cosineSimilarity,
+  dotProduct,
+  fuseRankings,
+  normalizeInPlace,
+  RRF_K,
+  squaredNorm,
+} from './search/vector-fusion.js';

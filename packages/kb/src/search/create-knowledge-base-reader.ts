@@ -1,9 +1,9 @@
 import {
   Bm25Index,
-  cosineSimilarity,
+  dotProduct,
   fuseRankings,
+  normalizeInPlace,
   silentLogger,
-  squaredNorm,
   type KbChunk,
   type KbDocument,
   type KbListing,
@@ -343,7 +343,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       const batch = unknown.slice(start, start + VECTOR_READ_BATCH);
       const absent = new Set(await options.embedding.vectors.missing(batch));
       const read = await options.embedding.vectors.read(batch.filter((digest) => !absent.has(digest)));
-      for (const [digest, vector] of read) vectorsByDigest.set(digest, vector);
+      // Unit length once here, so a search ranks by dot product alone.
+      for (const [digest, vector] of read) vectorsByDigest.set(digest, normalizeInPlace(vector));
       stats.vectorReads += read.size;
     }
     return { vectors: digests.map((digest) => vectorsByDigest.get(digest)), vectorsByDigest };
@@ -467,15 +468,21 @@ function hybridMatches(
 ): Array<{ position: number; score: number }> {
   const depth = Math.max(limit, FUSION_DEPTH);
   const lexical = state.index.search(terms, depth).map((match) => match.position);
-  const norm = squaredNorm(queryVector);
-  const similar: Array<{ position: number; score: number }> = [];
-  state.vectors.forEach((vector, position) => {
-    if (!vector) return;
-    const score = cosineSimilarity(vector, queryVector, norm);
-    if (score > 0) similar.push({ position, score });
-  });
-  similar.sort((left, right) => right.score - left.score || left.position - right.position);
-  const vector = similar.slice(0, depth).map((match) => match.position);
+  const query = normalizeInPlace(Float32Array.from(queryVector));
+  // The best `depth` by cosine, kept sorted best first; most chunks never beat the last one.
+  const best: Array<{ position: number; score: number }> = [];
+  const { vectors } = state;
+  for (let position = 0; position < vectors.length; position += 1) {
+    const vector = vectors[position];
+    if (!vector || vector.length !== query.length) continue;
+    const score = dotProduct(vector, query);
+    if (score <= 0 || (best.length === depth && score <= (best[depth - 1] as { score: number }).score)) continue;
+    let at = best.length;
+    while (at > 0 && (best[at - 1] as { score: number }).score < score) at -= 1;
+    best.splice(at, 0, { position, score });
+    if (best.length > depth) best.pop();
+  }
+  const vector = best.map((match) => match.position);
   return fuseRankings([lexical, vector])
     .slice(0, limit)
     .map(({ key, score }) => ({ position: key, score }));

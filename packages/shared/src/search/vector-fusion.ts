@@ -34,6 +34,23 @@ export function cosineSimilarity(stored: Float32Array, query: ArrayLike<number>,
   return storedNorm === 0 || queryNorm === 0 ? 0 : dot / Math.sqrt(storedNorm * queryNorm);
 }
 
+/** Scales a vector to unit length in place (an all-zero vector stays as it is); returns it. */
+export function normalizeInPlace(vector: Float32Array): Float32Array {
+  const norm = Math.sqrt(squaredNorm(vector));
+  if (norm > 0) for (let index = 0; index < vector.length; index += 1) vector[index] = (vector[index] as number) / norm;
+  return vector;
+}
+
+/**
+ * Dot product of two vectors of the same length: their cosine similarity when both are unit
+ * length ({@link normalizeInPlace}), at a third of {@link cosineSimilarity}'s work.
+ */
+export function dotProduct(left: Float32Array, right: Float32Array): number {
+  let dot = 0;
+  for (let index = 0; index < left.length; index += 1) dot += (left[index] as number) * (right[index] as number);
+  return dot;
+}
+
 /**
  * Reciprocal rank fusion of rankings of keys, best first: each key scores `Σ 1 / (k + rank)` over
  * the rankings it appears in (rank from 1). Returns every key once, with its fused score, best
