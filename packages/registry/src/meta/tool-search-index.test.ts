@@ -62,6 +62,29 @@ describe('ToolSearchIndex', () => {
     expect(hit?.score).toBeGreaterThan(before?.score ?? 0);
   });
 
+  it('expands a query with words that share tools with it, when co-occurrence is on', () => {
+    const tools = [
+      entry('reportBug', 'Report a bug as an issue.'),
+      entry('syncTracker', 'Sync the bug and issue tracker.'),
+      entry('closeIssue', 'Close an issue.'),
+      entry('forecast', 'Weather forecast.'),
+    ];
+    expect(names(new ToolSearchIndex(tools).search('bug'))).not.toContain('closeIssue');
+    const expanded = new ToolSearchIndex(tools, { cooccurrence: { neighbours: 3, weight: 0.3, minShared: 2 } });
+    expect(names(expanded.search('bug'))).toEqual(['reportBug', 'syncTracker', 'closeIssue']);
+  });
+
+  it('adds the words of the top hits to the query, when feedback is on', () => {
+    const tools = [
+      entry('restartServer', 'Restart the web server process.'),
+      entry('monitor', 'Shows web server process uptime.'),
+      entry('forecast', 'Weather forecast.'),
+    ];
+    expect(names(new ToolSearchIndex(tools).search('restart'))).toEqual(['restartServer']);
+    const withFeedback = new ToolSearchIndex(tools, { feedback: { documents: 1, terms: 5, weight: 0.5 } });
+    expect(names(withFeedback.search('restart'))).toEqual(['restartServer', 'monitor']);
+  });
+
   it('indexes enum values of parameters', () => {
     const index = new ToolSearchIndex([
       entry('mcp__x__setMode', 'Sets the mode.', {
