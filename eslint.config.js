@@ -120,7 +120,7 @@ export const IMPORTS = {
     why: 'apps never import each other',
   },
   'apps/indexer': {
-    allowed: ['@agentq/shared', '@agentq/store', '@agentq/kb'],
+    allowed: ['@agentq/shared', '@agentq/store', '@agentq/models', '@agentq/kb'],
     why: 'apps never import each other',
   },
   'apps/api': {

@@ -106,7 +106,7 @@ export function entriesOf(servers: readonly EvalServer[]): ToolEntry[] {
 }
 
 /** Expected ids are `<serverId>/<toolName>`; entries know `serverId:toolName`. */
-function evalIdOf(entry: ToolEntry): string {
+export function evalIdOf(entry: ToolEntry): string {
   return entry.mcp ? `${entry.mcp.serverId}/${entry.mcp.toolName}` : entry.name;
 }
 

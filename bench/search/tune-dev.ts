@@ -1,8 +1,9 @@
 // Development-split report for tuning the ranker:
-// `npx tsx bench/search/tune-dev.ts [--misses] [--wordnet]` (--wordnet: with WordNet expansion).
+// `npx tsx bench/search/tune-dev.ts [--misses] [--wordnet] [--options '<json>']` (--wordnet: with
+// WordNet expansion; --options: `ToolSearchIndexOptions` to try, such as '{"verbClassWeight":0.3}').
 // It reads the dev half only and never scores the frozen test half; the test half is measured
 // once, by `npm run bench`, after the ranker is settled.
-import { createWordnetSynonyms, ToolRegistry } from '@agentq/registry';
+import { createWordnetSynonyms, ToolRegistry, type ToolSearchIndexOptions } from '@agentq/registry';
 import { bm25Ranker, entriesOf, loadEvalSet, metaToolRanker, scoreRanker } from './tool-search-eval.js';
 
 const set = await loadEvalSet();
@@ -13,9 +14,13 @@ if ('missing' in set) {
 const dev = set.queries.filter((query) => query.split === 'dev');
 const entries = entriesOf(set.servers);
 const wordnet = process.argv.includes('--wordnet');
+const optionsAt = process.argv.indexOf('--options');
+const tried = (optionsAt === -1 ? {} : JSON.parse(process.argv[optionsAt + 1] ?? '{}')) as ToolSearchIndexOptions;
 const ranker = () => {
-  if (!wordnet) return metaToolRanker(entries);
-  const registry = new ToolRegistry({ search: { synonyms: createWordnetSynonyms() } });
+  if (!wordnet && optionsAt === -1) return metaToolRanker(entries);
+  const registry = new ToolRegistry({
+    search: { ...tried, ...(wordnet ? { synonyms: createWordnetSynonyms() } : {}) },
+  });
   for (const entry of entries) registry.register(entry);
   return metaToolRanker(entries, { registry });
 };

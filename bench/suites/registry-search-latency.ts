@@ -5,6 +5,7 @@ import {
   createCatalogReader,
   createRunToolState,
   syncMcpToolsToRegistry,
+  searchKeyOf,
   ToolRegistry,
   ToolSearchIndex,
   type McpToolCaller,
@@ -98,6 +99,24 @@ const suite: BenchSuite = {
       const runPathWrites = index.stats.documentWrites + index.stats.documentRemovals - writesBefore;
       const runPathBuilds = ToolSearchIndex.created - createdBefore;
 
+      // The index alone, as configured, beside one without verb classes, over the same 10 000
+      // tools and the same run filter: what the expansion costs, in the same run.
+      const keys = new Set(exposition.deferred.map((entry) => searchKeyOf(entry)));
+      const plain = new ToolSearchIndex(registry.getAll(), { verbClassWeight: 0 });
+      const indexTimings = (target: ToolSearchIndex) => {
+        const samples: number[] = [];
+        for (let round = 0; round < rounds + 1; round += 1) {
+          for (const query of queries) {
+            started = performance.now();
+            target.search(query, { keys, limit: 10 });
+            if (round > 0) samples.push(performance.now() - started);
+          }
+        }
+        return samples;
+      };
+      const withVerbs = indexTimings(index);
+      const withoutVerbs = indexTimings(plain);
+
       // Baseline: an index built over the run's 1 000 tools.
       const builds: number[] = [];
       for (let round = 0; round < (context.quick ? 2 : 5); round += 1) {
@@ -155,6 +174,18 @@ const suite: BenchSuite = {
         },
         { name: 'baseline.buildRunIndex@1000', value: buildMs, unit: 'ms' },
         { name: 'search.p50/baseline.build', value: p50 / buildMs, unit: 'ratio' },
+        { name: 'search.p99/baseline.build', value: p99 / buildMs, unit: 'ratio' },
+        { name: 'index.search.p99@10000/1000', value: percentile(withVerbs, 0.99), unit: 'ms' },
+        {
+          name: 'baseline.index.search.p99 (no verb classes)',
+          value: percentile(withoutVerbs, 0.99),
+          unit: 'ms',
+        },
+        {
+          name: 'index.search.p99/baseline',
+          value: percentile(withVerbs, 0.99) / percentile(withoutVerbs, 0.99),
+          unit: 'ratio',
+        },
         { name: 'sync.full@10000', value: fullSyncMs, unit: 'ms' },
       ];
       return figures;

@@ -1,4 +1,5 @@
 import { openKnowledgeBaseReader } from '@agentq/kb';
+import { createEmbedder } from '@agentq/models';
 import type { RoleDefinition } from '@agentq/shared';
 import { startAgentWorker } from './start-agent-worker.js';
 
@@ -11,7 +12,8 @@ export const agentWorkerRole: RoleDefinition = {
   serviceName: 'agentq-worker',
   async start({ config, logger, env }) {
     // kb_search / kb_list read knowledge bases through this reader (cache-only, loaded per version).
-    const knowledgeBases = openKnowledgeBaseReader({ config, logger });
+    // With an embedding model, kb_search is hybrid (the indexer embeds chunks with the same model).
+    const knowledgeBases = openKnowledgeBaseReader({ config, logger, embedder: createEmbedder(config) });
     const worker = await startAgentWorker({ config, logger, env, knowledgeBaseReader: knowledgeBases.reader }).catch(
       async (error: unknown) => {
         await knowledgeBases.close();

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KnowledgeBaseStore } from '@agentq/kb';
+import { createEmbedder } from '@agentq/models';
 import { QUEUE_NAMES, type Config, type Logger } from '@agentq/shared';
-import { createRedisConnection, waitForRedis } from '@agentq/store';
+import { createRedisConnection, createToolVectorStore, waitForRedis } from '@agentq/store';
 import { Worker } from 'bullmq';
 import { cleanUpFailedIngest, createIngestProcessor } from './ingest/create-ingest-processor.js';
 
@@ -52,7 +53,13 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Indexe
   }
   const workerConnection = connect('worker', 'worker');
   const store = new KnowledgeBaseStore({ redis, prefix });
+  // Hybrid kb_search: with an embedding model, chunks are embedded at ingest (a missing key fails
+  // start-up here, as it does in the worker that embeds the queries).
+  const embedder = createEmbedder(config);
   const processor = createIngestProcessor({
+    ...(embedder
+      ? { embedding: { embedder, vectors: createToolVectorStore({ redis, prefix, modelId: embedder.modelId }) } }
+      : {}),
     redis,
     store,
     logger,

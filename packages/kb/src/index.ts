@@ -18,6 +18,8 @@ export type { CurrentManifest, KnowledgeBaseStoreOptions } from '@agentq/store';
 export { ingestProgressSchema, ingestSource } from './ingest/ingest-source.js';
 export type { IngestProgress, IngestSourceOptions } from './ingest/ingest-source.js';
 export { chunkIdOf, documentIdOf } from './ingest/document-id.js';
+export { chunkEmbeddingDigest, chunkEmbeddingText } from './embedding/chunk-embedding.js';
+export type { KbChunkEmbedding } from './embedding/chunk-embedding.js';
 
 export { chunkSections } from './chunk/chunk-sections.js';
 export type { ChunkOptions, DocumentSection, PlannedChunk } from './chunk/chunk-sections.js';

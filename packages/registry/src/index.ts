@@ -60,9 +60,10 @@ export type { ApprovalGateContext } from './approval/is-approval-gated.js';
 export { createToolCallRepair } from './repair/create-tool-call-repair.js';
 export type { CreateToolCallRepairOptions, ToolCallRepairCandidate } from './repair/create-tool-call-repair.js';
 
-export type { Embedder } from './embedding/embedder.js';
-export { createQueryEmbedder } from './embedding/create-query-embedder.js';
-export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
+// The embedder contract and the query cache live in @agentq/shared (kb_search embeds queries too);
+// they are offered here too, beside the tool embedding code that uses them.
+export { createQueryEmbedder } from '@agentq/shared';
+export type { CreateQueryEmbedderOptions, Embedder } from '@agentq/shared';
 // The vector record lives in @agentq/store; it is offered here too, beside the embedding code that uses it.
 export { createToolVectorStore } from '@agentq/store';
 export type { CreateToolVectorStoreOptions, ToolVectorStore } from '@agentq/store';

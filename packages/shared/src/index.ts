@@ -197,3 +197,14 @@ export { bm25Idf, bm25LengthNorm, bm25TermScore } from './search/bm25.js';
 export { Bm25Index } from './search/bm25-index.js';
 export type { Bm25Match } from './search/bm25-index.js';
 export { termCounts } from './search/term-counts.js';
+export type { Embedder } from './embedding/embedder.js';
+export { createQueryEmbedder } from './embedding/create-query-embedder.js';
+export type { CreateQueryEmbedderOptions } from './embedding/create-query-embedder.js';
+export {
+  cosineSimilarity,
+  dotProduct,
+  fuseRankings,
+  normalizeInPlace,
+  RRF_K,
+  squaredNorm,
+} from './search/vector-fusion.js';

@@ -10,8 +10,12 @@ export {
 } from './redis/create-redis-connection.js';
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
 export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
-export { createToolVectorStore, TOOL_VECTOR_TTL_MS } from './catalog/tool-vectors.js';
-export type { CreateToolVectorStoreOptions, ToolVectorStore } from './catalog/tool-vectors.js';
+export { createToolVectorStore, fillMissingVectors, TOOL_VECTOR_TTL_MS } from './catalog/tool-vectors.js';
+export type {
+  CreateToolVectorStoreOptions,
+  FillMissingVectorsResult,
+  ToolVectorStore,
+} from './catalog/tool-vectors.js';
 export { CatalogStore } from './catalog/catalog-store.js';
 export type {
   CatalogReaderReply,

@@ -8,6 +8,7 @@ import { startCatalogWarmer, type CatalogWarmer } from '@agentq/catalog-warmer';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import { startIndexer, type Indexer } from '@agentq/indexer';
 import { openKnowledgeBaseReader } from '@agentq/kb';
+import { createEmbedder } from '@agentq/models';
 import {
   AgentqError,
   createLogger,
@@ -152,7 +153,7 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
 
     const warmer: CatalogWarmer = await startCatalogWarmer({ config, logger, env });
     started.push({ name: 'warmer', close: () => warmer.close(), role: true });
-    const knowledgeBases = openKnowledgeBaseReader({ config, logger });
+    const knowledgeBases = openKnowledgeBaseReader({ config, logger, embedder: createEmbedder(config) });
     started.push({ name: 'kb reader', close: () => knowledgeBases.close() });
     const worker: AgentWorker = await startAgentWorker({
       config,

@@ -7,7 +7,13 @@ import {
   type Logger,
 } from '@agentq/shared';
 import { type RedisConnection } from '@agentq/store';
-import { documentIdOf, ingestProgressSchema, ingestSource, type KnowledgeBaseStore } from '@agentq/kb';
+import {
+  documentIdOf,
+  ingestProgressSchema,
+  ingestSource,
+  type KbChunkEmbedding,
+  type KnowledgeBaseStore,
+} from '@agentq/kb';
 import type { Job } from 'bullmq';
 
 /** Options of {@link createIngestProcessor}. */
@@ -23,6 +29,8 @@ export interface IngestProcessorOptions {
   allowHosts?: readonly string[];
   /** Chunks per Redis write. @default 250 */
   batchSize?: number;
+  /** The embedding model and its vector store: chunks are embedded at ingest. @default none */
+  embedding?: KbChunkEmbedding;
 }
 
 /**
@@ -53,6 +61,7 @@ export function createIngestProcessor(options: IngestProcessorOptions) {
           await job.updateProgress(progress);
         },
         ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+        ...(options.embedding ? { embedding: options.embedding } : {}),
         ...(signal ? { signal } : {}),
         logger,
       });

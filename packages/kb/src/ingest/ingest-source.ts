@@ -7,7 +7,8 @@ import {
   type KbIngestResult,
   type Logger,
 } from '@agentq/shared';
-import type { KnowledgeBaseStore, RedisConnection } from '@agentq/store';
+import { fillMissingVectors, type KnowledgeBaseStore, type RedisConnection } from '@agentq/store';
+import { chunkEmbeddingDigest, chunkEmbeddingText, type KbChunkEmbedding } from '../embedding/chunk-embedding.js';
 import { kbTerms } from '../text/kb-terms.js';
 import { z } from 'zod';
 import { chunkSections, type ChunkOptions, type PlannedChunk } from '../chunk/chunk-sections.js';
@@ -49,6 +50,13 @@ export interface IngestSourceOptions {
   chunking?: ChunkOptions;
   signal?: AbortSignal;
   logger?: Logger;
+  /**
+   * With an embedding model: each batch's chunks are embedded (texts already stored are not sent
+   * again) before the batch is written, so `kb_search` can fuse vector and BM25 ranks. A model
+   * failure is logged and the ingest goes on without those vectors: they only improve search.
+   * @default none (lexical search only)
+   */
+  embedding?: KbChunkEmbedding;
 }
 
 /**
@@ -62,8 +70,7 @@ export interface IngestSourceOptions {
  *
  * Nothing becomes visible before step 4, so a failure at any point keeps the last good version.
  *
- * Extension point: vectors. When the embedding module is available, step 3 is where a batch's
- * vectors would be computed and written beside its chunks; KB vectors are not stored yet.
+ * With `embedding`, step 3 also stores each batch's vectors, by text digest, before the batch.
  */
 export async function ingestSource(options: IngestSourceOptions): Promise<KbIngestResult> {
   const { store, job } = options;
@@ -109,10 +116,30 @@ export async function ingestSource(options: IngestSourceOptions): Promise<KbInge
     if (chunk.page !== undefined) stored.page = chunk.page;
     return stored;
   };
+  const embedBatch = async (embedding: KbChunkEmbedding, batch: readonly KbChunk[]) => {
+    const textsByDigest = new Map(batch.map((chunk) => [chunkEmbeddingDigest(chunk), chunkEmbeddingText(chunk)]));
+    try {
+      const result = await fillMissingVectors({
+        embedder: embedding.embedder,
+        store: embedding.vectors,
+        textsByDigest,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (result.embedded > 0) logger.debug({ documentId, ...result }, 'embedded chunks');
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      logger.warn(
+        { documentId, error: error instanceof Error ? error.message : String(error) },
+        'could not embed chunks; kb_search stays lexical for them',
+      );
+    }
+  };
   const writeRange = async (from: number) => {
     for (let start = from; start < planned.length; start += batchSize) {
       options.signal?.throwIfAborted();
-      await store.writeChunks(key, planned.slice(start, start + batchSize).map(toChunk));
+      const batch = planned.slice(start, start + batchSize).map(toChunk);
+      if (options.embedding) await embedBatch(options.embedding, batch);
+      await store.writeChunks(key, batch);
       const written = Math.min(planned.length, start + batchSize);
       await options.onProgress?.({ digest: content.digest, written, total: planned.length });
     }

@@ -1,5 +1,8 @@
 import {
   Bm25Index,
+  dotProduct,
+  fuseRankings,
+  normalizeInPlace,
   silentLogger,
   type KbChunk,
   type KbDocument,
@@ -9,7 +12,8 @@ import {
   type KbManifest,
   type Logger,
 } from '@agentq/shared';
-import { KnowledgeBaseStore, waitForRedis, type RedisConnection } from '@agentq/store';
+import { KnowledgeBaseStore, waitForRedis, type RedisConnection, type ToolVectorStore } from '@agentq/store';
+import { chunkEmbeddingDigest } from '../embedding/chunk-embedding.js';
 import { kbTerms } from '../text/kb-terms.js';
 import { basename } from 'node:path';
 
@@ -21,6 +25,8 @@ export interface KnowledgeBaseReaderStats {
   indexBuilds: number;
   /** Chunk sets read from Redis (a set unchanged between versions is reused, not read again). */
   chunkSetReads: number;
+  /** Chunk vectors read from Redis (a vector of a loaded version is reused, not read again). */
+  vectorReads: number;
 }
 
 /** A {@link KnowledgeBaseReader} with its counters. */
@@ -53,6 +59,18 @@ export interface CreateKnowledgeBaseReaderOptions {
   subscriber?: RedisConnection;
   /** Background loads running at once. @default 2 */
   preloadConcurrency?: number;
+  /**
+   * Hybrid search: the store of chunk vectors the indexer wrote (by text digest, for the model of
+   * `embedQuery`) and the query embedder. A version's vectors are read when it loads (off the
+   * search path with a `subscriber`), and a search fuses the vector and BM25 rankings of each KB
+   * with reciprocal rank fusion, as tool search does. A query the model cannot embed is searched
+   * lexically.
+   * @default none (BM25 only)
+   */
+  embedding?: {
+    vectors: ToolVectorStore;
+    embedQuery: (query: string, signal: AbortSignal | undefined) => Promise<number[] | undefined>;
+  };
 }
 
 interface LoadedVersion {
@@ -61,10 +79,18 @@ interface LoadedVersion {
   chunks: KbChunk[];
   documents: Map<string, KbDocument>;
   index: Bm25Index;
+  /** Each chunk's vector, by position, when there is one. */
+  vectors: Array<Float32Array | undefined>;
+  /** Vectors by text digest, reused by the next version's load. */
+  vectorsByDigest: Map<string, Float32Array>;
 }
 
 const MAX_LOAD_ATTEMPTS = 20;
 const MAX_LIMIT = 50;
+/** Depth of each ranking fused in a hybrid search (at least the limit). */
+const FUSION_DEPTH = 50;
+/** Vectors read from Redis per round trip when a version loads. */
+const VECTOR_READ_BATCH = 1_000;
 
 /**
  * Creates the cache-only reader of knowledge bases. Each call reads the version pointers of the
@@ -82,7 +108,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
   const store = new KnowledgeBaseStore({ redis, prefix: options.keyPrefix ?? 'agentq' });
   const { keys } = store;
   const logger = (options.logger ?? silentLogger()).child({ component: 'kb-reader' });
-  const stats: KnowledgeBaseReaderStats = { indexBuilds: 0, chunkSetReads: 0 };
+  const stats: KnowledgeBaseReaderStats = { indexBuilds: 0, chunkSetReads: 0, vectorReads: 0 };
   const loaded = new Map<string, LoadedVersion>();
   // Parsed chunk sets by key, kept while some loaded version uses them.
   const chunkSets = new Map<string, KbChunk[]>();
@@ -272,12 +298,19 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     }
     const all: KbChunk[] = [];
     for (const key of setKeys) all.push(...(fetched.get(key) ?? chunkSets.get(key) ?? []));
+    const { vectors, vectorsByDigest } = await vectorsOf(kb, all);
+    if ((announced.get(kb) ?? 0) > version) {
+      for (const [key, chunks] of fetched) chunkSets.set(key, chunks);
+      return undefined;
+    }
     const result: LoadedVersion = {
       version,
       manifest,
       chunks: all,
       documents: new Map(manifest.documents.map((document) => [document.id, document])),
       index: new Bm25Index(all),
+      vectors,
+      vectorsByDigest,
     };
     stats.indexBuilds += 1;
     const previous = loaded.get(kb);
@@ -287,6 +320,34 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       forgetUnused();
     }
     return result;
+  }
+
+  /**
+   * The vectors of a version's chunks: those of the version in memory are reused, the others read.
+   * Reading renews their lifetime, so the vectors of a KB that is searched never expire.
+   */
+  async function vectorsOf(
+    kb: string,
+    chunks: readonly KbChunk[],
+  ): Promise<Pick<LoadedVersion, 'vectors' | 'vectorsByDigest'>> {
+    const vectorsByDigest = new Map<string, Float32Array>();
+    if (!options.embedding) return { vectors: [], vectorsByDigest };
+    const digests = chunks.map(chunkEmbeddingDigest);
+    const known = loaded.get(kb)?.vectorsByDigest;
+    const unknown = [...new Set(digests)].filter((digest) => {
+      const vector = known?.get(digest);
+      if (vector) vectorsByDigest.set(digest, vector);
+      return !vector;
+    });
+    for (let start = 0; start < unknown.length; start += VECTOR_READ_BATCH) {
+      const batch = unknown.slice(start, start + VECTOR_READ_BATCH);
+      const absent = new Set(await options.embedding.vectors.missing(batch));
+      const read = await options.embedding.vectors.read(batch.filter((digest) => !absent.has(digest)));
+      // Unit length once here, so a search ranks by dot product alone.
+      for (const [digest, vector] of read) vectorsByDigest.set(digest, normalizeInPlace(vector));
+      stats.vectorReads += read.size;
+    }
+    return { vectors: digests.map((digest) => vectorsByDigest.get(digest)), vectorsByDigest };
   }
 
   function forgetUnused(): void {
@@ -318,12 +379,20 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
       const terms = kbTerms(searchOptions.query, 'query');
       if (terms.length === 0) return [];
       const versions = await pointers(searchOptions.kbs);
-      const hits: KbSearchHit[] = [];
+      const states: Array<{ kb: string; state: LoadedVersion }> = [];
       for (const [kb, version] of versions) {
         searchOptions.signal?.throwIfAborted();
         const state = await searchable(kb, version);
-        if (!state) continue;
-        for (const match of state.index.search(terms, limit)) {
+        if (state) states.push({ kb, state });
+      }
+      const queryVector = states.some(({ state }) => state.vectorsByDigest.size > 0)
+        ? await embedQuery(searchOptions.query, searchOptions.signal)
+        : undefined;
+      const hits: KbSearchHit[] = [];
+      for (const { kb, state } of states) {
+        for (const match of queryVector
+          ? hybridMatches(state, terms, queryVector, limit)
+          : state.index.search(terms, limit)) {
           const chunk = state.chunks[match.position] as KbChunk;
           const document = state.documents.get(chunk.documentId);
           if (!document) continue;
@@ -334,7 +403,8 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
             source: document.source,
             location: locationOf(document, chunk),
             text: chunk.text,
-            score: Math.round(match.score * 1_000) / 1_000,
+            // Fused scores are small (about 1/60): rounded finer than BM25's.
+            score: queryVector ? Math.round(match.score * 1e6) / 1e6 : Math.round(match.score * 1_000) / 1_000,
           });
         }
       }
@@ -367,12 +437,55 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
     },
   };
 
+  async function embedQuery(query: string, signal: AbortSignal | undefined): Promise<number[] | undefined> {
+    try {
+      return await options.embedding?.embedQuery(query, signal);
+    } catch (error) {
+      signal?.throwIfAborted();
+      // The model is down or slow: a lexical answer is better than none.
+      logger.warn({ error: (error as Error).message }, 'could not embed a kb_search query; searching lexically');
+      return undefined;
+    }
+  }
+
   async function manifestOf(kb: string, version: number): Promise<KbManifest | undefined> {
     const current = loaded.get(kb);
     if (current?.version === version) return current.manifest;
     const read = await store.lookupManifest(kb, version);
     return read.status === 'ok' ? read.manifest : undefined;
   }
+}
+
+/**
+ * The BM25 and the vector ranking of a version's chunks, each `FUSION_DEPTH` deep, fused by
+ * reciprocal rank fusion; the best `limit`.
+ */
+function hybridMatches(
+  state: LoadedVersion,
+  terms: readonly string[],
+  queryVector: readonly number[],
+  limit: number,
+): Array<{ position: number; score: number }> {
+  const depth = Math.max(limit, FUSION_DEPTH);
+  const lexical = state.index.search(terms, depth).map((match) => match.position);
+  const query = normalizeInPlace(Float32Array.from(queryVector));
+  // The best `depth` by cosine, kept sorted best first; most chunks never beat the last one.
+  const best: Array<{ position: number; score: number }> = [];
+  const { vectors } = state;
+  for (let position = 0; position < vectors.length; position += 1) {
+    const vector = vectors[position];
+    if (!vector || vector.length !== query.length) continue;
+    const score = dotProduct(vector, query);
+    if (score <= 0 || (best.length === depth && score <= (best[depth - 1] as { score: number }).score)) continue;
+    let at = best.length;
+    while (at > 0 && (best[at - 1] as { score: number }).score < score) at -= 1;
+    best.splice(at, 0, { position, score });
+    if (best.length > depth) best.pop();
+  }
+  const vector = best.map((match) => match.position);
+  return fuseRankings([lexical, vector])
+    .slice(0, limit)
+    .map(({ key, score }) => ({ position: key, score }));
 }
 
 function locationOf(document: KbDocument, chunk: KbChunk): KbSearchHit['location'] {

@@ -1,5 +1,5 @@
-import { type Config, type Logger } from '@agentq/shared';
-import { createRedisConnection } from '@agentq/store';
+import { createQueryEmbedder, type Config, type Embedder, type Logger } from '@agentq/shared';
+import { createRedisConnection, createToolVectorStore } from '@agentq/store';
 import { createKnowledgeBaseReader, type LoadedKnowledgeBaseReader } from './create-knowledge-base-reader.js';
 
 /** A reader with the Redis connection it owns. */
@@ -16,7 +16,12 @@ export interface OpenedKnowledgeBaseReader {
  * connection subscribes to `kb.updated`, so new versions load in the background, never on a run's
  * path; `close` ends both.
  */
-export function openKnowledgeBaseReader(options: { config: Config; logger: Logger }): OpenedKnowledgeBaseReader {
+export function openKnowledgeBaseReader(options: {
+  config: Config;
+  logger: Logger;
+  /** The embedding model the indexer embeds chunks with; `kb_search` is hybrid with one. @default none */
+  embedder?: Embedder | null;
+}): OpenedKnowledgeBaseReader {
   const { config } = options;
   const redis = createRedisConnection({
     url: config.redisUrl,
@@ -36,7 +41,21 @@ export function openKnowledgeBaseReader(options: { config: Config; logger: Logge
   for (const connection of [redis, subscriber]) {
     connection.on('error', (error: Error) => options.logger.debug({ error: error.message }, 'kb reader redis error'));
   }
-  const reader = createKnowledgeBaseReader({ redis, subscriber, keyPrefix: config.keyPrefix, logger: options.logger });
+  const { embedder } = options;
+  const reader = createKnowledgeBaseReader({
+    redis,
+    subscriber,
+    keyPrefix: config.keyPrefix,
+    logger: options.logger,
+    ...(embedder
+      ? {
+          embedding: {
+            vectors: createToolVectorStore({ redis, prefix: config.keyPrefix, modelId: embedder.modelId }),
+            embedQuery: createQueryEmbedder(embedder),
+          },
+        }
+      : {}),
+  });
   let closing: Promise<void> | undefined;
   const quit = (connection: typeof redis) =>
     connection.quit().then(

@@ -1,7 +1,6 @@
-import type { CatalogTool, Logger } from '@agentq/shared';
-import type { Embedder } from './embedder.js';
+import type { CatalogTool, Embedder, Logger } from '@agentq/shared';
 import { toolEmbeddingDigest, toolEmbeddingText } from './tool-embedding-text.js';
-import type { ToolVectorStore } from '@agentq/store';
+import { fillMissingVectors, type ToolVectorStore } from '@agentq/store';
 
 /** Options of {@link embedCatalogTools}. */
 export interface EmbedCatalogToolsOptions {
@@ -26,22 +25,9 @@ export interface EmbedCatalogToolsResult {
  * vectors already there.
  */
 export async function embedCatalogTools(options: EmbedCatalogToolsOptions): Promise<EmbedCatalogToolsResult> {
-  const textByDigest = new Map<string, string>();
-  for (const tool of options.tools) textByDigest.set(toolEmbeddingDigest(tool), toolEmbeddingText(tool));
-  const missing = await options.store.missing([...textByDigest.keys()]);
-  if (missing.length > 0) {
-    const vectors = await options.embedder.embed(
-      missing.map((digest) => textByDigest.get(digest) as string),
-      options.signal,
-    );
-    const stored = new Map<string, number[]>();
-    missing.forEach((digest, index) => {
-      const vector = vectors[index];
-      if (vector && vector.length > 0) stored.set(digest, vector);
-    });
-    await options.store.write(stored);
-  }
-  return { embedded: missing.length, reused: textByDigest.size - missing.length };
+  const textsByDigest = new Map<string, string>();
+  for (const tool of options.tools) textsByDigest.set(toolEmbeddingDigest(tool), toolEmbeddingText(tool));
+  return await fillMissingVectors({ ...options, textsByDigest });
 }
 
 /** A warmer-side hook: embeds a list, logging (never throwing) when the model fails. */

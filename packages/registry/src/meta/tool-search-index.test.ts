@@ -42,6 +42,59 @@ function names(hits: ReturnType<ToolSearchIndex['search']>) {
 }
 
 describe('ToolSearchIndex', () => {
+  it('matches a query verb to the other verbs of its class, below the verb itself', () => {
+    const tools = [
+      entry('mcp__tracker__listIssues', 'Issues of a project, newest first.'),
+      entry('mcp__tracker__createIssue', 'Opens an issue in a project.'),
+      entry('mcp__tracker__showIssue', 'One issue of a project with its comments.'),
+    ];
+    const normalised = new ToolSearchIndex(tools);
+    const plain = new ToolSearchIndex(tools, { verbClassWeight: 0 });
+    // "list" is in no text but listIssues' name; "show" reaches it through its class.
+    expect(names(plain.search('show me the project issues'))[0]).toBe('mcp__tracker__showIssue');
+    expect(names(normalised.search('show me the project issues')).slice(0, 2)).toEqual([
+      'mcp__tracker__showIssue',
+      'mcp__tracker__listIssues',
+    ]);
+    expect(names(plain.search('show me the project issues')).indexOf('mcp__tracker__listIssues')).toBeGreaterThan(0);
+    const hit = normalised.search('show me the project issues').find((one) => one.entry.name.endsWith('listIssues'));
+    const before = plain.search('show me the project issues').find((one) => one.entry.name.endsWith('listIssues'));
+    expect(hit?.score).toBeGreaterThan(before?.score ?? 0);
+  });
+
+  it('expands a query with words that share tools with it, when co-occurrence is on', () => {
+    const tools = [
+      entry('reportBug', 'Report a bug as an issue.'),
+      entry('syncTracker', 'Sync the bug and issue tracker.'),
+      entry('closeIssue', 'Close an issue.'),
+      entry('forecast', 'Weather forecast.'),
+    ];
+    expect(names(new ToolSearchIndex(tools).search('bug'))).not.toContain('closeIssue');
+    const expanded = new ToolSearchIndex(tools, { cooccurrence: { neighbours: 3, weight: 0.3, minShared: 2 } });
+    expect(names(expanded.search('bug'))).toEqual(['reportBug', 'syncTracker', 'closeIssue']);
+  });
+
+  it('adds the words of the top hits to the query, when feedback is on', () => {
+    const tools = [
+      entry('restartServer', 'Restart the web server process.'),
+      entry('monitor', 'Shows web server process uptime.'),
+      entry('forecast', 'Weather forecast.'),
+    ];
+    expect(names(new ToolSearchIndex(tools).search('restart'))).toEqual(['restartServer']);
+    const withFeedback = new ToolSearchIndex(tools, { feedback: { documents: 1, terms: 5, weight: 0.5 } });
+    expect(names(withFeedback.search('restart'))).toEqual(['restartServer', 'monitor']);
+  });
+
+  it('indexes enum values of parameters', () => {
+    const index = new ToolSearchIndex([
+      entry('mcp__x__setMode', 'Sets the mode.', {
+        params: { mode: { type: 'string', enum: ['turbo', 'quiet'] } },
+      }),
+      entry('mcp__x__other', 'Something else.'),
+    ]);
+    expect(names(index.search('turbo'))).toEqual(['mcp__x__setMode']);
+  });
+
   it('puts an exact name match first, whichever form the query uses', () => {
     const index = new ToolSearchIndex(pool);
     expect(names(index.search('mcp__fs__listDirectory'))[0]).toBe('mcp__fs__listDirectory');

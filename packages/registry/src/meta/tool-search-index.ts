@@ -1,7 +1,16 @@
 import { toolJsonSchema } from '../exposition/estimate-tool-tokens.js';
 import { labelOf, type ToolEntry } from '../registry/tool-entry.js';
 import { parseMcpWireName } from '../wire-names/mcp-wire-name.js';
-import { analyzeText, bm25Idf, bm25LengthNorm, bm25TermScore, normalizeName } from '@agentq/shared';
+import {
+  analyzeText,
+  bm25Idf,
+  bm25LengthNorm,
+  bm25TermScore,
+  cosineSimilarity,
+  fuseRankings,
+  normalizeName,
+  squaredNorm,
+} from '@agentq/shared';
 
 /** Results of a search returned when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 8;
@@ -45,8 +54,36 @@ export interface ToolSearchIndexOptions {
   synonyms?: (word: string) => readonly string[];
   /** Weight of a synonym against the word itself. @default 0.3 */
   synonymWeight?: number;
+  /**
+   * Field weights over the defaults (name 3, title 2, description 1, params 0.5, values 0.5,
+   * server 3). `params` holds parameter names (and their descriptions, unless
+   * `parameterDescriptionsField`), `values` enum values (and those descriptions).
+   * @default the defaults
+   */
+  fieldWeights?: Partial<Record<Field, number>>;
+  /** Index parameter descriptions in the `values` field instead of `params`. @default false */
+  parameterDescriptionsField?: boolean;
+  /**
+   * Verb-class normalisation: a query verb of a class (`show`, `list`, `get`…) also matches the
+   * other verbs of its class, at this weight (0 turns it off). 0.15 measured best on the dev split
+   * (docs/benchmarks.md). @default 0.15
+   */
+  verbClassWeight?: number;
+  /**
+   * Pseudo-relevance feedback (RM3-style): the best terms of the top `documents` lexical hits are
+   * added to the query, at `weight` at most, and the query is ranked again. @default off
+   */
+  feedback?: { documents: number; terms: number; weight: number };
+  /**
+   * Co-occurrence expansion mined from the indexed tools: each query word also matches the
+   * `neighbours` words that most often share a tool's name, title or description with it, at
+   * `weight`. @default off
+   */
+  cooccurrence?: { neighbours: number; weight: number; minShared?: number };
 }
 
+/** Weight of a verb of the same class as a query verb (`show` for `list`). */
+const DEFAULT_VERB_CLASS_WEIGHT = 0.15;
 /** Weight of a synonym match against a match of the query's own word. */
 const DEFAULT_SYNONYM_WEIGHT = 0.3;
 
@@ -67,7 +104,7 @@ export function searchKeyOf(entry: Pick<ToolEntry, 'name' | 'mcp'>): string {
   return entry.mcp?.toolId ?? entry.name;
 }
 
-const FIELDS = ['name', 'title', 'description', 'params', 'server'] as const;
+const FIELDS = ['name', 'title', 'description', 'params', 'values', 'server'] as const;
 type Field = (typeof FIELDS)[number];
 
 /** BM25F parameters of one field (the scoring itself is `shared`'s, the same as `kb_search`'s). */
@@ -93,16 +130,52 @@ const FIELD_PARAMETERS: Record<Field, FieldParameters> = {
   title: { weight: 2, b: 0.5, maxTerms: 64 },
   description: { weight: 1, b: 0.9, maxTerms: 200 },
   params: { weight: 0.5, b: 0.75, maxTerms: 200 },
+  values: { weight: 0.5, b: 0.75, maxTerms: 200 },
   server: { weight: 3, b: 0.3, maxTerms: 32 },
 };
 /** Words every tool description says: dropped on both sides of tool search, on top of the analyzer's. */
 export const TOOL_SEARCH_STOP_WORDS: ReadonlySet<string> = new Set(['tool', 'tools']);
-/** Reciprocal rank fusion constant (Cormack et al. 2009). */
-const RRF_K = 60;
 /** Exponent of the coordination factor (share of the query's idf matched); 0.5 chosen on the dev split. */
 const COORDINATION = 0.5;
 /** Queries with at least this many letters may match a tool name with a typo. */
 const NEAR_NAME_MIN_LENGTH = 5;
+
+/** One query word: the word's own term first, then its alternatives, each with its weight. */
+type QueryGroup = Array<{ term: string; weight: number }>;
+
+/**
+ * Verb classes of tool names: the verbs one action goes by (`list_issues`, "show me the issues").
+ * Only the common verbs of CRUD-like actions, domain-free; a query verb matches the others of its
+ * class at {@link ToolSearchIndexOptions.verbClassWeight}.
+ */
+const VERB_CLASSES: readonly (readonly string[])[] = [
+  ['get', 'list', 'show', 'fetch', 'retrieve', 'read', 'view', 'display', 'describe'],
+  ['create', 'add', 'new', 'make', 'insert', 'post', 'submit'],
+  ['update', 'edit', 'modify', 'change', 'set', 'patch', 'rename'],
+  ['delete', 'remove', 'drop', 'destroy', 'erase'],
+  ['search', 'find', 'query', 'lookup'],
+  ['run', 'execute', 'start', 'trigger', 'invoke', 'launch'],
+  ['stop', 'cancel', 'abort', 'kill', 'close', 'terminate'],
+];
+const VERB_CLASS_OF: ReadonlyMap<string, readonly string[]> = (() => {
+  const out = new Map<string, string[]>();
+  for (const verbs of VERB_CLASSES) {
+    const stems = [...new Set(verbs.flatMap((verb) => analyzeText(verb, 'query')))];
+    for (const stem of stems)
+      out.set(
+        stem,
+        stems.filter((other) => other !== stem),
+      );
+  }
+  return out;
+})();
+
+/** Whether a term occurs in a document's name, title or description (the first three fields). */
+function inText(frequencies: readonly number[] | undefined): boolean {
+  return (
+    frequencies !== undefined && ((frequencies[0] ?? 0) > 0 || (frequencies[1] ?? 0) > 0 || (frequencies[2] ?? 0) > 0)
+  );
+}
 
 interface Document {
   id: number;
@@ -116,17 +189,27 @@ interface Document {
   vector?: Float32Array;
 }
 
-function parameterText(schema: Record<string, unknown>, depth = 0): string[] {
-  if (depth > 2) return [];
+/** Parameter names, descriptions and enum values of a schema, to three levels of nesting. */
+function parameterText(
+  schema: Record<string, unknown>,
+  out: { names: string[]; descriptions: string[]; values: string[] } = { names: [], descriptions: [], values: [] },
+  depth = 0,
+): { names: string[]; descriptions: string[]; values: string[] } {
+  if (depth > 2) return out;
   const properties = schema.properties;
-  if (typeof properties !== 'object' || properties === null) return [];
-  const out: string[] = [];
+  if (typeof properties !== 'object' || properties === null) return out;
   for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
-    out.push(key);
+    out.names.push(key);
     if (typeof value === 'object' && value !== null) {
       const property = value as Record<string, unknown>;
-      if (typeof property.description === 'string') out.push(property.description);
-      out.push(...parameterText(property, depth + 1));
+      if (typeof property.description === 'string') out.descriptions.push(property.description);
+      const values = Array.isArray(property.enum)
+        ? property.enum
+        : Array.isArray((property.items as { enum?: unknown } | undefined)?.enum)
+          ? (property.items as { enum: unknown[] }).enum
+          : [];
+      for (const one of values) if (typeof one === 'string') out.values.push(one);
+      parameterText(property, out, depth + 1);
     }
   }
   return out;
@@ -142,15 +225,21 @@ function nameForms(entry: ToolEntry): string[] {
 }
 
 /** The text of each field of an entry, as one document sees it. */
-export function searchFieldsOf(entry: ToolEntry): Record<Field, string> {
+export function searchFieldsOf(
+  entry: ToolEntry,
+  options: Pick<ToolSearchIndexOptions, 'parameterDescriptionsField'> = {},
+): Record<Field, string> {
   const tool = entry.tool as { title?: string; description?: string };
   const description = tool.description ?? '';
+  const parameters = parameterText(toolJsonSchema(entry.tool));
+  const own = options.parameterDescriptionsField === true;
   return {
     name: [entry.mcp?.toolName ?? entry.name].join(' '),
     title: tool.title ?? '',
     // The blurb is the first sentence of the description; only add it when it is something else.
     description: description.includes(entry.description) ? description : `${entry.description} ${description}`,
-    params: parameterText(toolJsonSchema(entry.tool)).join(' '),
+    params: [...parameters.names, ...(own ? [] : parameters.descriptions)].join(' '),
+    values: [...parameters.values, ...(own ? parameters.descriptions : [])].join(' '),
     server: [entry.namespace.replace(/^mcp:/, ''), labelOf(entry).replace(/^mcp:/, '')].join(' '),
   };
 }
@@ -175,17 +264,6 @@ function editDistanceAtMost(a: string, b: string, limit: number): boolean {
 
 function byName(a: ToolSearchHit, b: ToolSearchHit): number {
   return b.score - a.score || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0);
-}
-
-function cosine(a: Float32Array, b: readonly number[], bNorm: number): number {
-  let dot = 0;
-  let aNorm = 0;
-  for (let index = 0; index < a.length; index += 1) {
-    const value = a[index] as number;
-    dot += value * (b[index] as number);
-    aNorm += value * value;
-  }
-  return aNorm === 0 || bNorm === 0 ? 0 : dot / Math.sqrt(aNorm * bNorm);
 }
 
 /**
@@ -218,10 +296,16 @@ export class ToolSearchIndex {
   private removals = 0;
 
   private readonly options: ToolSearchIndexOptions;
+  private readonly fieldParameters: FieldParameters[];
+  private neighbourCache = { generation: -1, neighbours: new Map<string, string[]>() };
 
   constructor(entries: readonly ToolEntry[] = [], options: ToolSearchIndexOptions = {}) {
     ToolSearchIndex.created += 1;
     this.options = options;
+    this.fieldParameters = FIELDS.map((field) => ({
+      ...FIELD_PARAMETERS[field],
+      weight: options.fieldWeights?.[field] ?? FIELD_PARAMETERS[field].weight,
+    }));
     for (const entry of entries) this.upsert(entry);
   }
 
@@ -252,11 +336,11 @@ export class ToolSearchIndex {
     this.remove(key, { counted: false });
     const id = this.nextId;
     this.nextId += 1;
-    const fields = searchFieldsOf(entry);
+    const fields = searchFieldsOf(entry, this.options);
     const lengths: number[] = [];
     const distinct = new Set<string>();
     FIELDS.forEach((field, fieldIndex) => {
-      const { maxTerms } = FIELD_PARAMETERS[field];
+      const { maxTerms } = this.fieldParameters[fieldIndex] as FieldParameters;
       // Text past what can be kept is not analyzed at all (words average well under 16 characters).
       const terms = analyzeText(fields[field].slice(0, maxTerms * 16), 'index', TOOL_SEARCH_STOP_WORDS).slice(
         0,
@@ -352,22 +436,25 @@ export class ToolSearchIndex {
     const taken = new Set<number>();
     this.nameMatches(query, options, hits, taken);
 
-    const lexical = this.lexicalRanking(query, options, taken);
+    const groups = this.queryGroups(query);
+    let lexical = this.lexicalRanking(groups, groups.length, options, taken);
+    const { feedback } = this.options;
+    if (feedback && lexical.length > 0) {
+      const expansion = this.feedbackGroups(lexical, groups, feedback);
+      if (expansion.length > 0) lexical = this.lexicalRanking([...groups, ...expansion], groups.length, options, taken);
+    }
     const vector = options.queryVector ? this.vectorRanking(options.queryVector, options, taken) : [];
     if (vector.length === 0) {
       hits.push(...lexical);
     } else {
-      const fused = new Map<string, ToolSearchHit>();
-      const add = (ranking: ToolSearchHit[]) =>
-        ranking.forEach((hit, rank) => {
-          const known = fused.get(hit.key);
-          const score = 1 / (RRF_K + rank + 1);
-          if (known) known.score += score;
-          else fused.set(hit.key, { ...hit, score, match: 'text' });
-        });
-      add(lexical);
-      add(vector);
-      hits.push(...[...fused.values()].sort(byName));
+      const byKey = new Map<string, ToolSearchHit>();
+      for (const hit of [...lexical, ...vector]) if (!byKey.has(hit.key)) byKey.set(hit.key, hit);
+      const fused = fuseRankings([lexical.map((hit) => hit.key), vector.map((hit) => hit.key)]);
+      hits.push(
+        ...fused
+          .map(({ key, score }): ToolSearchHit => ({ ...(byKey.get(key) as ToolSearchHit), score, match: 'text' }))
+          .sort(byName),
+      );
     }
     return hits.slice(0, limit);
   }
@@ -430,9 +517,22 @@ export class ToolSearchIndex {
    * The query's terms, each with its alternatives: the term itself at weight 1, and, with a
    * synonym source, the stems of its synonyms at {@link ToolSearchIndexOptions.synonymWeight}.
    */
-  private queryGroups(query: string): Array<Array<{ term: string; weight: number }>> {
+  private queryGroups(query: string): QueryGroup[] {
     const terms = [...new Set(analyzeText(query, 'query', TOOL_SEARCH_STOP_WORDS))];
     const groups = terms.map((term) => [{ term, weight: 1 }]);
+    const add = (group: QueryGroup, term: string, weight: number) => {
+      if (!group.some((alternative) => alternative.term === term)) group.push({ term, weight });
+    };
+    const { verbClassWeight = DEFAULT_VERB_CLASS_WEIGHT, cooccurrence } = this.options;
+    for (const group of groups) {
+      const own = group[0]?.term as string;
+      if (verbClassWeight > 0) {
+        for (const verb of VERB_CLASS_OF.get(own) ?? []) add(group, verb, verbClassWeight);
+      }
+      if (cooccurrence) {
+        for (const neighbour of this.neighboursOf(own, cooccurrence)) add(group, neighbour, cooccurrence.weight);
+      }
+    }
     const synonymsOf = this.options.synonyms;
     if (!synonymsOf) return groups;
     const weight = this.options.synonymWeight ?? DEFAULT_SYNONYM_WEIGHT;
@@ -449,15 +549,93 @@ export class ToolSearchIndex {
     return groups;
   }
 
-  private lexicalRanking(query: string, options: ToolSearchOptions, taken: Set<number>): ToolSearchHit[] {
-    const groups = this.queryGroups(query);
+  /**
+   * The words that most often share a tool's name, title or description with `term`, by cosine of
+   * their document sets; cached until the index changes.
+   */
+  private neighboursOf(term: string, settings: NonNullable<ToolSearchIndexOptions['cooccurrence']>): string[] {
+    if (this.neighbourCache.generation !== this.generation) {
+      this.neighbourCache = { generation: this.generation, neighbours: new Map() };
+    }
+    const cached = this.neighbourCache.neighbours.get(term);
+    if (cached) return cached;
+    const own = this.postings.get(term);
+    const shared = new Map<string, number>();
+    for (const [id, frequencies] of own ?? []) {
+      if (!inText(frequencies)) continue;
+      for (const other of (this.byId[id] as Document).terms) {
+        if (other === term || !inText(this.postings.get(other)?.get(id))) continue;
+        shared.set(other, (shared.get(other) ?? 0) + 1);
+      }
+    }
+    const size = own?.size ?? 0;
+    const minShared = settings.minShared ?? 2;
+    const neighbours = [...shared]
+      .filter(([, count]) => count >= minShared)
+      .map(([other, count]) => ({ other, score: count / Math.sqrt(size * (this.postings.get(other)?.size ?? 1)) }))
+      .sort((left, right) => right.score - left.score || (left.other < right.other ? -1 : 1))
+      .slice(0, settings.neighbours)
+      .map(({ other }) => other);
+    this.neighbourCache.neighbours.set(term, neighbours);
+    return neighbours;
+  }
+
+  /**
+   * RM3-style expansion: the terms of the top hits' names, titles and descriptions, each weighed by
+   * its share of those texts times the hit's share of the top scores, times its idf.
+   */
+  private feedbackGroups(
+    ranked: readonly ToolSearchHit[],
+    groups: readonly QueryGroup[],
+    settings: NonNullable<ToolSearchIndexOptions['feedback']>,
+  ): QueryGroup[] {
+    const top = ranked.slice(0, settings.documents);
+    const total = top.reduce((sum, hit) => sum + hit.score, 0);
+    if (total <= 0) return [];
+    const inQuery = new Set(groups.flatMap((group) => group.map((alternative) => alternative.term)));
+    const weights = new Map<string, number>();
+    for (const hit of top) {
+      const id = this.idsByKey.get(hit.key);
+      if (id === undefined) continue;
+      const document = this.byId[id] as Document;
+      const length = (document.lengths[0] ?? 0) + (document.lengths[1] ?? 0) + (document.lengths[2] ?? 0);
+      if (length === 0) continue;
+      for (const term of document.terms) {
+        if (inQuery.has(term)) continue;
+        const frequencies = this.postings.get(term)?.get(id);
+        if (!frequencies || !inText(frequencies)) continue;
+        const frequency = (frequencies[0] ?? 0) + (frequencies[1] ?? 0) + (frequencies[2] ?? 0);
+        weights.set(term, (weights.get(term) ?? 0) + ((hit.score / total) * frequency) / length);
+      }
+    }
+    const count = this.documents.size;
+    const scored = [...weights]
+      .map(([term, weight]) => ({ term, weight: weight * bm25Idf(count, this.postings.get(term)?.size ?? count) }))
+      .sort((left, right) => right.weight - left.weight || (left.term < right.term ? -1 : 1))
+      .slice(0, settings.terms);
+    const best = scored[0]?.weight ?? 0;
+    if (best <= 0) return [];
+    return scored.map(({ term, weight }) => [{ term, weight: (settings.weight * weight) / best }]);
+  }
+
+  /**
+   * BM25F over `groups` (one query word each, with its alternatives); the first `counted` groups
+   * are the query's own words, the rest expansion terms that add to a score but not to its
+   * coordination.
+   */
+  private lexicalRanking(
+    groups: readonly QueryGroup[],
+    counted: number,
+    options: ToolSearchOptions,
+    taken: Set<number>,
+  ): ToolSearchHit[] {
     if (groups.length === 0) return [];
     const count = this.documents.size;
     const averages = this.totalLengths.map((total) => (count === 0 ? 1 : Math.max(total / count, 1)));
     // Per document and query term: the best alternative's score and weight.
     const best = new Map<number, { scores: Float64Array; weights: Float64Array }>();
     const mask = options.keys === undefined ? undefined : this.maskOf(options.keys);
-    const parameters = FIELDS.map((field) => FIELD_PARAMETERS[field]);
+    const parameters = this.fieldParameters;
     const idfOf = (size: number) => bm25Idf(count, size);
     const groupIdf = groups.map((group) => {
       const own = this.postings.get(group[0]?.term ?? '');
@@ -503,14 +681,14 @@ export class ToolSearchIndex {
     // missing a rare word costs much, missing a common one ("make", "get") little; a term matched
     // only through a synonym counts at the synonym's weight.
     let queryWeight = 0;
-    for (const idf of groupIdf) queryWeight += idf;
+    for (let groupIndex = 0; groupIndex < counted; groupIndex += 1) queryWeight += groupIdf[groupIndex] as number;
     const ranked: ToolSearchHit[] = [];
     for (const [id, { scores, weights }] of best) {
       let score = 0;
       let covered = 0;
       for (let groupIndex = 0; groupIndex < groups.length; groupIndex += 1) {
         score += scores[groupIndex] as number;
-        covered += (groupIdf[groupIndex] as number) * (weights[groupIndex] as number);
+        if (groupIndex < counted) covered += (groupIdf[groupIndex] as number) * (weights[groupIndex] as number);
       }
       const document = this.byId[id] as Document;
       const coverage = queryWeight === 0 ? 0 : covered / queryWeight;
@@ -524,13 +702,12 @@ export class ToolSearchIndex {
     options: ToolSearchOptions,
     taken: Set<number>,
   ): ToolSearchHit[] {
-    let norm = 0;
-    for (const value of queryVector) norm += value * value;
+    const norm = squaredNorm(queryVector);
     const ranked: ToolSearchHit[] = [];
     for (const document of this.candidates(options.keys)) {
       if (taken.has(document.id) || !document.vector || document.vector.length !== queryVector.length) continue;
       if (!this.allowed(document, options)) continue;
-      const score = cosine(document.vector, queryVector, norm);
+      const score = cosineSimilarity(document.vector, queryVector, norm);
       if (score > 0) ranked.push({ key: document.key, entry: document.entry, score, match: 'text' });
     }
     return ranked.sort(byName).slice(0, 100);

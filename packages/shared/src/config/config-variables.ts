@@ -339,7 +339,7 @@ export const configVariables = [
       .string()
       .regex(/^(openai|openai-compatible):.+$/, 'must look like openai:<model> or openai-compatible:<model>'),
     description:
-      'Embedding model for hybrid tool search, for example `openai:text-embedding-3-small` or `openai-compatible:nomic-embed-text` (Ollama, vLLM). Warmers embed each tool once per text; workers fuse vector and lexical ranks. Unset: search is lexical only.',
+      'Embedding model for hybrid tool search and `kb_search`, for example `openai:text-embedding-3-small` or `openai-compatible:nomic-embed-text` (Ollama, vLLM). Warmers embed each tool and indexers each knowledge base chunk once per text; workers fuse vector and lexical ranks. Unset: search is lexical only.',
   },
   {
     env: 'AGENTQ_EMBEDDING_BASE_URL',

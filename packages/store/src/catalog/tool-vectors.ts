@@ -1,4 +1,4 @@
-import { digestOf } from '@agentq/shared';
+import { digestOf, type Embedder } from '@agentq/shared';
 import { keyNames, type KeyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { z } from 'zod';
@@ -81,4 +81,40 @@ export function createToolVectorStore(options: CreateToolVectorStoreOptions): To
       return out;
     },
   };
+}
+
+/** What {@link fillMissingVectors} did. */
+export interface FillMissingVectorsResult {
+  /** Texts embedded now. */
+  embedded: number;
+  /** Texts whose vector was already stored. */
+  reused: number;
+}
+
+/**
+ * Makes sure every text of `textsByDigest` has a stored vector: only texts without one are sent to
+ * the model, so a text is never embedded twice, whoever stores it (a warmer's tools, an indexer's
+ * knowledge base chunks). Throws when the model fails; nothing is written then.
+ */
+export async function fillMissingVectors(options: {
+  embedder: Embedder;
+  store: ToolVectorStore;
+  textsByDigest: ReadonlyMap<string, string>;
+  signal?: AbortSignal;
+}): Promise<FillMissingVectorsResult> {
+  const { textsByDigest } = options;
+  const missing = await options.store.missing([...textsByDigest.keys()]);
+  if (missing.length > 0) {
+    const vectors = await options.embedder.embed(
+      missing.map((digest) => textsByDigest.get(digest) as string),
+      options.signal,
+    );
+    const stored = new Map<string, number[]>();
+    missing.forEach((digest, index) => {
+      const vector = vectors[index];
+      if (vector && vector.length > 0) stored.set(digest, vector);
+    });
+    await options.store.write(stored);
+  }
+  return { embedded: missing.length, reused: textsByDigest.size - missing.length };
 }

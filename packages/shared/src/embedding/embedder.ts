@@ -1,6 +1,6 @@
 /**
- * Turns texts into vectors with one embedding model. The registry is given one (see
- * `createEmbedder` in `@agentq/models`); it never builds a provider itself.
+ * Turns texts into vectors with one embedding model. Tool search and `kb_search` are given one
+ * (see `createEmbedder` in `@agentq/models`); neither builds a provider itself.
  */
 export interface Embedder {
   /** The configured model, `provider:model`; part of every stored vector's key. */

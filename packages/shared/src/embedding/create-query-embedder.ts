@@ -7,7 +7,7 @@ export interface CreateQueryEmbedderOptions {
 }
 
 /**
- * `tool_search`'s query embedding: one model call per distinct query, with a small LRU cache, since
+ * The query embedding of `tool_search` and `kb_search`: one model call per distinct query, with a small LRU cache, since
  * models repeat a search after a failed call and several runs ask the same things.
  */
 export function createQueryEmbedder(
