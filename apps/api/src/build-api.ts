@@ -33,6 +33,7 @@ import { buildFavicon } from './http/favicon.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
 import { buildOpenApiDocument } from './openapi/build-openapi-document.js';
 import { approvalsRoutes } from './routes/approvals-routes.js';
+import { elicitationsRoutes } from './routes/elicitations-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schedulesRoutes } from './routes/schedules-routes.js';
@@ -81,6 +82,7 @@ export function apiRoutes(client: AgentqClient): ApiRoute[] {
     ...runsRoutes(client),
     ...schedulesRoutes(client),
     ...approvalsRoutes(client),
+    ...elicitationsRoutes(client),
     ...serversRoutes(client),
     ...catalogRoutes(client),
     ...kbsRoutes(client),
