@@ -296,8 +296,12 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     port: config.workerHealthPort,
     role: 'agent-worker',
     logger,
+    // Approvals, elicitations and decisions are what resume parked runs: a worker whose run
+    // consumers run but whose approvals consumer stopped would leave them parked.
     ready: async () =>
-      !closingDown && runWorkers.every((worker) => worker.isRunning()) && (await redisAnswers(connection)),
+      !closingDown &&
+      [...runWorkers, ...approvalWorkers, decisions].every((worker) => worker.isRunning()) &&
+      (await redisAnswers(connection)),
   });
   logger.info({ healthPort: health?.port }, 'agent worker ready');
 
