@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentWorker } from '@agentq/agent-worker';
+import { runCli } from '@agentq/cli';
 import type { RunningApi } from '@agentq/api';
 import { runResultSchema } from '@agentq/shared';
 import { ServerStore } from '@agentq/store';
@@ -158,13 +159,31 @@ describe('elicitation policy ask', () => {
     expect(record.body.outcome).toBe('answer');
   });
 
-  it('passes a decline on to the server', async () => {
+  async function agentq(args: string[]): Promise<{ code: number; lines: string[] }> {
+    const lines: string[] = [];
+    const code = await runCli(['node', 'agentq', ...args], {
+      out: (text) => lines.push(text),
+      err: (text) => lines.push(text),
+      env: { REDIS_URL: ctx.redisUrl, AGENTQ_PREFIX: ctx.prefix, LOG_LEVEL: 'silent' },
+    });
+    return { code, lines };
+  }
+
+  it('shows the form in the CLI, refuses a bad answer there, and passes a decline on to the server', async () => {
     await enqueueRun(queue, { runId: 'elicit-2', spec: deploySpec('search') });
     const pending = await parkedElicitation('elicit-2');
-    const declined = await http.call('POST', `/v1/elicitations/${pending.request.elicitationId}/answer`, {
-      body: { action: 'decline' },
-    });
-    expect(declined.status).toBe(200);
+    const elicitationId: string = pending.request.elicitationId;
+    const shown = await agentq(['elicitations', 'show', elicitationId]);
+    expect(shown.code).toBe(0);
+    const text = shown.lines.join('\n');
+    expect(text).toContain('Where should search be deployed?');
+    expect(text).toMatch(/environment\s+string\s+yes\s+staging, production/);
+    const bad = await agentq(['elicitations', 'answer', elicitationId, '--accept', '--set', 'replicas=20']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.lines.join('\n')).toContain('VALIDATION');
+
+    const declined = await agentq(['elicitations', 'answer', elicitationId, '--decline']);
+    expect(declined.code).toBe(0);
     const finished = await waitForJob(queue, 'elicit-2');
     expect(finished.state).toBe('completed');
     const result = runResultSchema.parse(finished.returnvalue);
@@ -173,6 +192,8 @@ describe('elicitation policy ask', () => {
       'cancel',
       'decline',
     ]);
+    const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
+    expect(record.body.response.via).toBe('cli');
   });
 
   it('refuses an unknown elicitation id', async () => {
