@@ -8,7 +8,8 @@ import { runResultSchema } from '@agentq/shared';
 import { ServerStore } from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type ApiCaller } from '../api/start-test-api.js';
+import { startTestApi, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
+import { adminLogin } from '../security/admin-helpers.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { writeCatalogEntry } from '../worker/helpers/catalog.js';
@@ -194,6 +195,37 @@ describe('elicitation policy ask', () => {
     ]);
     const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
     expect(record.body.response.via).toBe('cli');
+  });
+
+  it('shows the form in the inbox, whose answer is recorded as the logged-in token', async () => {
+    await enqueueRun(queue, { runId: 'elicit-3', spec: deploySpec('mail') });
+    const pending = await parkedElicitation('elicit-3');
+    const elicitationId: string = pending.request.elicitationId;
+    const cookie = await adminLogin(api.url, TEST_TOKEN);
+    const inbox = await (await fetch(`${api.url}/admin/approvals`, { headers: { cookie } })).text();
+    expect(inbox).toContain(`action="/admin/elicitations/${elicitationId}/answer"`);
+    expect(inbox).toContain('Where should mail be deployed?');
+    expect(inbox).toContain('<option value="production">');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(inbox)?.[1] ?? '';
+    const post = (fields: Record<string, string>) =>
+      fetch(`${api.url}/admin/elicitations/${elicitationId}/answer`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+        redirect: 'manual',
+      });
+    const missing = await post({ action: 'accept', 'field.replicas': '2' });
+    expect(decodeURIComponent(missing.headers.get('location') ?? '')).toContain('VALIDATION');
+    const accepted = await post({ action: 'accept', 'field.environment': 'production', 'field.replicas': '' });
+    expect(decodeURIComponent(accepted.headers.get('location') ?? '')).toContain('notice=');
+    expect((await waitForJob(queue, 'elicit-3')).state).toBe('completed');
+    expect((await answers()).at(-1)).toEqual({
+      service: 'mail',
+      action: 'accept',
+      content: { environment: 'production' },
+    });
+    const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
+    expect(record.body.response.via).toBe('inbox');
   });
 
   it('refuses an unknown elicitation id', async () => {
