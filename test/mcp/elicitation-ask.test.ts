@@ -228,6 +228,22 @@ describe('elicitation policy ask', () => {
     expect(record.body.response.via).toBe('inbox');
   });
 
+  it('cancels a question nobody answers in time, and refuses a late answer', async () => {
+    const spec = { ...deploySpec('cron'), approval: { timeoutMs: 4_000 } };
+    await enqueueRun(queue, { runId: 'elicit-4', spec });
+    const pending = await parkedElicitation('elicit-4');
+    const finished = await waitForJob(queue, 'elicit-4');
+    expect(finished.state).toBe('completed');
+    expect(JSON.stringify(runResultSchema.parse(finished.returnvalue).toolCalls[0]?.output)).toContain('deploy cancel');
+    const late = await http.call('POST', `/v1/elicitations/${pending.request.elicitationId}/answer`, {
+      body: { action: 'decline' },
+    });
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe('EXPIRED');
+    const record = await http.call('GET', `/v1/elicitations/${pending.request.elicitationId}`);
+    expect(record.body.outcome).toBe('expired');
+  });
+
   it('refuses an unknown elicitation id', async () => {
     const unknown = await http.call('POST', '/v1/elicitations/elic-nope/answer', { body: { action: 'cancel' } });
     expect(unknown.status).toBe(404);
