@@ -82,6 +82,21 @@ describe('docker-compose.yml', () => {
     expect(String(services.api?.environment?.AGENTQ_API_TOKEN)).toMatch(/^\$\{AGENTQ_API_TOKEN:\?.+\}$/);
   });
 
+  it('checks the readiness of the warmer and the worker on the health port it gives each', () => {
+    const services = loadCompose().services;
+    for (const [name, variable] of [
+      ['catalog-warmer', 'AGENTQ_WARMER_HEALTH_PORT'],
+      ['agent-worker', 'AGENTQ_WORKER_HEALTH_PORT'],
+    ] as const) {
+      const port = String(services[name]?.environment?.[variable]);
+      expect(port, name).toMatch(/^\d+$/);
+      const test = services[name]?.healthcheck?.test;
+      expect(Array.isArray(test) ? test.join(' ') : test, name).toContain(`http://127.0.0.1:${port}/readyz`);
+      // The role's other settings still come from the shared environment.
+      expect(services[name]?.environment?.AGENTQ_PREFIX, name).toBe('${AGENTQ_PREFIX:-agentq}');
+    }
+  });
+
   it('builds every role from the one Dockerfile, on Redis, after Redis is healthy', () => {
     const roles = roleServices();
     expect(roles.map(([name]) => name).sort()).toEqual(['agent-worker', 'api', 'catalog-warmer', 'indexer']);

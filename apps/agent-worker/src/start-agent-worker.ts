@@ -36,8 +36,9 @@ import {
   type RunShard,
 } from '@agentq/store';
 import { OAuthTokenStore } from '@agentq/store';
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import { createApprovalProcessor } from './approvals/create-approval-processor.js';
+import { createElicitationProcessor } from './elicitations/create-elicitation-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
 import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
@@ -248,7 +249,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     approvalWorkers.push(
       new Worker(
         QUEUE_NAMES.approvals,
-        createApprovalProcessor({ redis: connection, prefix: shard.prefix, logger: shardLogger }),
+        approvalsQueueProcessor({ redis: connection, prefix: shard.prefix, logger: shardLogger }),
         { connection, prefix: shard.prefix, concurrency: tuning.approvalConcurrency },
       ),
     );
@@ -299,8 +300,12 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     port: config.workerHealthPort,
     role: 'agent-worker',
     logger,
+    // Approvals, elicitations and decisions are what resume parked runs: a worker whose run
+    // consumers run but whose approvals consumer stopped would leave them parked.
     ready: async () =>
-      !closingDown && runWorkers.every((worker) => worker.isRunning()) && (await redisAnswers(connection)),
+      !closingDown &&
+      [...runWorkers, ...approvalWorkers, decisions].every((worker) => worker.isRunning()) &&
+      (await redisAnswers(connection)),
   });
   logger.info({ healthPort: health?.port }, 'agent worker ready');
 
@@ -360,4 +365,11 @@ async function closeWithin(worker: Worker, timeoutMs: number): Promise<void> {
   // Still busy: release the runs. Their locks lapse and another worker resumes them from the
   // checkpoint of their last finished step.
   if (outcome === 'timeout') await worker.close(true);
+}
+
+/** The `approvals` queue carries the approvals and the elicitations runs park on, told by job name. */
+function approvalsQueueProcessor(options: { redis: RedisConnection; prefix: string; logger: Logger }) {
+  const approvals = createApprovalProcessor(options);
+  const elicitations = createElicitationProcessor(options);
+  return async (job: Job) => (job.name === 'elicitation' ? await elicitations(job) : await approvals(job));
 }

@@ -33,6 +33,9 @@ import { buildFavicon } from './http/favicon.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
 import { buildOpenApiDocument } from './openapi/build-openapi-document.js';
 import { approvalsRoutes } from './routes/approvals-routes.js';
+import { elicitationsRoutes } from './routes/elicitations-routes.js';
+import { serverAuthorizationRoutes } from './routes/server-authorization-routes.js';
+import type { OAuthConnectOptions } from './admin/oauth-connect-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schedulesRoutes } from './routes/schedules-routes.js';
@@ -76,12 +79,23 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /** The REST routes, in the order they are documented. */
-export function apiRoutes(client: AgentqClient): ApiRoute[] {
+export function apiRoutes(
+  client: AgentqClient,
+  oauth: Omit<OAuthConnectOptions, 'client'> = {
+    store: undefined,
+    env: {},
+    allowPrivateNetwork: false,
+    allowHosts: [],
+    apiUrl: undefined,
+  },
+): ApiRoute[] {
   return [
     ...runsRoutes(client),
     ...schedulesRoutes(client),
     ...approvalsRoutes(client),
+    ...elicitationsRoutes(client),
     ...serversRoutes(client),
+    ...serverAuthorizationRoutes({ ...oauth, client }),
     ...catalogRoutes(client),
     ...kbsRoutes(client),
   ];
@@ -233,7 +247,20 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(favicon),
   );
 
-  const routes = apiRoutes(client);
+  const oauth: Omit<OAuthConnectOptions, 'client'> = {
+    store: options.config.secretKey
+      ? new OAuthTokenStore({
+          redis: client.redis,
+          keys: keyNames(client.prefix),
+          secretKey: options.config.secretKey,
+        })
+      : undefined,
+    env: options.env ?? process.env,
+    allowPrivateNetwork: options.config.allowPrivateFetch,
+    allowHosts: options.config.fetchAllowHosts ?? [],
+    apiUrl: options.config.apiUrl,
+  };
+  const routes = apiRoutes(client, oauth);
   const openApiDocument = buildOpenApiDocument(routes, { version: API_VERSION });
   await app.register(async (scope) => {
     scope.get('/metrics', { config: { access: tokenWith('admin') } }, async (_request, reply) => {
@@ -284,19 +311,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     loginRateLimit: options.config.loginRateLimit,
     secretValues: secretValuesOf(options.config),
     queues,
-    oauth: {
-      store: options.config.secretKey
-        ? new OAuthTokenStore({
-            redis: client.redis,
-            keys: keyNames(client.prefix),
-            secretKey: options.config.secretKey,
-          })
-        : undefined,
-      env: options.env ?? process.env,
-      allowPrivateNetwork: options.config.allowPrivateFetch,
-      allowHosts: options.config.fetchAllowHosts ?? [],
-      apiUrl: options.config.apiUrl,
-    },
+    oauth,
   });
   return app;
 }

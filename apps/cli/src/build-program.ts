@@ -213,6 +213,59 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       done(await (await import('./commands/approvals-command.js')).showApprovalCommand(io, approvalId, options)),
     );
 
+  const elicitations = program
+    .command('elicitations')
+    .description('List and answer the questions MCP servers (policy ask) put to a person (no subcommand: list)')
+    .option('--run <runId>', 'list: only this run')
+    .option('--json', 'list: print machine-readable JSON');
+  refuseUnknownSubcommands({
+    group: elicitations,
+    io,
+    done,
+    whenBare: async (options) =>
+      done(await (await import('./commands/elicitations-command.js')).listElicitationsCommand(io, options)),
+  });
+  elicitations
+    .command('list')
+    .description('List unanswered elicitations (the default)')
+    .option('--run <runId>', 'only this run')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (options: { run?: string; json?: boolean }) =>
+      done(await (await import('./commands/elicitations-command.js')).listElicitationsCommand(io, options)),
+    );
+  elicitations
+    .command('show')
+    .description('Show the question and the form its server asked for, or the answer')
+    .argument('<elicitationId>')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (elicitationId: string, options: { json?: boolean }) =>
+      done(
+        await (await import('./commands/elicitations-command.js')).showElicitationCommand(io, elicitationId, options),
+      ),
+    );
+  elicitations
+    .command('answer')
+    .description('Answer once: --accept with --set field=value, --decline or --cancel; the run resumes')
+    .argument('<elicitationId>')
+    .option('--accept', 'accept, with the fields given by --set')
+    .option('--decline', 'decline')
+    .option('--cancel', 'cancel')
+    .option('--set <field=value>', 'a form field (repeatable)', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
+    .action(
+      async (
+        elicitationId: string,
+        options: { accept?: boolean; decline?: boolean; cancel?: boolean; set?: string[] },
+      ) =>
+        done(
+          await (
+            await import('./commands/elicitations-command.js')
+          ).answerElicitationCommand(io, elicitationId, options),
+        ),
+    );
+
   const servers = program
     .command('servers')
     .description('Manage MCP server definitions (no subcommand: list)')

@@ -10,6 +10,7 @@ import {
   type RunSpecLimits,
   type RunSpecSchema,
   type DecisionRecord,
+  type ElicitationResponseRecord,
   type KbDefinition,
   type RunResult,
   type ServerDefinition,
@@ -32,6 +33,13 @@ import {
 import { decide, type ClientDecisionInput } from './approvals/decide.js';
 import { getApproval, type ApprovalInfo } from './approvals/get-approval.js';
 import { listPendingApprovals, type PendingApprovalInfo } from './approvals/list-pending-approvals.js';
+import {
+  answerElicitation,
+  getElicitation,
+  listPendingElicitations,
+  type ElicitationAnswerInput,
+  type ElicitationInfo,
+} from './elicitations/elicitations.js';
 import type { ClientContext } from './client-context.js';
 import { getCatalog, getCatalogSnapshot, type CatalogSnapshotView, type CatalogView } from './catalog/get-catalog.js';
 import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
@@ -163,6 +171,15 @@ export interface AgentqClient {
   decide(input: ClientDecisionInput): Promise<DecisionRecord>;
   /** One approval's record with its decision, if any: who decided, when and how. `NOT_FOUND` when unknown. */
   getApproval(approvalId: string): Promise<ApprovalInfo>;
+  /** Unanswered elicitations (questions MCP servers with policy `ask` put to a person), soonest expiry first. */
+  listPendingElicitations(filter?: { runId?: string }): Promise<ElicitationInfo[]>;
+  /** One elicitation: the question, its form schema and, once settled, the answer. `NOT_FOUND` when unknown. */
+  getElicitation(elicitationId: string): Promise<ElicitationInfo>;
+  /**
+   * Answers an elicitation once (`VALIDATION` when the content breaks the requested schema,
+   * `ALREADY_DECIDED`, `EXPIRED`, `NOT_FOUND`) and wakes the parked run.
+   */
+  answerElicitation(input: ElicitationAnswerInput): Promise<ElicitationResponseRecord>;
   listServers(): Promise<ServerInfo[]>;
   /**
    * Creates or replaces a server definition. As `api` (the default) a stdio transport is refused
@@ -314,6 +331,9 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     listPendingApprovals: guard((filter) => listPendingApprovals(context, filter ?? {})),
     decide: guard((input) => decide({ ...context, queueOf: context.approvalsQueueOf }, input)),
     getApproval: guard((approvalId) => getApproval(context, approvalId)),
+    listPendingElicitations: guard((filter) => listPendingElicitations(context, filter ?? {})),
+    getElicitation: guard((elicitationId) => getElicitation(context, elicitationId)),
+    answerElicitation: guard((input) => answerElicitation({ ...context, queueOf: context.approvalsQueueOf }, input)),
     listServers: guard(() => listServers(context)),
     putServer: guard((definition, putOptions) => putServer(context, definition, putOptions?.origin ?? 'api')),
     removeServer: guard((serverId) => removeServer(context, serverId)),

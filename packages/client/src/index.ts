@@ -36,3 +36,5 @@ export type { AddKbSourceOptions, AddedKbSource, KbInfo, KbIngestInfo, KbSourceI
 
 export { decide, getApproval, listPendingApprovals, osUserName, promoteApproval } from './approvals/index.js';
 export type { ApprovalContext, ApprovalInfo, ClientDecisionInput, PendingApprovalInfo } from './approvals/index.js';
+export { answerElicitation, getElicitation, listPendingElicitations } from './elicitations/elicitations.js';
+export type { ElicitationAnswerInput, ElicitationInfo } from './elicitations/elicitations.js';

@@ -84,9 +84,25 @@ export {
   approvalJobSchema,
   approvalResultSchema,
   decisionInputSchema,
+  decisionPathSchema,
   decisionRecordSchema,
 } from './schemas/approval.js';
 export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionPath, DecisionRecord } from './schemas/approval.js';
+export { checkElicitationContent, checkElicitationFields } from './elicitation/check-elicitation-content.js';
+export {
+  elicitationRequestSchema,
+  elicitationResponseRecordSchema,
+  elicitationResponseSchema,
+  elicitationResultSchema,
+  elicitationValueSchema,
+} from './schemas/elicitation.js';
+export type {
+  ElicitationRequestRecord,
+  ElicitationResponse,
+  ElicitationResponseRecord,
+  ElicitationResult,
+  ElicitationValue,
+} from './schemas/elicitation.js';
 export {
   kbChunkSchema,
   kbDefinitionSchema,

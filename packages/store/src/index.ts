@@ -67,6 +67,14 @@ export {
   settleApproval,
 } from './approvals/approval-records.js';
 export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
+export {
+  elicitationOfToolCall,
+  listPendingElicitations,
+  readElicitation,
+  registerElicitation,
+  settleElicitation,
+} from './elicitations/elicitation-records.js';
+export type { ElicitationRecord, ElicitationRecordsOptions } from './elicitations/elicitation-records.js';
 export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {
   ChunkSetRead,

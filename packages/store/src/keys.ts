@@ -68,6 +68,12 @@ export interface KeyNames {
   decision(approvalId: string): string;
   /** Pending approval index for the sweeper and listings (sorted set by expiry). */
   readonly pendingApprovals: string;
+  /** Request and answer of one elicitation a run parked on: `P:elicitation.<elicitationId>`. */
+  elicitation(elicitationId: string): string;
+  /** Unanswered elicitations, for listings (sorted set by expiry): `P:elicitations.pending`. */
+  readonly pendingElicitations: string;
+  /** A run's elicitations by tool call id: `P:run.<runId>:elicitations` (hash, expires on its own). */
+  runElicitations(runId: string): string;
   /** Set of every run shard count processes of this deployment have used (`AGENTQ_RUN_SHARDS`). */
   readonly runShardCounts: string;
   /** Lease on the `list_changed` watcher of one server. */
@@ -152,6 +158,9 @@ export function keyNames(prefix: string): KeyNames {
     catalogSnapshot: (serverId, version) => `${server(serverId)}:mcp.snapshot.${serverId}.${version}`,
     decision: (approvalId) => `${prefix}:approval.${approvalId}`,
     pendingApprovals: `${prefix}:approvals.pending`,
+    elicitation: (elicitationId) => `${prefix}:elicitation.${elicitationId}`,
+    pendingElicitations: `${prefix}:elicitations.pending`,
+    runElicitations: (runId) => `${prefix}:run.${runId}:elicitations`,
     runShardCounts: `${prefix}:run.shard-counts`,
     watchLease: (serverId) => `${server(serverId)}:lease.watch.${serverId}`,
     serverSession: (serverId) => `${server(serverId)}:mcp.session.${serverId}`,

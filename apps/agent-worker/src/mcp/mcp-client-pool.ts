@@ -18,6 +18,7 @@ import {
 } from '@agentq/mcp-connect';
 import { type OAuthTokenStore } from '@agentq/store';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { currentElicitationScope, type ElicitationScope } from '../elicitations/elicitation-scope.js';
 import { claimCurrentToolCall } from '../run/tool-call-claims.js';
 
 /** One MCP tool call, as the registry's MCP entries make it. */
@@ -95,6 +96,10 @@ interface PoolEntry {
   secretValues: string[];
   /** The server's session generation when this client was opened (`undefined`: not known). */
   sessionGeneration: string | undefined;
+  /** Policy `ask` only: the end of the last call queued on this client (one call at a time). */
+  turn: Promise<void>;
+  /** Policy `ask` only: the elicitation scope of the call in flight, which its questions go to. */
+  asking: ElicitationScope | undefined;
 }
 
 /**
@@ -164,8 +169,15 @@ export class McpClientPool {
     const sessionGeneration = await this.sessionGeneration(request.serverId);
     if (this.closing) throw new AgentqError({ code: 'POOL_CLOSED', message: 'the MCP client pool is closed' });
     const entry = this.acquire(request.definition, sessionGeneration);
+    let endTurn: (() => void) | undefined;
     try {
       const connection = await entry.ready;
+      if (request.definition.elicitation === 'ask') {
+        // An elicitation names no tool call: with one call at a time on the client, a question
+        // belongs to the call in flight, whose run parks on it.
+        endTurn = await this.takeTurn(entry);
+        entry.asking = currentElicitationScope();
+      }
       // Last moment before the request leaves: claim the run's tool call (at most once, ever).
       await claimCurrentToolCall();
       return await callServerTool({
@@ -183,8 +195,21 @@ export class McpClientPool {
       if (McpConnectError.isInstance(error) && error.connectionBroken) this.evict(entry);
       throw error;
     } finally {
+      if (endTurn) {
+        entry.asking = undefined;
+        endTurn();
+      }
       this.release(entry);
     }
+  }
+
+  /** Waits for the client's calls queued before this one; resolves with the function ending this turn. */
+  private async takeTurn(entry: PoolEntry): Promise<() => void> {
+    const previous = entry.turn;
+    let end: () => void = () => undefined;
+    entry.turn = new Promise<void>((resolve) => (end = resolve));
+    await previous;
+    return end;
   }
 
   /** Closes every client. Idempotent. */
@@ -245,6 +270,8 @@ export class McpClientPool {
       evicted: false,
       secretValues: [],
       sessionGeneration,
+      turn: Promise.resolve(),
+      asking: undefined,
     };
     entry.ready = this.connect(definition, entry);
     // Callers await `ready` themselves; this only keeps a failed connect from being unhandled.
@@ -287,6 +314,9 @@ export class McpClientPool {
         clientName: 'agentq-agent-worker',
         openTransport: this.openTransport,
         onUnexpectedClose: () => this.evict(entry),
+        // Policy `ask`: the question goes to the run of the call in flight; with none, declined.
+        askElicitation: async (asked) =>
+          entry.asking ? await entry.asking.ask(definition.id, asked) : { action: 'decline' },
       });
       entry.connection = connection;
       if (entry.evicted) await connection.close();

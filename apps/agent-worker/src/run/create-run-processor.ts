@@ -19,6 +19,8 @@ import {
 } from '@agentq/shared';
 import type { Job } from 'bullmq';
 import { parkForApprovals } from '../approvals/park-for-approvals.js';
+import { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
+import { parkForElicitation } from '../elicitations/park-for-elicitation.js';
 import { sealApprovalResponses } from '../approvals/seal-approval-responses.js';
 import { classifyModelError } from '../errors/classify-model-error.js';
 import { nativeToolSearchFor } from '../models/native-tool-search.js';
@@ -142,7 +144,14 @@ async function runAttempt(options: AttemptOptions & { afterPark: boolean }): Pro
   }
   const lastMessage = checkpoint.messages.at(-1);
   if (checkpoint.step < spec.assistant.maxSteps && lastMessage?.role !== 'assistant') {
-    checkpoint = await continueWithModel({ ...options, attempt, checkpoint, before: resumeWrite });
+    try {
+      checkpoint = await continueWithModel({ ...options, attempt, checkpoint, before: resumeWrite });
+    } catch (error) {
+      if (!ElicitationParkedError.isInstance(error)) throw error;
+      await resumeWrite;
+      await parkForElicitation({ job, token, elicitationId: error.elicitationId, dependencies, logger });
+      return { status: 'start-over' };
+    }
   }
   await resumeWrite;
   if (checkpoint.pendingApprovals.length > 0) {

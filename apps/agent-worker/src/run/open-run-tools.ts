@@ -70,6 +70,16 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
         owner: attemptId,
         fence: options.fence,
         secrets: dependencies.secrets,
+        elicitations: {
+          redis: dependencies.redis,
+          prefix: dependencies.prefix,
+          shardIndex: dependencies.shardIndex,
+          runId,
+          incarnation: options.incarnation,
+          timeoutMs: options.spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs,
+        },
+        // The attempt stops with the park as its reason; the run processor parks the run on it.
+        onElicitationParked: (error) => attempt.abort(error),
         onLockLost: () =>
           attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
         onExecute: async (toolName) => {

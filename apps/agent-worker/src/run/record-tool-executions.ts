@@ -1,6 +1,13 @@
 import { activeSpan, type SecretValueSet } from '@agentq/shared';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
+import type { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
+import {
+  ElicitationScope,
+  mayRepeatElicitedCall,
+  withElicitationScope,
+  type ElicitationRun,
+} from '../elicitations/elicitation-scope.js';
 import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
 
 // Keyed by the wrapped `execute`, not the tool object: copies of a wrapped tool (a cache marker,
@@ -39,6 +46,16 @@ export interface RecordToolExecutionsOptions {
    * @default nothing masked
    */
   secrets?: Pick<SecretValueSet, 'mask'>;
+  /**
+   * The run, for the questions MCP servers with the elicitation policy `ask` put during a call.
+   * @default none (such questions are declined)
+   */
+  elicitations?: ElicitationRun;
+  /**
+   * Called when a call's server asked a question with no answer yet: the call's outcome is
+   * discarded (neither journaled nor shown to the model), and the attempt must stop and park.
+   */
+  onElicitationParked?: (error: ElicitationParkedError) => void;
 }
 
 /** The error a call gets when an earlier attempt claimed it and stopped without a result. */
@@ -114,14 +131,19 @@ async function executeOnce(call: JournaledCall): Promise<unknown> {
     return replay(recorded, mask);
   };
   const known = options.recorded.get(toolCallId);
-  if (known) return replayed(known);
+  if (known && !(await repeatsElicitedCall(known, toolCallId, options))) return replayed(known);
   const startedAt = Date.now();
   const claim = claimOf({ name, toolCallId, startedAt, options });
   await options.onExecute?.(name, toolCallId);
+  const scope = options.elicitations
+    ? new ElicitationScope(options.elicitations, { toolName: name, toolCallId, input })
+    : undefined;
+  const execute = () => call.execute(input, executionOptions);
   let output: unknown;
   try {
-    output = mask(await withToolCallClaim(claim, () => call.execute(input, executionOptions)));
+    output = mask(await withToolCallClaim(claim, () => (scope ? withElicitationScope(scope, execute) : execute())));
   } catch (thrown) {
+    if (scope?.parked) throw parked(scope.parked, options);
     const claimed = findClaimed(thrown);
     if (claimed) return replayed(claimed.recorded);
     const error = maskedError(thrown, mask);
@@ -134,6 +156,7 @@ async function executeOnce(call: JournaledCall): Promise<unknown> {
     }
     throw error;
   }
+  if (scope?.parked) throw parked(scope.parked, options);
   await journal(call, { ok: true, output: toJson(output) }, startedAt);
   span?.setAttribute('agentq.tool.outcome', 'executed');
   options.onRecorded?.(name, toolCallId);
@@ -165,8 +188,32 @@ function claimOf(call: {
       options.onLockLost();
       throw new Error('This run moved to another worker; the call was not made here.');
     }
-    if (outcome.status === 'exists') throw new ToolCallAlreadyClaimed(outcome.recorded);
+    if (outcome.status !== 'exists') return;
+    if (!(await repeatsElicitedCall(outcome.recorded, call.toolCallId, options))) {
+      throw new ToolCallAlreadyClaimed(outcome.recorded);
+    }
   };
+}
+
+/**
+ * Whether a call claimed without a result is one an attempt of this run parked on a question that
+ * now has an answer: it then goes out again, with the answer (an elicitation cannot stay open
+ * across a park), instead of replaying as interrupted.
+ */
+async function repeatsElicitedCall(
+  recorded: RecordedToolResult,
+  toolCallId: string,
+  options: RecordToolExecutionsOptions,
+): Promise<boolean> {
+  if (!('claimedBy' in recorded) || !options.elicitations) return false;
+  return await mayRepeatElicitedCall(options.elicitations, toolCallId);
+}
+
+/** A call parked on an unanswered question: the attempt is told, and the call ends unrecorded. */
+function parked(error: ElicitationParkedError, options: RecordToolExecutionsOptions): ElicitationParkedError {
+  activeSpan()?.setAttribute('agentq.tool.outcome', 'elicitation-parked');
+  options.onElicitationParked?.(error);
+  return error;
 }
 
 /** Records a call's outcome in the run's journal. */

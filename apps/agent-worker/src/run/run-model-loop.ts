@@ -1,4 +1,5 @@
 import type { RunToolState } from '@agentq/registry';
+import { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
 import { createRunToolCallRepair } from './create-run-tool-call-repair.js';
 import { fitToolResultsToModel } from './fit-tool-results-to-model.js';
 import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
@@ -69,7 +70,7 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
       ...modelCallSettings({ ...options, signal }, timer),
       messages: baseMessages,
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
-      onStepFinish: finishStepWith(options, { timer, spans, traced, steps }),
+      onStepFinish: finishStepWith({ ...options, signal }, { timer, spans, traced, steps }),
       // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
       // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
       experimental_telemetry: {
@@ -82,12 +83,15 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
       },
     });
   } catch (error) {
-    spans.fail(steps.error ?? error);
-    throw steps.error ?? error;
+    const parked = ElicitationParkedError.isInstance(signal.reason) ? signal.reason : undefined;
+    spans.fail(steps.error ?? parked ?? error);
+    throw steps.error ?? parked ?? error;
   } finally {
     spans.close();
   }
   if (steps.error) throw steps.error;
+  // The SDK may finish a step's loop without noticing the abort (the parked call was the last).
+  if (ElicitationParkedError.isInstance(signal.reason)) throw signal.reason;
   return steps.checkpoint;
 }
 
@@ -97,6 +101,9 @@ function finishStepWith(
   parts: { timer: ReturnType<typeof createModelCallTimer>; spans: StepSpans; traced: boolean; steps: StepRecorder },
 ) {
   return async (step: Parameters<StepRecorder['finish']>[0]) => {
+    // A step cut short by a tool call parked on an elicitation is not recorded: the run parks,
+    // and the call is made again once the question is answered.
+    if (options.signal.aborted && ElicitationParkedError.isInstance(options.signal.reason)) return;
     await recordNativeSearches({
       ...options,
       content: step.content,

@@ -13,6 +13,7 @@ import { errorResponse, UNEXPECTED_ERROR_LOG } from '../http/error-response.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { isSameOrigin, type AdminAuthenticator } from './admin-guard.js';
 import { escapeHtml, formatTime, page } from './html.js';
+import { answerFromForm, elicitationsSection } from './elicitation-inbox.js';
 import { catalogPage, readCatalogRows } from './catalog-page.js';
 import { LIVE_REFRESH_SCRIPT, LIVE_REFRESH_SCRIPT_PATH } from './live-refresh-script.js';
 import { runPage, runsListPage } from './run-pages.js';
@@ -146,15 +147,18 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
     const session = await sessionOf(request);
     const query = request.query as { notice?: string; error?: string; run?: string };
     let approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>> = [];
+    let elicitations: Awaited<ReturnType<AgentqClient['listPendingElicitations']>> = [];
     let loadError: string | undefined;
     try {
       approvals = await client.listPendingApprovals();
+      elicitations = await client.listPendingElicitations();
     } catch (error) {
       loadError = errorResponse(error).body.error.message;
     }
     return reply.type('text/html').send(
       inboxPage({
         approvals,
+        elicitations: elicitationsSection(elicitations, session.csrf),
         csrf: session.csrf,
         who: session.principal.name,
         notice: query.notice,
@@ -199,6 +203,28 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOp
       if (back) return reply.redirect(`${back}?notice=${encodeURIComponent(notice)}`, 303);
       const runPart = runId ? `&run=${encodeURIComponent(runId)}` : '';
       return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}${runPart}`, 303);
+    },
+  );
+
+  app.post(
+    '/admin/elicitations/:elicitationId/answer',
+    { config: { access: pageFor('approvals') } },
+    async (request, reply) => {
+      const session = await sessionOf(request);
+      const elicitationId = (request.params as { elicitationId: string }).elicitationId;
+      try {
+        // Who answered is the token that logged in, never something the form says.
+        const notice = await answerFromForm({
+          client,
+          elicitationId,
+          body: request.body,
+          answeredBy: session.principal.name,
+        });
+        return reply.redirect(`/admin/approvals?notice=${encodeURIComponent(notice)}`, 303);
+      } catch (error) {
+        const message = AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The answer failed';
+        return reply.redirect(`/admin/approvals?error=${encodeURIComponent(message)}`, 303);
+      }
     },
   );
 
@@ -318,6 +344,8 @@ ${options.error ? `<div class="error">${escapeHtml(options.error)}</div>` : ''}
 
 function inboxPage(options: {
   approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>>;
+  /** The section of unanswered elicitations (HTML), empty when there are none. */
+  elicitations: string;
   csrf: string;
   /** The token name decisions from this page are recorded under. */
   who: string;
@@ -363,6 +391,7 @@ ${
     ? '<p id="empty">Nothing is waiting for a decision.</p>'
     : `<table><thead><tr><th>Run</th><th>Tool</th><th>Arguments</th><th>Requested</th><th>Expires</th><th>Decision</th></tr></thead><tbody>${rows}</tbody></table>`
 }
+${options.elicitations}
 <p><a href="/admin/approvals">Refresh</a></p>`,
   });
 }

@@ -27,6 +27,32 @@ const callbackQuery = z.object({
   error: z.string().max(200).optional(),
 });
 
+/**
+ * A server's definition, with its secrets resolved under the API's policy, ready for
+ * `startAuthorization` and a flow's `complete`. `OAUTH_KEY_MISSING` without `AGENTQ_SECRET_KEY`,
+ * `NOT_FOUND` for an unknown server.
+ */
+export async function oauthRequestContext(options: OAuthConnectOptions, serverId: string) {
+  if (!options.store) {
+    throw new AgentqError({ code: 'OAUTH_KEY_MISSING', message: 'AGENTQ_SECRET_KEY is not set on the API' });
+  }
+  const definition = await new ServerStore({ redis: options.client.redis, prefix: options.client.prefix }).get(
+    serverId,
+  );
+  if (!definition) throw new AgentqError({ code: 'NOT_FOUND', message: `No MCP server ${serverId}` });
+  return {
+    ...resolveSecrets(definition, options.env),
+    store: options.store,
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    allowHosts: options.allowHosts,
+  };
+}
+
+/** The public callback every authorization started by the API comes back to. */
+export function oauthCallbackUrl(options: Pick<OAuthConnectOptions, 'apiUrl'>, request: FastifyRequest): string {
+  return `${options.apiUrl ?? `${request.protocol}://${request.host}`}${CALLBACK_PATH}`;
+}
+
 function pageFor(...scopes: ApiScope[]): RouteAccess {
   return { kind: 'page', scopes };
 }
@@ -46,23 +72,8 @@ export function registerOAuthConnectRoutes(app: FastifyInstance, options: OAuthC
     reply.redirect(`/admin/catalog?${kind}=${encodeURIComponent(text)}`, 303);
   const describe = (error: unknown) =>
     AgentqError.isInstance(error) ? `${error.code}: ${error.message}` : 'The authorization failed';
-  const contextOf = async (serverId: string) => {
-    if (!options.store) {
-      throw new AgentqError({ code: 'OAUTH_KEY_MISSING', message: 'AGENTQ_SECRET_KEY is not set on the API' });
-    }
-    const definition = await new ServerStore({ redis: options.client.redis, prefix: options.client.prefix }).get(
-      serverId,
-    );
-    if (!definition) throw new AgentqError({ code: 'NOT_FOUND', message: `No MCP server ${serverId}` });
-    return {
-      ...resolveSecrets(definition, options.env),
-      store: options.store,
-      allowPrivateNetwork: options.allowPrivateNetwork,
-      allowHosts: options.allowHosts,
-    };
-  };
-  const callbackUrl = (request: FastifyRequest) =>
-    `${options.apiUrl ?? `${request.protocol}://${request.host}`}${CALLBACK_PATH}`;
+  const contextOf = (serverId: string) => oauthRequestContext(options, serverId);
+  const callbackUrl = (request: FastifyRequest) => oauthCallbackUrl(options, request);
 
   app.post('/admin/catalog/:serverId/connect', { config: { access: pageFor('servers') } }, async (request, reply) => {
     const serverId = (request.params as { serverId: string }).serverId;

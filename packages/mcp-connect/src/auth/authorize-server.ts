@@ -7,7 +7,7 @@ import {
   type EgressSecret,
   type ServerDefinition,
 } from '@agentq/shared';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { messageOf } from '../errors/describe-sdk-error.js';
 import { McpOAuthProvider, oauthBinding } from './mcp-oauth-provider.js';
 import { withOAuthEgress } from './oauth-egress.js';
@@ -85,7 +85,10 @@ export async function startAuthorization(
       },
     },
   });
-  await runAuth(options, () => auth(provider, { serverUrl: httpUrlOf(definition), fetchFn: oauthFetchOf(options) }));
+  const challenge = await challengeOf(options);
+  await runAuth(options, () =>
+    auth(provider, { serverUrl: httpUrlOf(definition), fetchFn: oauthFetchOf(options), ...challenge }),
+  );
   if (!authorizationUrl) {
     throw new NonRetryableError({
       code: 'MCP_AUTH_FAILED',
@@ -135,11 +138,13 @@ export async function takeAuthorizationFlow(
           onAuthorizationUrl: async () => undefined,
         },
       });
+      const challenge = await challengeOf(options);
       const result = await runAuth(options, () =>
         auth(provider, {
           serverUrl: httpUrlOf(definition),
           authorizationCode: options.code,
           fetchFn: oauthFetchOf(options),
+          ...challenge,
         }),
       );
       if (result !== 'AUTHORIZED') {
@@ -161,6 +166,36 @@ async function runAuth<T>(options: OAuthRequestOptions, run: () => Promise<T>): 
       code: 'MCP_AUTH_FAILED',
       message: maskServerError(`MCP server ${options.definition.id}: ${messageOf(error)}`, options.secretValues),
     });
+  }
+}
+
+/**
+ * What the server's own `401` says about its authorization: the protected-resource metadata URL
+ * and the scope of its `WWW-Authenticate` challenge. An operator's flow starts without a request
+ * that could have been refused, so one unauthenticated `initialize` is sent to get the challenge;
+ * a server that names its metadata only there (a custom location) is then found, and the scope it
+ * asks for is requested. Without a challenge (any failure, no 401), discovery falls back to the
+ * well-known locations.
+ */
+async function challengeOf(options: OAuthRequestOptions): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  try {
+    const response = await oauthFetchOf(options)(httpUrlOf(options.definition), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'agentq', version: '0.1.0' } },
+      }),
+      signal: AbortSignal.timeout(options.definition.timeouts.connectMs),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status !== 401 && response.status !== 403) return {};
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  } catch {
+    return {};
   }
 }
 

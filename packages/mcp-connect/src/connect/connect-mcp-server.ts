@@ -7,6 +7,7 @@ import {
   maskServerError,
   NonRetryableError,
   type EgressSecret,
+  type ElicitationResponse,
   type Logger,
   type ServerDefinition,
   type ServerTransport,
@@ -14,7 +15,11 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { answerElicitation, type ElicitationAnswer } from '../elicitation/answer-elicitation.js';
+import {
+  answerElicitation,
+  type ElicitationAnswer,
+  type ElicitationRequest,
+} from '../elicitation/answer-elicitation.js';
 import { httpUrlOf, oauthFetchOf } from '../auth/authorize-server.js';
 import { McpOAuthProvider } from '../auth/mcp-oauth-provider.js';
 import type { OAuthTokenStore } from '@agentq/store';
@@ -83,6 +88,11 @@ export interface ConnectMcpServerOptions {
   oauthSecrets?: readonly EgressSecret[];
   /** Told every elicitation the server sent and how it was answered (see `answerElicitation`). */
   onElicitation?: (record: { serverId: string; answer: ElicitationAnswer }) => void;
+  /**
+   * Answers the server's `elicitation/create` when its policy is `ask` (the worker: a recorded
+   * answer, or a park of the run). Unset, or for any other policy: `answerElicitation` answers.
+   */
+  askElicitation?: (request: ElicitationRequest) => Promise<ElicitationResponse>;
   /** Aborts the connection attempt (BullMQ job signal, shutdown). */
   signal?: AbortSignal;
   /** Called once when an established connection closes without `close()` being called. */
@@ -202,7 +212,12 @@ async function initialize(input: {
     { name: options.clientName ?? 'agentq', version: '0.1.0' },
     { capabilities: { elicitation: { form: {} } } },
   );
-  client.setRequestHandler(ElicitRequestSchema, (request) => {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    if (definition.elicitation === 'ask' && options.askElicitation) {
+      const asked = await options.askElicitation(request.params);
+      logger.info({ elicitation: { policy: 'ask', action: asked.action } }, 'answered an elicitation');
+      return asked;
+    }
     const answer = answerElicitation(definition.elicitation, request.params);
     // Journaled by field names and outcome only: the values may be whatever a server asked for.
     logger.info(

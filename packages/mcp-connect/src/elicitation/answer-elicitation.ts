@@ -1,4 +1,4 @@
-import type { ServerDefinition } from '@agentq/shared';
+import { checkElicitationFields, type ServerDefinition } from '@agentq/shared';
 
 /** How agentq answers a server's `elicitation/create` (no person is there to ask). */
 export type ElicitationPolicy = NonNullable<ServerDefinition['elicitation']>;
@@ -32,6 +32,8 @@ export function answerElicitation(
   request: ElicitationRequest,
 ): ElicitationAnswer {
   if ((policy ?? 'decline') === 'decline') return { action: 'decline', reason: 'the server policy declines' };
+  // `ask` reaches here only where no run's tool call is there to park (a warmer listing tools).
+  if (policy === 'ask') return { action: 'decline', reason: 'no run is waiting here to ask a person' };
   if (request.mode !== undefined && request.mode !== 'form') {
     return { action: 'decline', reason: `${request.mode} elicitation needs a person` };
   }
@@ -50,72 +52,9 @@ export function answerElicitation(
   if (missing.length > 0) {
     return { action: 'decline', reason: `no default for required field(s) ${missing.join(', ')}` };
   }
-  const problem = checkContent(content, properties);
+  const problem = checkElicitationFields(content, properties);
   if (problem) return { action: 'decline', reason: problem };
   return { action: 'accept', content };
-}
-
-/** The first way `content` breaks the requested fields, or `undefined` when it fits. */
-export function checkContent(
-  content: Record<string, unknown>,
-  properties: Record<string, unknown>,
-): string | undefined {
-  for (const [name, value] of Object.entries(content)) {
-    const field = asRecord(properties[name]);
-    if (!field) return `field ${name} was not asked for`;
-    const problem = checkValue(value, field);
-    if (problem) return `field ${name} ${problem}`;
-  }
-  return undefined;
-}
-
-const formats: Record<string, RegExp> = {
-  email: /^[^\s@]+@[^\s@]+$/,
-  uri: /^[a-z][a-z0-9+.-]*:\S*$/i,
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/,
-};
-
-function checkValue(value: unknown, field: Record<string, unknown>): string | undefined {
-  const allowed = allowedValues(field);
-  switch (field.type) {
-    case 'string': {
-      if (typeof value !== 'string') return 'must be a string';
-      if (allowed && !allowed.includes(value)) return 'is not one of the allowed values';
-      if (typeof field.minLength === 'number' && value.length < field.minLength) return 'is too short';
-      if (typeof field.maxLength === 'number' && value.length > field.maxLength) return 'is too long';
-      const format = typeof field.format === 'string' ? formats[field.format] : undefined;
-      if (format && !format.test(value)) return `is not a valid ${String(field.format)}`;
-      return undefined;
-    }
-    case 'number':
-    case 'integer': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
-      if (field.type === 'integer' && !Number.isInteger(value)) return 'must be an integer';
-      if (typeof field.minimum === 'number' && value < field.minimum) return 'is below its minimum';
-      if (typeof field.maximum === 'number' && value > field.maximum) return 'is above its maximum';
-      return undefined;
-    }
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : 'must be a boolean';
-    case 'array': {
-      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return 'must be a list of strings';
-      const items = allowedValues(asRecord(field.items) ?? {});
-      if (items && value.some((item) => !items.includes(item as string))) return 'holds a value not allowed';
-      if (typeof field.minItems === 'number' && value.length < field.minItems) return 'has too few items';
-      if (typeof field.maxItems === 'number' && value.length > field.maxItems) return 'has too many items';
-      return undefined;
-    }
-    default:
-      return 'has a type agentq does not fill';
-  }
-}
-
-/** `enum`, or the `const`s of `oneOf`/`anyOf` (titled enums), when the field restricts its values. */
-function allowedValues(field: Record<string, unknown>): unknown[] | undefined {
-  if (Array.isArray(field.enum)) return field.enum;
-  const options = Array.isArray(field.oneOf) ? field.oneOf : Array.isArray(field.anyOf) ? field.anyOf : undefined;
-  return options?.map((option) => asRecord(option)?.const);
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

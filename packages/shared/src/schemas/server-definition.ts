@@ -91,11 +91,13 @@ export const serverDefinitionSchema = z.strictObject({
   /** How agentq authorizes itself to an HTTP server beyond static headers (HTTP transports only). */
   auth: serverAuthSchema.optional(),
   /**
-   * How a server's `elicitation/create` is answered, with no person to ask: `decline`, or
-   * `accept-defaults` (every field's default; declined when a required field has none).
+   * How a server's `elicitation/create` is answered: `decline`, `accept-defaults` (every field's
+   * default; declined when a required field has none), or `ask` (during a run's tool call, the run
+   * parks until a person answers the form through the API, the inbox or the CLI; see
+   * docs/mcp-servers.md). Outside a run's tool call (a warmer listing tools), `ask` declines.
    * @default 'decline'
    */
-  elicitation: z.enum(['decline', 'accept-defaults']).optional(),
+  elicitation: z.enum(['decline', 'accept-defaults', 'ask']).optional(),
 });
 
 /** A validated MCP server definition, with defaults filled in. */

@@ -1,0 +1,160 @@
+import {
+  AgentqError,
+  elicitationRequestSchema,
+  elicitationResponseRecordSchema,
+  safeParseJson,
+  type ElicitationRequestRecord,
+  type ElicitationResponseRecord,
+} from '@agentq/shared';
+import { keyNames } from '../keys.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { runStoreScript } from '../scripts/store-scripts.js';
+
+/**
+ * The durable record of one elicitation a run parked on (server policy `ask`), shared by the worker
+ * (which asks, parks the run and reads the answer back when the call is made again) and every
+ * answering path (client, API, inbox, CLI).
+ *
+ * `P:elicitation.<elicitationId>` is a hash: `request` ({@link ElicitationRequestRecord} JSON: what
+ * the person sees), `expiresAt`, and once settled `response` ({@link ElicitationResponseRecord}
+ * JSON) with `outcome` (`answer` or `expired`). `P:elicitations.pending` holds the unanswered ids
+ * scored by expiry. `P:run.<runId>:elicitations` maps a tool call id to the last elicitation its
+ * call asked, so that the call, once answered, may go out again (see the worker's tool journal).
+ */
+export interface ElicitationRecord {
+  request: ElicitationRequestRecord;
+  response: ElicitationResponseRecord | null;
+  outcome: 'answer' | 'expired' | null;
+}
+
+/** Options shared by the elicitation record functions. */
+export interface ElicitationRecordsOptions {
+  redis: RedisConnection;
+  /** Key prefix of the run's shard, already hash-tagged under cluster mode. */
+  prefix: string;
+}
+
+/** Time a settled elicitation's record is kept, for audits and late answers. */
+const settledTtlSeconds = 7 * 24 * 3600;
+
+/**
+ * Registers an elicitation request; idempotent (a request already registered keeps its first
+ * form and expiry). Also indexes it under its run's tool call.
+ */
+export async function registerElicitation(
+  options: ElicitationRecordsOptions & { request: ElicitationRequestRecord },
+): Promise<void> {
+  const keys = keyNames(options.prefix);
+  const request = elicitationRequestSchema.parse(options.request);
+  const recordKey = keys.elicitation(request.elicitationId);
+  const created = await options.redis.hsetnx(recordKey, 'request', JSON.stringify(request));
+  const index = keys.runElicitations(request.runId);
+  const transaction = options.redis.multi();
+  if (created === 1) {
+    transaction.hset(recordKey, 'expiresAt', String(request.expiresAt));
+    // Unanswered records live a settled record's time past their expiry, at most.
+    transaction.pexpireat(recordKey, request.expiresAt + settledTtlSeconds * 1000);
+    transaction.zadd(keys.pendingElicitations, String(request.expiresAt), request.elicitationId);
+  }
+  transaction.hset(index, request.toolCallId, request.elicitationId);
+  transaction.pexpireat(index, request.expiresAt + settledTtlSeconds * 1000);
+  await transaction.exec();
+}
+
+/** One elicitation's record, or `null` when unknown (or unreadable). */
+export async function readElicitation(
+  options: ElicitationRecordsOptions & { elicitationId: string },
+): Promise<ElicitationRecord | null> {
+  const keys = keyNames(options.prefix);
+  const [requestText, responseText, outcome] = await options.redis.hmget(
+    keys.elicitation(options.elicitationId),
+    'request',
+    'response',
+    'outcome',
+  );
+  if (!requestText) return null;
+  const request = safeParseJson(requestText, elicitationRequestSchema, 'elicitation request');
+  if (!request.success) return null;
+  const response = responseText
+    ? safeParseJson(responseText, elicitationResponseRecordSchema, 'elicitation answer')
+    : null;
+  return {
+    request: request.data,
+    response: response?.success ? response.data : null,
+    outcome: outcome === 'answer' || outcome === 'expired' ? outcome : null,
+  };
+}
+
+/** The elicitation a run's tool call asked last, or `null`. */
+export async function elicitationOfToolCall(
+  options: ElicitationRecordsOptions & { runId: string; toolCallId: string },
+): Promise<ElicitationRecord | null> {
+  const keys = keyNames(options.prefix);
+  const elicitationId = await options.redis.hget(keys.runElicitations(options.runId), options.toolCallId);
+  return elicitationId ? await readElicitation({ ...options, elicitationId }) : null;
+}
+
+/**
+ * Records the answer (or, with `outcome: 'expired'`, the settlement at expiry), first and
+ * atomically. Throws `AgentqError` with code `NOT_FOUND`, `ALREADY_DECIDED` (the first answer
+ * stands; it is in the error's `cause`) or `EXPIRED`. Returns the request it answers. The answer
+ * must already be checked against the request's schema (this function does not read it).
+ */
+export async function settleElicitation(
+  options: ElicitationRecordsOptions & {
+    elicitationId: string;
+    response: ElicitationResponseRecord;
+    outcome: 'answer' | 'expired';
+    now?: number;
+  },
+): Promise<ElicitationRequestRecord> {
+  const keys = keyNames(options.prefix);
+  const response = elicitationResponseRecordSchema.parse(options.response);
+  const [status, text] = (await runStoreScript(
+    options.redis,
+    'elicitationAnswer',
+    [keys.elicitation(options.elicitationId), keys.pendingElicitations],
+    [
+      options.elicitationId,
+      JSON.stringify(response),
+      String(options.now ?? Date.now()),
+      options.outcome,
+      String(settledTtlSeconds),
+    ],
+  )) as [string, string | undefined];
+  const field = 'elicitationId';
+  if (status === 'NOT_FOUND') {
+    throw new AgentqError({ code: 'NOT_FOUND', field, message: `No elicitation ${options.elicitationId}` });
+  }
+  if (status === 'EXPIRED') {
+    throw new AgentqError({ code: 'EXPIRED', field, message: `Elicitation ${options.elicitationId} expired` });
+  }
+  if (status === 'ALREADY_ANSWERED') {
+    const first = safeParseJson(text, elicitationResponseRecordSchema, 'elicitation answer');
+    throw new AgentqError({
+      code: 'ALREADY_DECIDED',
+      field,
+      message: `Elicitation ${options.elicitationId} was already answered${first.success ? ` by ${first.data.answeredBy}` : ''}`,
+      cause: first.success ? first.data : undefined,
+    });
+  }
+  const request = safeParseJson(text, elicitationRequestSchema, `elicitation ${options.elicitationId}`);
+  if (!request.success) throw request.error;
+  return request.data;
+}
+
+/** Unanswered elicitations, soonest expiry first; `runId` narrows them to one run. */
+export async function listPendingElicitations(
+  options: ElicitationRecordsOptions & { runId?: string; limit?: number },
+): Promise<ElicitationRecord[]> {
+  const keys = keyNames(options.prefix);
+  const ids = await options.redis.zrange(keys.pendingElicitations, 0, (options.limit ?? 500) - 1);
+  const records: ElicitationRecord[] = [];
+  for (const elicitationId of ids) {
+    const record = await readElicitation({ ...options, elicitationId });
+    if (record && !record.response && (!options.runId || record.request.runId === options.runId)) {
+      records.push(record);
+    }
+  }
+  return records;
+}

@@ -1,0 +1,252 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentWorker } from '@agentq/agent-worker';
+import { runCli } from '@agentq/cli';
+import type { RunningApi } from '@agentq/api';
+import { runResultSchema } from '@agentq/shared';
+import { ServerStore } from '@agentq/store';
+import { Job, type Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
+import { adminLogin } from '../security/admin-helpers.js';
+import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { writeCatalogEntry } from '../worker/helpers/catalog.js';
+import {
+  enqueueRun,
+  eventually,
+  runsQueue,
+  startTestWorker,
+  stopWorkerSuite,
+  waitForJob,
+} from '../worker/helpers/worker-harness.js';
+
+// Elicitation policy `ask`: a server's question during a run's tool call parks the run; the answer
+// given through REST is validated against the requested schema, recorded once, and reaches the
+// server when the call is made again.
+describe('elicitation policy ask', () => {
+  let ctx: TestContext;
+  let worker: AgentWorker;
+  let queue: Queue;
+  let fixture: HttpFixture;
+  let api: RunningApi;
+  let http: ApiCaller;
+  let folder: string;
+  let elicitLog: string;
+
+  beforeAll(async () => {
+    ctx = createTestContext();
+    folder = await mkdtemp(join(tmpdir(), 'agentq-elicit-'));
+    elicitLog = join(folder, 'elicit.log');
+    fixture = await startHttpFixture({ elicitLog });
+    const definition = await new ServerStore({ redis: ctx.redis, prefix: ctx.prefix }).put({
+      id: 'deploy',
+      transport: { type: 'streamable-http', url: fixture.url },
+      elicitation: 'ask',
+    });
+    await writeCatalogEntry({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      definition,
+      tools: [
+        {
+          name: 'deploy_service',
+          description: 'Deploys a service.',
+          inputSchema: { type: 'object', properties: { service: { type: 'string' } }, required: ['service'] },
+        },
+      ],
+    });
+    worker = await startTestWorker({
+      redisUrl: ctx.redisUrl,
+      prefix: ctx.prefix,
+      env: { AGENTQ_ALLOW_PRIVATE_FETCH: 'true' },
+    });
+    queue = runsQueue(ctx);
+    ({ api, http } = await startTestApi(ctx));
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await fixture?.stop();
+    await stopWorkerSuite({ worker, queue, ctx });
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  async function answers(): Promise<Array<{ service: string; action: string; content: unknown }>> {
+    const text = await readFile(elicitLog, 'utf8').catch(() => '');
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { service: string; action: string; content: unknown });
+  }
+
+  async function parkedElicitation(runId: string) {
+    return await eventually(async () => {
+      const listed = await http.call('GET', `/v1/elicitations?runId=${runId}`);
+      const job = await Job.fromId(queue, runId);
+      const state = await job?.getState();
+      return listed.body?.elicitations?.length === 1 && state === 'waiting-children'
+        ? listed.body.elicitations[0]
+        : undefined;
+    });
+  }
+
+  function deploySpec(service: string) {
+    return {
+      assistant: {
+        model: 'scripted:test',
+        mcpServers: ['deploy'],
+        script: [{ toolCalls: [{ toolName: 'mcp__deploy__deployService', input: { service } }] }, { text: 'done' }],
+      },
+      input: { prompt: `deploy ${service}` },
+    };
+  }
+
+  it('parks the run on the question, refuses an answer that breaks the form, and resumes with a valid one', async () => {
+    await enqueueRun(queue, { runId: 'elicit-1', spec: deploySpec('billing') });
+    const pending = await parkedElicitation('elicit-1');
+    expect(pending.request.message).toBe('Where should billing be deployed?');
+    expect(Object.keys(pending.request.requestedSchema.properties)).toEqual(['environment', 'replicas']);
+    expect(pending.request.serverId).toBe('deploy');
+    const elicitationId: string = pending.request.elicitationId;
+    // The server was told `cancel` while the run parked; nothing it got was an answer.
+    expect((await answers()).map((answer) => answer.action)).toEqual(['cancel']);
+
+    const wrongValue = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, {
+      body: { action: 'accept', content: { environment: 'moon' } },
+    });
+    expect(wrongValue.status).toBe(400);
+    expect(wrongValue.body.error.code).toBe('VALIDATION');
+    expect(wrongValue.body.error.field).toBe('content.environment');
+    const missing = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, {
+      body: { action: 'accept', content: { replicas: 2 } },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.field).toBe('content.environment');
+    const unauthenticated = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, {
+      body: { action: 'decline' },
+      token: null,
+    });
+    expect(unauthenticated.status).toBe(401);
+
+    const accepted = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, {
+      body: { action: 'accept', content: { environment: 'staging', replicas: 3 } },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.answer.via).toBe('rest');
+
+    const finished = await waitForJob(queue, 'elicit-1');
+    expect(finished.state).toBe('completed');
+    const result = runResultSchema.parse(finished.returnvalue);
+    expect(result.toolCalls).toHaveLength(1);
+    expect(result.toolCalls[0]?.isError).toBe(false);
+    expect(JSON.stringify(result.toolCalls[0]?.output)).toContain('deploy accept');
+    expect((await answers()).at(-1)).toEqual({
+      service: 'billing',
+      action: 'accept',
+      content: { environment: 'staging', replicas: 3 },
+    });
+
+    // Single use: a second answer is refused, and the first one stands.
+    const again = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, { body: { action: 'decline' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('ALREADY_DECIDED');
+    const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
+    expect(record.body.response.response).toEqual({
+      action: 'accept',
+      content: { environment: 'staging', replicas: 3 },
+    });
+    expect(record.body.outcome).toBe('answer');
+  });
+
+  async function agentq(args: string[]): Promise<{ code: number; lines: string[] }> {
+    const lines: string[] = [];
+    const code = await runCli(['node', 'agentq', ...args], {
+      out: (text) => lines.push(text),
+      err: (text) => lines.push(text),
+      env: { REDIS_URL: ctx.redisUrl, AGENTQ_PREFIX: ctx.prefix, LOG_LEVEL: 'silent' },
+    });
+    return { code, lines };
+  }
+
+  it('shows the form in the CLI, refuses a bad answer there, and passes a decline on to the server', async () => {
+    await enqueueRun(queue, { runId: 'elicit-2', spec: deploySpec('search') });
+    const pending = await parkedElicitation('elicit-2');
+    const elicitationId: string = pending.request.elicitationId;
+    const shown = await agentq(['elicitations', 'show', elicitationId]);
+    expect(shown.code).toBe(0);
+    const text = shown.lines.join('\n');
+    expect(text).toContain('Where should search be deployed?');
+    expect(text).toMatch(/environment\s+string\s+yes\s+staging, production/);
+    const bad = await agentq(['elicitations', 'answer', elicitationId, '--accept', '--set', 'replicas=20']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.lines.join('\n')).toContain('VALIDATION');
+
+    const declined = await agentq(['elicitations', 'answer', elicitationId, '--decline']);
+    expect(declined.code).toBe(0);
+    const finished = await waitForJob(queue, 'elicit-2');
+    expect(finished.state).toBe('completed');
+    const result = runResultSchema.parse(finished.returnvalue);
+    expect(JSON.stringify(result.toolCalls[0]?.output)).toContain('deploy decline');
+    expect((await answers()).filter((answer) => answer.service === 'search').map((answer) => answer.action)).toEqual([
+      'cancel',
+      'decline',
+    ]);
+    const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
+    expect(record.body.response.via).toBe('cli');
+  });
+
+  it('shows the form in the inbox, whose answer is recorded as the logged-in token', async () => {
+    await enqueueRun(queue, { runId: 'elicit-3', spec: deploySpec('mail') });
+    const pending = await parkedElicitation('elicit-3');
+    const elicitationId: string = pending.request.elicitationId;
+    const cookie = await adminLogin(api.url, TEST_TOKEN);
+    const inbox = await (await fetch(`${api.url}/admin/approvals`, { headers: { cookie } })).text();
+    expect(inbox).toContain(`action="/admin/elicitations/${elicitationId}/answer"`);
+    expect(inbox).toContain('Where should mail be deployed?');
+    expect(inbox).toContain('<option value="production">');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(inbox)?.[1] ?? '';
+    const post = (fields: Record<string, string>) =>
+      fetch(`${api.url}/admin/elicitations/${elicitationId}/answer`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+        redirect: 'manual',
+      });
+    const missing = await post({ action: 'accept', 'field.replicas': '2' });
+    expect(decodeURIComponent(missing.headers.get('location') ?? '')).toContain('VALIDATION');
+    const accepted = await post({ action: 'accept', 'field.environment': 'production', 'field.replicas': '' });
+    expect(decodeURIComponent(accepted.headers.get('location') ?? '')).toContain('notice=');
+    expect((await waitForJob(queue, 'elicit-3')).state).toBe('completed');
+    expect((await answers()).at(-1)).toEqual({
+      service: 'mail',
+      action: 'accept',
+      content: { environment: 'production' },
+    });
+    const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
+    expect(record.body.response.via).toBe('inbox');
+  });
+
+  it('cancels a question nobody answers in time, and refuses a late answer', async () => {
+    const spec = { ...deploySpec('cron'), approval: { timeoutMs: 4_000 } };
+    await enqueueRun(queue, { runId: 'elicit-4', spec });
+    const pending = await parkedElicitation('elicit-4');
+    const finished = await waitForJob(queue, 'elicit-4');
+    expect(finished.state).toBe('completed');
+    expect(JSON.stringify(runResultSchema.parse(finished.returnvalue).toolCalls[0]?.output)).toContain('deploy cancel');
+    const late = await http.call('POST', `/v1/elicitations/${pending.request.elicitationId}/answer`, {
+      body: { action: 'decline' },
+    });
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe('EXPIRED');
+    const record = await http.call('GET', `/v1/elicitations/${pending.request.elicitationId}`);
+    expect(record.body.outcome).toBe('expired');
+  });
+
+  it('refuses an unknown elicitation id', async () => {
+    const unknown = await http.call('POST', '/v1/elicitations/elic-nope/answer', { body: { action: 'cancel' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
+  });
+});
