@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { defaultRunJobOptions, loadConfig, QUEUE_NAMES, runSpecSchema, silentLogger } from '@agentq/shared';
 import { Queue, QueueEvents, Worker } from 'bullmq';
@@ -61,9 +62,14 @@ async function child(): Promise<void> {
     };
   }
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  // AGENTQ_BENCH_HEAP_SNAPSHOTS=<folder>: the agentq worker writes a heap snapshot at every heap
+  // measurement (idle, then with every run parked on the model), for finding what a run holds.
+  const snapshots = mode === 'agentq' ? process.env.AGENTQ_BENCH_HEAP_SNAPSHOTS : undefined;
+  let snapshotCount = 0;
   const heap = () => {
     gc();
     gc();
+    if (snapshots) writeHeapSnapshot(join(snapshots, `agentq-${concurrency}-${(snapshotCount += 1)}.heapsnapshot`));
     return process.memoryUsage().heapUsed;
   };
   const delay = monitorEventLoopDelay({ resolution: 10 });
