@@ -222,11 +222,13 @@ describe('catalog reader (real Redis)', () => {
     redis.pipeline = ((...args: Parameters<typeof redis.pipeline>) => {
       pipelines += 1;
       const pipeline = originalPipeline(...args);
-      const send = pipeline.sendCommand.bind(pipeline);
-      pipeline.sendCommand = ((command: { name: string; args: unknown[] }) => {
+      // Every queued command goes through the pipeline's sendCommand (not in its typings).
+      const queued = pipeline as unknown as { sendCommand(command: { name: string; args: unknown[] }): unknown };
+      const send = queued.sendCommand.bind(pipeline);
+      queued.sendCommand = (command) => {
         sent.push(`${command.name} ${String(command.args[0])}`);
-        return send(command as never);
-      }) as typeof pipeline.sendCommand;
+        return send(command);
+      };
       const exec = pipeline.exec.bind(pipeline);
       pipeline.exec = ((...execArgs: Parameters<typeof exec>) => {
         execs += 1;

@@ -125,7 +125,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
         const scripted = customProvider({
           languageModels: { [name]: createScriptedModel({ modelId: name, script, finalText }) },
         });
-        model = createProviderRegistry({ scripted }).languageModel(assistant.model as `${string}:${string}`);
+        model = createProviderRegistry({ scripted }).languageModel(`scripted:${name}`);
       } else if (!realProviders[provider]) {
         throw new NonRetryableError({
           code: 'PROVIDER_KEY_MISSING',
