@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { defaultRunJobOptions, loadConfig, QUEUE_NAMES, runSpecSchema, silentLogger } from '@agentq/shared';
 import { Queue, QueueEvents, Worker } from 'bullmq';
@@ -60,17 +62,61 @@ async function child(): Promise<void> {
     };
   }
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  // AGENTQ_BENCH_HEAP_SNAPSHOTS=<folder>: the agentq worker writes a heap snapshot at every heap
+  // measurement (idle, then with every run parked on the model), for finding what a run holds.
+  const snapshots = mode === 'agentq' ? process.env.AGENTQ_BENCH_HEAP_SNAPSHOTS : undefined;
+  let snapshotCount = 0;
   const heap = () => {
     gc();
     gc();
+    if (snapshots) writeHeapSnapshot(join(snapshots, `agentq-${concurrency}-${(snapshotCount += 1)}.heapsnapshot`));
     return process.memoryUsage().heapUsed;
   };
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  // `stats`: CPU used so far (µs) and the event-loop delay since the last `stats` (ms).
+  const stats = () => {
+    const cpu = process.cpuUsage();
+    const out = {
+      cpuMicros: cpu.user + cpu.system,
+      delayP99Ms: delay.percentile(99) / 1e6,
+      delayMaxMs: delay.max / 1e6,
+    };
+    delay.reset();
+    return out;
+  };
+  // AGENTQ_BENCH_PROFILE=<file>: a CPU profile of the agentq worker from start to the first heap
+  // measurement (after the timed batches), for finding where a run's CPU goes.
+  const profileFile = mode === 'agentq' ? process.env.AGENTQ_BENCH_PROFILE : undefined;
+  const profiler = profileFile ? await startProfile() : undefined;
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   for await (const line of createInterface({ input: process.stdin })) {
+    if (line === 'measure' && profiler && profileFile) await profiler.stop(profileFile);
     if (line === 'measure') process.stdout.write(`${JSON.stringify({ heap: heap() })}\n`);
+    if (line === 'stats') process.stdout.write(`${JSON.stringify(stats())}\n`);
     if (line === 'stop') break;
   }
   await close();
+}
+
+/** Starts the V8 CPU profiler; `stop` writes the profile once. */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  let stopped = false;
+  return {
+    async stop(file) {
+      if (stopped) return;
+      stopped = true;
+      const { profile } = await session.post('Profiler.stop');
+      await writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 if (process.env[childFlag]) {
@@ -82,7 +128,17 @@ if (process.env[childFlag]) {
 interface MeasuredChild {
   process: ChildProcess;
   heap(): Promise<number>;
+  /** CPU used so far, and the event-loop delay since the last call. */
+  stats(): Promise<ChildStats>;
   stop(): Promise<void>;
+  /** Ends it at once, runs in flight and all. */
+  kill(): Promise<void>;
+}
+
+interface ChildStats {
+  cpuMicros: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
 }
 
 async function startChild(env: Record<string, string>): Promise<MeasuredChild> {
@@ -110,10 +166,19 @@ async function startChild(env: Record<string, string>): Promise<MeasuredChild> {
       processChild.stdin?.write('measure\n');
       return (await answer).heap as number;
     },
+    async stats() {
+      const answer = next();
+      processChild.stdin?.write('stats\n');
+      return (await answer) as unknown as ChildStats;
+    },
     async stop() {
       processChild.stdin?.write('stop\n');
       await Promise.race([exited, sleep(30_000)]);
       processChild.kill('SIGKILL');
+    },
+    async kill() {
+      processChild.kill('SIGKILL');
+      await Promise.race([exited, sleep(10_000)]);
     },
   };
 }
@@ -121,7 +186,8 @@ async function startChild(env: Record<string, string>): Promise<MeasuredChild> {
 /**
  * An OpenAI-compatible chat completions endpoint that answers after `delayMs`: with a call of the
  * first tool whose name ends in `echo` until the conversation holds `steps - 1` tool results
- * (the model id is `steps-<n>`), then with text. Counts the requests it is holding.
+ * (the model id is `steps-<n>`), then with text. Counts the requests it is holding; a request
+ * whose client went away (a killed worker) stops counting at once.
  */
 function startModelServer(): {
   server: Server;
@@ -138,8 +204,9 @@ function startModelServer(): {
     });
     request.on('end', () => {
       inFlight += 1;
-      setTimeout(() => {
+      const timer = setTimeout(() => {
         inFlight -= 1;
+        response.off('close', abandoned);
         const body = JSON.parse(text) as {
           model: string;
           messages: Array<{ role: string }>;
@@ -170,6 +237,11 @@ function startModelServer(): {
           }),
         );
       }, delayMs);
+      const abandoned = () => {
+        clearTimeout(timer);
+        inFlight -= 1;
+      };
+      response.once('close', abandoned);
     });
   });
   const url = new Promise<string>((resolve) =>
@@ -188,14 +260,25 @@ function startModelServer(): {
   };
 }
 
-/** Sums `INFO commandstats` calls and reads the input bytes of `INFO stats`. */
-async function redisCounters(redis: Redis): Promise<{ commands: number; inputBytes: number }> {
+/** Redis counters: calls per command (`INFO commandstats`, script-internal calls included) and input bytes. */
+interface RedisCounters {
+  commands: number;
+  byCommand: Record<string, number>;
+  inputBytes: number;
+}
+
+async function redisCounters(redis: Redis): Promise<RedisCounters> {
   const stats = await redis.info('commandstats');
   let commands = 0;
-  for (const match of stats.matchAll(/calls=(\d+)/g)) commands += Number(match[1]);
+  const byCommand: Record<string, number> = {};
+  for (const match of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    const calls = Number(match[2]);
+    byCommand[match[1] as string] = calls;
+    commands += calls;
+  }
   const general = await redis.info('stats');
   const inputBytes = Number(/total_net_input_bytes:(\d+)/.exec(general)?.[1] ?? 0);
-  return { commands, inputBytes };
+  return { commands, byCommand, inputBytes };
 }
 
 function historyOf(length: number) {
@@ -205,21 +288,296 @@ function historyOf(length: number) {
   }));
 }
 
+/** What one timed batch cost: wall time, Redis and the measured worker's CPU and event-loop delay. */
+interface BatchCost {
+  seconds: number;
+  commands: number;
+  /** Calls per run (or job) by Redis command, the `INFO commandstats` names. */
+  perRunByCommand: Record<string, number>;
+  inputBytes: number;
+  cpuMsPerRun: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+}
+
+/** The queues, events and model shared by every concurrency of one suite run. */
+interface Rig {
+  redis: Redis;
+  redisUrl: string;
+  model: ReturnType<typeof startModelServer>;
+  modelUrl: string;
+  runsQueue: Queue;
+  bareQueue: Queue;
+  completed: { count: number };
+}
+
+const stepMs = 1_000;
+
+/** Adds a batch to a paused queue, resumes it, and times it to the last completion. */
+async function timeBatch(
+  rig: Rig,
+  queue: Queue,
+  measured: MeasuredChild,
+  jobs: Array<{ name: string; data: unknown; opts?: object }>,
+): Promise<BatchCost> {
+  const { redis } = rig;
+  await queue.pause();
+  rig.completed.count = 0;
+  await redis.config('RESETSTAT');
+  const before = await redisCounters(redis);
+  await queue.addBulk(jobs);
+  const startStats = await measured.stats();
+  const started = performance.now();
+  await queue.resume();
+  // Completions come from QueueEvents; its stream is trimmed (10 000 events by default), so at
+  // C = 2 000 a lagging reader can miss some. Once a second the queue itself says whether anything
+  // is left to run.
+  for (let tick = 1; rig.completed.count < jobs.length; tick += 1) {
+    await sleep(20);
+    if (tick % 50 === 0 && (await queue.getJobCountByTypes('wait', 'active', 'delayed', 'prioritized')) === 0) break;
+  }
+  const seconds = (performance.now() - started) / 1_000;
+  const endStats = await measured.stats();
+  const after = await redisCounters(redis);
+  await queue.obliterate({ force: true });
+  const perRunByCommand: Record<string, number> = {};
+  for (const [name, calls] of Object.entries(after.byCommand)) {
+    const delta = calls - (before.byCommand[name] ?? 0);
+    // The counters' own INFO and CONFIG calls are not the batch's.
+    if (delta > 0 && name !== 'info' && name !== 'config|resetstat') perRunByCommand[name] = delta / jobs.length;
+  }
+  return {
+    seconds,
+    commands: after.commands - before.commands,
+    perRunByCommand,
+    inputBytes: after.inputBytes - before.inputBytes,
+    cpuMsPerRun: (endStats.cpuMicros - startStats.cpuMicros) / 1_000 / jobs.length,
+    delayP99Ms: endStats.delayP99Ms,
+    delayMaxMs: endStats.delayMaxMs,
+  };
+}
+
 /**
- * Latency-bound runs: one worker process at concurrency 500 against a local OpenAI-compatible
- * model answering in 1 s per step, 1-step and 3-step runs (a 3-step run calls server-everything's
- * `echo` twice), over a bare BullMQ worker whose job sleeps 1 s per step at the same concurrency
- * on the same private Redis. Also: heap per in-flight run after GC, Redis commands per run (INFO
- * commandstats on the private Redis) and bytes written per step with a 20-message history.
+ * `count` runs of `steps` steps. Every run may use server-everything (a 1-step run just never
+ * calls it), so that the difference between 1-step and 3-step runs is the two extra steps alone.
+ */
+function runJobs(count: number, steps: number, batch: string, history = 0) {
+  const spec = runSpecSchema.parse({
+    assistant: { model: `openai-compatible:steps-${steps}`, mcpServers: ['everything'], maxSteps: steps + 1 },
+    input:
+      history > 0 ? { messages: [...historyOf(history), { role: 'user', content: 'go on' }] } : { prompt: 'hello' },
+  });
+  return Array.from({ length: count }, (_, index) => ({
+    name: 'run',
+    data: spec,
+    opts: { ...defaultRunJobOptions({ attempts: 1 }), jobId: `run-${steps}-${history}-${batch}-${index}` },
+  }));
+}
+
+function bareJobs(count: number, steps: number, ms = stepMs) {
+  return Array.from({ length: count }, (_, index) => ({ name: 'noop', data: { steps, stepMs: ms, index } }));
+}
+
+/** Sum of calls by command, rounded for the record. */
+function rounded(byCommand: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(byCommand)
+      .sort(([, a], [, b]) => b - a)
+      .map(([name, calls]) => [name, Math.round(calls * 100) / 100]),
+  );
+}
+
+/** Calls per extra step by command: (3-step − 1-step) / 2. */
+function perExtraStep(one: Record<string, number>, three: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of new Set([...Object.keys(one), ...Object.keys(three)])) {
+    const delta = ((three[name] ?? 0) - (one[name] ?? 0)) / 2;
+    if (Math.abs(delta) >= 0.01) out[name] = delta;
+  }
+  return out;
+}
+
+/** Every figure of the latency-bound table at one concurrency, agentq beside bare BullMQ. */
+async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Promise<BenchFigure[]> {
+  const { model, runsQueue, bareQueue } = rig;
+  const runsPerBatch = concurrency * 2;
+  const figures: BenchFigure[] = [];
+  const at = `@c${concurrency}`;
+  const agentq = await startChild({
+    BENCH_MODE: 'agentq',
+    BENCH_CONCURRENCY: String(concurrency),
+    REDIS_URL: rig.redisUrl,
+    BENCH_MODEL_URL: rig.modelUrl,
+  });
+  const bare = await startChild({
+    BENCH_MODE: 'bare',
+    BENCH_CONCURRENCY: String(concurrency),
+    REDIS_URL: rig.redisUrl,
+  });
+  try {
+    // Warm both paths once (module loading, the MCP connection, the registry sync, JIT, sockets to
+    // the model and the worker's open slots).
+    model.setDelay(10);
+    await timeBatch(rig, runsQueue, agentq, runJobs(20, 3, `w${concurrency}`));
+    await timeBatch(rig, runsQueue, agentq, runJobs(concurrency, 1, `w${concurrency}`));
+    await timeBatch(rig, bareQueue, bare, bareJobs(20, 1));
+    model.setDelay(stepMs);
+    const cost: Record<number, { runs: BatchCost; base: BatchCost }> = {};
+    for (const steps of [1, 3]) {
+      const base = await timeBatch(rig, bareQueue, bare, bareJobs(runsPerBatch, steps));
+      const runs = await timeBatch(rig, runsQueue, agentq, runJobs(runsPerBatch, steps, `m${concurrency}`));
+      cost[steps] = { runs, base };
+      const ratio = base.seconds / runs.seconds;
+      figures.push({
+        name: `latency-bound.runs/bare${at}.${steps}-step`,
+        value: ratio,
+        unit: 'ratio',
+        ...atLeast(ratio, steps === 1 ? 0.9 : 0.95),
+        details: { runs: runsPerBatch, runSeconds: runs.seconds, bareSeconds: base.seconds },
+      });
+    }
+    const one = cost[1] as { runs: BatchCost; base: BatchCost };
+    const three = cost[3] as { runs: BatchCost; base: BatchCost };
+    figures.push(
+      {
+        name: `cpu.ms/run${at}.1-step`,
+        value: one.runs.cpuMsPerRun,
+        unit: 'ms',
+        ...atMost(one.runs.cpuMsPerRun, 1.5),
+        details: {
+          bare: one.base.cpuMsPerRun,
+          threeStep: three.runs.cpuMsPerRun,
+          bareThreeStep: three.base.cpuMsPerRun,
+        },
+      },
+      { name: `cpu.ms/bare-job${at}.1-step`, value: one.base.cpuMsPerRun, unit: 'ms' },
+      {
+        name: `event-loop.p99-ms${at}.1-step`,
+        value: one.runs.delayP99Ms,
+        unit: 'ms',
+        ...atMost(one.runs.delayP99Ms, 50),
+        details: { max: one.runs.delayMaxMs, threeStepP99: three.runs.delayP99Ms, threeStepMax: three.runs.delayMaxMs },
+      },
+      {
+        name: `event-loop.p99-ms/bare${at}.1-step`,
+        value: one.base.delayP99Ms,
+        unit: 'ms',
+        details: { max: one.base.delayMaxMs, threeStepP99: three.base.delayP99Ms },
+      },
+    );
+    const commandsOne = one.runs.commands / runsPerBatch;
+    const commandsStep = (three.runs.commands - one.runs.commands) / runsPerBatch / 2;
+    const bareOne = one.base.commands / runsPerBatch;
+    const bareStep = (three.base.commands - one.base.commands) / runsPerBatch / 2;
+    figures.push(
+      {
+        name: `redis.commands/run${at}.1-step`,
+        value: commandsOne,
+        unit: 'commands',
+        ...atMost(commandsOne, 30),
+        details: { byCommand: rounded(one.runs.perRunByCommand), bare: rounded(one.base.perRunByCommand) },
+      },
+      {
+        name: `redis.commands/extra-step${at}`,
+        value: commandsStep,
+        unit: 'commands',
+        ...atMost(commandsStep, 6),
+        details: {
+          byCommand: rounded(perExtraStep(one.runs.perRunByCommand, three.runs.perRunByCommand)),
+          bare: rounded(perExtraStep(one.base.perRunByCommand, three.base.perRunByCommand)),
+        },
+      },
+      { name: `redis.commands/bare-job${at}.1-step`, value: bareOne, unit: 'commands' },
+      { name: `redis.commands/bare-extra-step${at}`, value: bareStep, unit: 'commands' },
+    );
+    if (withBytes) {
+      // Bytes per step: 3-step runs with a 20-message history.
+      model.setDelay(50);
+      const withHistory = await timeBatch(rig, runsQueue, agentq, runJobs(runsPerBatch, 3, `h${concurrency}`, 20));
+      figures.push({
+        name: 'redis.bytes-in/step.history-20',
+        value: withHistory.inputBytes / (runsPerBatch * 3),
+        unit: 'bytes',
+      });
+    }
+    figures.push(...(await heapAt(rig, concurrency, agentq, bare)));
+  } finally {
+    // Runs parked on the model would hold a graceful close for minutes: end both at once.
+    await Promise.all([agentq.kill(), bare.kill()]);
+    await Promise.all([runsQueue.obliterate({ force: true }), bareQueue.obliterate({ force: true })]);
+  }
+  return figures;
+}
+
+/** Heap per in-flight run: every run waiting on the model, after GC, over the idle worker. */
+async function heapAt(
+  rig: Rig,
+  concurrency: number,
+  agentq: MeasuredChild,
+  bare: MeasuredChild,
+): Promise<BenchFigure[]> {
+  const { model, runsQueue, bareQueue } = rig;
+  model.setDelay(600_000);
+  const idleAgentq = await agentq.heap();
+  const idleBare = await bare.heap();
+  await runsQueue.addBulk(runJobs(concurrency, 1, `p${concurrency}`));
+  await bareQueue.addBulk(bareJobs(concurrency, 1, 600_000));
+  for (
+    let waited = 0;
+    model.inFlight() < concurrency || (await bareQueue.getActiveCount()) < concurrency;
+    waited += 1
+  ) {
+    if (waited > 1_800) throw new Error(`only ${model.inFlight()} runs reached the model`);
+    await sleep(100);
+  }
+  const busyAgentq = await agentq.heap();
+  const busyBare = await bare.heap();
+  const perRun = (busyAgentq - idleAgentq) / concurrency;
+  const perBare = (busyBare - idleBare) / concurrency;
+  const gib = 1024 ** 3;
+  return [
+    {
+      name: `heap.per-in-flight-run@c${concurrency}`,
+      value: perRun / 1024,
+      unit: 'KB',
+      ...atMost(perRun / 1024, 32),
+      details: { idle: idleAgentq, busy: busyAgentq },
+    },
+    {
+      name: `heap.per-in-flight-bare-job@c${concurrency}`,
+      value: perBare / 1024,
+      unit: 'KB',
+      details: { idle: idleBare, busy: busyBare },
+    },
+    {
+      // What one more GiB of worker heap holds, over the idle worker's own heap.
+      name: `heap.runs-in-flight/GiB@c${concurrency}`,
+      value: Math.round(gib / Math.max(perRun, 1)),
+      unit: 'runs',
+      details: { bare: Math.round(gib / Math.max(perBare, 1)), idleHeapMiB: idleAgentq / 1024 ** 2 },
+    },
+  ];
+}
+
+/**
+ * Latency-bound runs: one worker process at concurrency C (100, 500 and 2 000; `--quick` 100 only)
+ * against a local OpenAI-compatible model answering in 1 s per step, 1-step and 3-step runs (a
+ * 3-step run calls server-everything's `echo` twice), beside a bare BullMQ worker whose job sleeps
+ * 1 s per step at the same concurrency on the same private Redis. Per C: achieved rate over the
+ * floor's, the worker's CPU per run and event-loop delay p99 while the batch is in flight, Redis
+ * commands per 1-step run and per extra step (INFO commandstats, with the breakdown by command in
+ * the JSON record), heap per in-flight run after GC and runs in flight per GiB of heap.
  */
 const suite: BenchSuite = {
   name: 'worker-latency-bound',
   description:
-    'latency-bound runs/s over bare sleeping jobs at concurrency 500 (goal >= 0.9), heap per run, Redis commands per run',
+    'latency-bound runs over bare sleeping jobs at C = 100, 500, 2000: rate, CPU, event-loop delay, Redis commands, heap per run',
   async run(context) {
-    const concurrency = context.quick ? 100 : 500;
-    const runsPerBatch = concurrency * 2;
-    const stepMs = 1_000;
+    // AGENTQ_BENCH_LATENCY_C=500,2000 measures only those (a C = 2 000 pass takes long on a busy machine).
+    const chosen = process.env.AGENTQ_BENCH_LATENCY_C?.split(',')
+      .map(Number)
+      .filter((value) => value > 0);
+    const concurrencies = chosen?.length ? chosen : context.quick ? [100] : [100, 500, 2_000];
     const folder = await mkdtemp(join(tmpdir(), 'agentq-bench-latency-'));
     const port = await freePrivatePort();
     const redisProcess = spawn(
@@ -242,157 +600,40 @@ const suite: BenchSuite = {
         prefix,
         definition: { id: 'everything', transport: { type: 'stdio', command: everythingCommand, args: ['stdio'] } },
       });
-      const modelUrl = await model.url;
-      const events = new QueueEvents(QUEUE_NAMES.agentRuns, { connection: redis.duplicate(), prefix });
-      const bareEvents = new QueueEvents('bare', { connection: redis.duplicate(), prefix });
+      const eventConnections = [redis.duplicate(), redis.duplicate()];
+      for (const connection of eventConnections) connection.on('error', () => undefined);
+      const [runEventsConnection, bareEventsConnection] = eventConnections as [Redis, Redis];
+      const events = new QueueEvents(QUEUE_NAMES.agentRuns, { connection: runEventsConnection, prefix });
+      const bareEvents = new QueueEvents('bare', { connection: bareEventsConnection, prefix });
       await Promise.all([events.waitUntilReady(), bareEvents.waitUntilReady()]);
-      let completed = 0;
+      const completed = { count: 0 };
       const onDone = () => {
-        completed += 1;
+        completed.count += 1;
       };
       for (const each of [events, bareEvents]) {
         each.on('completed', onDone);
         each.on('failed', onDone);
       }
-      const runsQueue = new Queue(QUEUE_NAMES.agentRuns, { connection: redis, prefix });
-      const bareQueue = new Queue('bare', { connection: redis, prefix });
-
-      /** Adds a batch to a paused queue, resumes it, and times it to the last completion. */
-      const timeBatch = async (
-        queue: Queue,
-        jobs: Array<{ name: string; data: unknown; opts?: object }>,
-      ): Promise<{ seconds: number; commands: number; inputBytes: number }> => {
-        await queue.pause();
-        completed = 0;
-        await redis.config('RESETSTAT');
-        const before = await redisCounters(redis);
-        await queue.addBulk(jobs);
-        const started = performance.now();
-        await queue.resume();
-        while (completed < jobs.length) await sleep(20);
-        const seconds = (performance.now() - started) / 1_000;
-        const after = await redisCounters(redis);
-        await queue.obliterate({ force: true });
-        return {
-          seconds,
-          commands: after.commands - before.commands,
-          inputBytes: after.inputBytes - before.inputBytes,
-        };
+      const rig: Rig = {
+        redis,
+        redisUrl,
+        model,
+        modelUrl: await model.url,
+        runsQueue: new Queue(QUEUE_NAMES.agentRuns, { connection: redis, prefix }),
+        bareQueue: new Queue('bare', { connection: redis, prefix }),
+        completed,
       };
-      const runJobs = (steps: number, batch: number, history = 0) => {
-        const spec = runSpecSchema.parse({
-          assistant: {
-            model: `openai-compatible:steps-${steps}`,
-            mcpServers: steps > 1 ? ['everything'] : [],
-            maxSteps: steps + 1,
-          },
-          input:
-            history > 0
-              ? { messages: [...historyOf(history), { role: 'user', content: 'go on' }] }
-              : { prompt: 'hello' },
-        });
-        return Array.from({ length: runsPerBatch }, (_, index) => ({
-          name: 'run',
-          data: spec,
-          opts: { ...defaultRunJobOptions({ attempts: 1 }), jobId: `run-${steps}-${history}-${batch}-${index}` },
-        }));
-      };
-      const bareJobs = (steps: number) =>
-        Array.from({ length: runsPerBatch }, (_, index) => ({ name: 'noop', data: { steps, stepMs, index } }));
-
-      const agentq = await startChild({
-        BENCH_MODE: 'agentq',
-        BENCH_CONCURRENCY: String(concurrency),
-        REDIS_URL: redisUrl,
-        BENCH_MODEL_URL: modelUrl,
-      });
-      const bare = await startChild({
-        BENCH_MODE: 'bare',
-        BENCH_CONCURRENCY: String(concurrency),
-        REDIS_URL: redisUrl,
-      });
       try {
-        // Warm both paths once (module loading, the MCP connection, the registry sync).
-        // A full batch at full concurrency first: JIT, sockets to the model and 500 open slots.
-        model.setDelay(10);
-        await timeBatch(runsQueue, runJobs(3, -1).slice(0, 20));
-        await timeBatch(runsQueue, runJobs(1, -2));
-        await timeBatch(bareQueue, bareJobs(1).slice(0, 20));
-        model.setDelay(stepMs);
-        for (const steps of [1, 3]) {
-          const base = await timeBatch(bareQueue, bareJobs(steps));
-          const runs = await timeBatch(runsQueue, runJobs(steps, 0));
-          const ratio = base.seconds / runs.seconds;
-          figures.push({
-            name: `latency-bound.runs/bare@c${concurrency}.${steps}-step`,
-            value: ratio,
-            unit: 'ratio',
-            ...atLeast(ratio, 0.9),
-            details: { runs: runsPerBatch, runSeconds: runs.seconds, bareSeconds: base.seconds },
-          });
-          figures.push({
-            name: `latency-bound.runs/s.${steps}-step`,
-            value: runsPerBatch / runs.seconds,
-            unit: 'runs/s',
-          });
-          figures.push({
-            name: `redis.commands/run.${steps}-step`,
-            value: runs.commands / runsPerBatch,
-            unit: 'commands',
-            details: { bare: base.commands / runsPerBatch },
-          });
-          figures.push({
-            name: `redis.commands/bare-job.${steps}-step`,
-            value: base.commands / runsPerBatch,
-            unit: 'commands',
-          });
+        for (const [index, concurrency] of concurrencies.entries()) {
+          console.error(`  worker-latency-bound at C = ${concurrency}…`);
+          const measured = await measureAt(rig, concurrency, index === 0);
+          figures.push(...measured);
+          // Each concurrency's figures as soon as they exist, should a later one not finish.
+          console.error(JSON.stringify({ concurrency, figures: measured }));
         }
-        // Bytes per step: 3-step runs with a 20-message history, against 3-step runs without.
-        model.setDelay(50);
-        const withHistory = await timeBatch(runsQueue, runJobs(3, 1, 20));
-        figures.push({
-          name: 'redis.bytes-in/step.history-20',
-          value: withHistory.inputBytes / (runsPerBatch * 3),
-          unit: 'bytes',
-        });
-
-        // Heap per in-flight run: every run waiting on the model, after GC, over the idle worker.
-        model.setDelay(600_000);
-        const idleAgentq = await agentq.heap();
-        const idleBare = await bare.heap();
-        await runsQueue.addBulk(runJobs(1, 2).slice(0, concurrency));
-        await bareQueue.addBulk(
-          Array.from({ length: concurrency }, (_, index) => ({
-            name: 'noop',
-            data: { steps: 1, stepMs: 600_000, index },
-          })),
-        );
-        for (
-          let waited = 0;
-          model.inFlight() < concurrency || (await bareQueue.getActiveCount()) < concurrency;
-          waited += 1
-        ) {
-          if (waited > 1_200) throw new Error(`only ${model.inFlight()} runs reached the model`);
-          await sleep(100);
-        }
-        const busyAgentq = await agentq.heap();
-        const busyBare = await bare.heap();
-        const perRun = (busyAgentq - idleAgentq) / concurrency / 1024;
-        figures.push({
-          name: `heap.per-in-flight-run@c${concurrency}`,
-          value: perRun,
-          unit: 'KB',
-          ...atMost(perRun, 64),
-          details: { idle: idleAgentq, busy: busyAgentq },
-        });
-        figures.push({
-          name: `heap.per-in-flight-bare-job@c${concurrency}`,
-          value: (busyBare - idleBare) / concurrency / 1024,
-          unit: 'KB',
-        });
       } finally {
-        await Promise.all([agentq.stop(), bare.stop()]);
-        await Promise.all([runsQueue.close(), bareQueue.close(), events.close(), bareEvents.close()]);
+        await Promise.all([rig.runsQueue.close(), rig.bareQueue.close(), events.close(), bareEvents.close()]);
+        for (const connection of eventConnections) connection.disconnect();
       }
       return figures;
     } finally {

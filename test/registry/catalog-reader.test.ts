@@ -216,11 +216,19 @@ describe('catalog reader (real Redis)', () => {
     let pipelines = 0;
     let execs = 0;
     let singles = 0;
+    const sent: string[] = [];
     const redis = ctx.redis.duplicate();
     const originalPipeline = redis.pipeline.bind(redis);
     redis.pipeline = ((...args: Parameters<typeof redis.pipeline>) => {
       pipelines += 1;
       const pipeline = originalPipeline(...args);
+      // Every queued command goes through the pipeline's sendCommand (not in its typings).
+      const queued = pipeline as unknown as { sendCommand(command: { name: string; args: unknown[] }): unknown };
+      const send = queued.sendCommand.bind(pipeline);
+      queued.sendCommand = (command) => {
+        sent.push(`${command.name} ${String(command.args[0])}`);
+        return send(command);
+      };
       const exec = pipeline.exec.bind(pipeline);
       pipeline.exec = ((...execArgs: Parameters<typeof exec>) => {
         execs += 1;
@@ -241,10 +249,18 @@ describe('catalog reader (real Redis)', () => {
       expect(reads.size).toBe(30);
       expect([...reads.values()].every((read) => read.state === 'ready')).toBe(true);
       expect({ pipelines, execs, singles }).toEqual({ pipelines: 1, execs: 1, singles: 0 });
+      expect(sent.filter((command) => command.endsWith(keys.tools('batch-0')))).toHaveLength(1);
       // Nothing changed: still one round trip, now of version keys instead of entries.
+      sent.length = 0;
       const again = await reader.readMany(servers.map((server) => server.definition.id));
       expect([...again.values()].every((read) => read.state === 'ready')).toBe(true);
       expect({ pipelines, execs, singles }).toEqual({ pipelines: 2, execs: 2, singles: 0 });
+      // Not one catalog entry among the commands: 30 version keys, 30 statuses, the definitions.
+      expect(
+        sent.filter((command) => servers.some((server) => command.endsWith(keys.tools(server.definition.id)))),
+      ).toEqual([]);
+      expect(sent).toHaveLength(61);
+      expect(sent.filter((command) => command.endsWith(keys.catalogVersion('batch-7')))).toHaveLength(1);
     } finally {
       redis.disconnect();
     }

@@ -53,6 +53,21 @@ describe('createModelResolver', () => {
     expect(resolver.resolve({ model: 'anthropic:claude-sonnet-4-5' }).model.modelId).toBe('claude-sonnet-4-5');
     expect(resolver.resolve({ model: 'openai-compatible:llama3' }).model.modelId).toBe('llama3');
   });
+
+  it('shares one model object between runs of the same real model, and never a scripted one', () => {
+    const resolver = createModelResolver({
+      config: { ...noKeys, openaiCompatibleBaseUrl: 'http://127.0.0.1:11434/v1' },
+    });
+    const first = resolver.resolve({ model: 'openai-compatible:llama3' });
+    const again = resolver.resolve({ model: 'openai-compatible:llama3', contextWindow: 4_096 });
+    expect(again.model).toBe(first.model);
+    expect(again.contextWindow).toBe(4_096);
+    expect(resolver.resolve({ model: 'openai-compatible:qwen' }).model).not.toBe(first.model);
+    const script = [{ text: 'hi' }];
+    expect(resolver.resolve({ model: 'scripted:a', script }).model).not.toBe(
+      resolver.resolve({ model: 'scripted:a', script }).model,
+    );
+  });
 });
 
 describe('createModelResolver base URLs', () => {

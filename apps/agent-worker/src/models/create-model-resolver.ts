@@ -70,6 +70,21 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
       apiKey: config.openaiCompatibleApiKey,
     }) as unknown as ProviderV3;
   }
+  // Models of the real providers are shared by every run that names them: a provider's model
+  // object is stateless between calls, and building one per run costs the run its own response
+  // schemas (a hundred zod objects for an OpenAI-compatible model) for as long as it is in flight.
+  const realRegistry = createProviderRegistry(realProviders);
+  const realModels = new Map<string, LanguageModelV3>();
+  const realModelOf = (modelId: `${string}:${string}`): LanguageModelV3 => {
+    let model = realModels.get(modelId);
+    if (!model) {
+      // Bounded: model ids come from run specs; past the bound start over rather than grow.
+      if (realModels.size >= 256) realModels.clear();
+      model = realRegistry.languageModel(modelId);
+      realModels.set(modelId, model);
+    }
+    return model;
+  };
   const missing: Record<string, string> = {
     openai: 'OPENAI_API_KEY is not set, so openai:* models cannot be used',
     anthropic: 'ANTHROPIC_API_KEY is not set, so anthropic:* models cannot be used',
@@ -96,7 +111,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
           message: `Unknown model provider "${provider}" in "${assistant.model}"; use one of ${MODEL_PROVIDERS.join(', ')}`,
         });
       }
-      const providers: Record<string, ProviderV3> = { ...realProviders };
+      let model: LanguageModelV3;
       if (provider === 'scripted') {
         const script = assistant.script ?? (name === 'demo' ? demoScript : undefined);
         if (!script) {
@@ -107,18 +122,19 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
           });
         }
         const finalText = name === 'demo' && !assistant.script ? demoFinalText : undefined;
-        providers.scripted = customProvider({
+        const scripted = customProvider({
           languageModels: { [name]: createScriptedModel({ modelId: name, script, finalText }) },
         });
-      } else if (!providers[provider]) {
+        model = createProviderRegistry({ scripted }).languageModel(`scripted:${name}`);
+      } else if (!realProviders[provider]) {
         throw new NonRetryableError({
           code: 'PROVIDER_KEY_MISSING',
           field: 'assistant.model',
           message: `Cannot run ${assistant.model}: ${missing[provider] ?? 'provider not configured'}`,
         });
+      } else {
+        model = realModelOf(assistant.model as `${string}:${string}`);
       }
-      const registry = createProviderRegistry(providers);
-      const model = registry.languageModel(assistant.model as `${string}:${string}`);
       return {
         model,
         modelId: assistant.model,

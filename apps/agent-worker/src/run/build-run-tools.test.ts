@@ -8,7 +8,6 @@ import {
 import { catalogToolSchema, runSpecSchema, serverDefinitionSchema, silentLogger } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { buildRunTools } from './build-run-tools.js';
-import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 
 const definition = (id: string, enabled = true) =>
   serverDefinitionSchema.parse({ id, enabled, transport: { type: 'stdio', command: 'node' } });
@@ -153,7 +152,8 @@ describe('buildRunTools', () => {
         return await inner.listServers();
       },
     };
-    const tools = await build(memoizeCatalogReads(counting), { servers: [], mcpMode: 'auto' });
+    // The build memoizes the reader itself: every caller gets one read per build.
+    const tools = await build(counting, { servers: [], mcpMode: 'auto' });
     expect(readManyCalls).toBe(1);
     expect(listCalls).toBe(1);
     expect(tools.unavailablePrompt).toContain('- never: unavailable');

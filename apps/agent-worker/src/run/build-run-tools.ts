@@ -17,6 +17,7 @@ import {
 } from '@agentq/registry';
 import { digestOf, parseToolId, type Logger, type RunSpec, type RunWarning } from '@agentq/shared';
 import { asSchema, type ToolSet } from 'ai';
+import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { applyRunApprovalPolicy } from './run-approval-policy.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 
@@ -24,6 +25,7 @@ import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 export interface BuildRunToolsOptions {
   spec: RunSpec;
   registry: ToolRegistry;
+  /** The catalog; each server is read once per build whatever the number of stages asking. */
   reader: CatalogReader;
   caller: McpToolCaller;
   contextWindow: number;
@@ -90,7 +92,9 @@ export interface RunTools {
  * dead or never-warmed server costs this run nothing but its missing tools.
  */
 export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunTools> {
-  const { spec, reader } = options;
+  const { spec } = options;
+  // Resolving, syncing and the freshness check all read the same servers: one read per build.
+  const reader = memoizeCatalogReads(options.reader);
   const available = await resolveAssistantMcpToolIds(spec.assistant, reader);
   const selected = spec.tools ? new Set(spec.tools.filter((id) => available.has(id))) : available;
   const sync = await syncMcpToolsToRegistry(options.registry, reader, {

@@ -3,8 +3,8 @@ import type { CatalogRead, CatalogReader } from '@agentq/registry';
 /**
  * A reader for one tool-set build that reads each server once: resolving the assistant's tool ids
  * and syncing the registry both need the same servers, and a second Redis round trip for the same
- * keys a moment later buys nothing. The server listing (auto mode) is read once too. Use a fresh one per build, so every run sees the current
- * catalog.
+ * keys a moment later buys nothing. The server listing (auto mode) is read once too. `buildRunTools`
+ * makes a fresh one per build, so every run sees the current catalog.
  */
 export function memoizeCatalogReads(reader: CatalogReader): CatalogReader {
   const reads = new Map<string, CatalogRead>();

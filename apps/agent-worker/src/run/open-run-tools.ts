@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { NativeToolSearch } from '@agentq/registry';
 import { buildRunTools, type RunTools } from './build-run-tools.js';
 import { crashPoint } from './crash-hook.js';
-import { memoizeCatalogReads } from './memoize-catalog-reads.js';
 import { pinRunTools } from './pin-run-tools.js';
 import { recordToolExecutions } from './record-tool-executions.js';
 import { reportProgress } from './report-progress.js';
@@ -52,7 +51,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
   const built = await buildRunTools({
     spec: options.spec,
     registry: dependencies.registry,
-    reader: memoizeCatalogReads(dependencies.reader),
+    reader: dependencies.reader,
     caller: dependencies.caller,
     contextWindow: options.contextWindow,
     state,

@@ -48,7 +48,10 @@ export interface ToolEntry {
    * bases the run may read, say). Same name and input schema as `tool`. Absent means `tool`.
    */
   forRun?(scope: ToolApplyScope): Tool;
-  /** Set for MCP entries. */
+  /**
+   * Set for MCP entries. Such an entry applies only to a scope whose `mcpToolIds` holds
+   * `mcp.toolId` (the registry selects MCP entries by id); its `applies` may narrow that further.
+   */
   mcp?: McpEntrySource;
 }
 

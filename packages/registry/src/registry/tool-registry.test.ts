@@ -70,6 +70,27 @@ describe('ToolRegistry', () => {
     expect(active.map((entry) => entry.name)).toEqual(['b-selected', 'z-always']);
   });
 
+  it('selectActive finds MCP entries by the scope tool ids, through re-registration and removal', () => {
+    const registry = new ToolRegistry();
+    const mcpEntry = (name: string, toolId: string) => ({
+      ...makeEntry(name, { applies: (scope) => scope.mcpToolIds.has(toolId) }),
+      mcp: { serverId: 's', toolName: toolId.slice(2), toolId, schemaDigest: 'd' },
+    });
+    registry.register(makeEntry('always'));
+    registry.register(mcpEntry('s_a', 's:a'));
+    registry.register(mcpEntry('s_b', 's:b'));
+    const names = (ids: string[]) => registry.selectActive({ mcpToolIds: new Set(ids) }).map((entry) => entry.name);
+    expect(names(['s:b', 's:a', 's:gone'])).toEqual(['always', 's_a', 's_b']);
+    expect(names([])).toEqual(['always']);
+    // The name s_a now means another tool: the old id selects nothing, the new one selects it.
+    registry.register(mcpEntry('s_a', 's:c'));
+    expect(names(['s:a'])).toEqual(['always']);
+    expect(names(['s:c'])).toEqual(['always', 's_a']);
+    registry.deregister('s_b');
+    registry.deregister('always');
+    expect(names(['s:b', 's:c'])).toEqual(['s_a']);
+  });
+
   it('treats an entry whose applies throws as inactive and logs a warning', () => {
     const { logger, warnings } = recordingLogger();
     const registry = new ToolRegistry({ logger });

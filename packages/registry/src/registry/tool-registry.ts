@@ -34,6 +34,12 @@ function byName(a: ToolEntry, b: ToolEntry): number {
  */
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
+  /**
+   * Names of the MCP entries by tool id, and names of every other entry: a run selects its MCP
+   * tools by id, so selection costs the run's tools, not the registry's.
+   */
+  private readonly mcpNames = new Map<string, Set<string>>();
+  private readonly otherNames = new Set<string>();
   private readonly logger: Logger;
   /**
    * The one search index of this registry, kept in step with it entry by entry, so a sync that
@@ -56,8 +62,30 @@ export class ToolRegistry {
   register(entry: ToolEntry): void {
     const previous = this.entries.get(entry.name);
     if (previous && searchKeyOf(previous) !== searchKeyOf(entry)) this.searchIndex?.remove(searchKeyOf(previous));
+    if (previous) this.unindex(previous);
     this.entries.set(entry.name, entry);
+    this.index(entry);
     this.searchIndex?.upsert(entry);
+  }
+
+  private index(entry: ToolEntry): void {
+    if (!entry.mcp) {
+      this.otherNames.add(entry.name);
+      return;
+    }
+    const names = this.mcpNames.get(entry.mcp.toolId);
+    if (names) names.add(entry.name);
+    else this.mcpNames.set(entry.mcp.toolId, new Set([entry.name]));
+  }
+
+  private unindex(entry: ToolEntry): void {
+    if (!entry.mcp) {
+      this.otherNames.delete(entry.name);
+      return;
+    }
+    const names = this.mcpNames.get(entry.mcp.toolId);
+    names?.delete(entry.name);
+    if (names?.size === 0) this.mcpNames.delete(entry.mcp.toolId);
   }
 
   /** Removes an entry by name. Returns whether it existed. */
@@ -65,6 +93,7 @@ export class ToolRegistry {
     const previous = this.entries.get(name);
     if (!previous) return false;
     this.entries.delete(name);
+    this.unindex(previous);
     // Another name may hold the same tool id by now (a rename): keep that one's document.
     const key = searchKeyOf(previous);
     if (this.searchIndex?.get(key) === previous) this.searchIndex.remove(key);
@@ -101,28 +130,39 @@ export class ToolRegistry {
   /**
    * Entries that apply to this request, sorted by name. An entry whose `applies` throws is left
    * out with a warning: failing closed keeps a broken predicate from leaking a tool into a run.
+   *
+   * MCP entries are looked up by the scope's tool ids (an MCP entry only ever applies to a scope
+   * that selects its tool id, see `ToolEntry.mcp`), so this costs the run's tools plus the few
+   * entries of other kinds, not every tool of the registry.
    */
   selectActive(scope: ToolApplyScope): ToolEntry[] {
     const out: ToolEntry[] = [];
-    for (const entry of this.entries.values()) {
-      if (!entry.applies) {
-        out.push(entry);
-        continue;
-      }
-      try {
-        if (entry.applies(scope)) out.push(entry);
-      } catch (error) {
-        this.logger.warn(
-          {
-            tool: entry.name,
-            namespace: entry.namespace,
-            error: error instanceof Error ? error.message : String(error),
-          },
-          'tool applies() threw; treating the tool as inactive',
-        );
-      }
+    for (const name of this.otherNames) this.selectIfApplies(this.entries.get(name), scope, out);
+    for (const toolId of scope.mcpToolIds) {
+      const names = this.mcpNames.get(toolId);
+      if (names) for (const name of names) this.selectIfApplies(this.entries.get(name), scope, out);
     }
     return out.sort(byName);
+  }
+
+  private selectIfApplies(entry: ToolEntry | undefined, scope: ToolApplyScope, out: ToolEntry[]): void {
+    if (!entry) return;
+    if (!entry.applies) {
+      out.push(entry);
+      return;
+    }
+    try {
+      if (entry.applies(scope)) out.push(entry);
+    } catch (error) {
+      this.logger.warn(
+        {
+          tool: entry.name,
+          namespace: entry.namespace,
+          error: error instanceof Error ? error.message : String(error),
+        },
+        'tool applies() threw; treating the tool as inactive',
+      );
+    }
   }
 }
 
