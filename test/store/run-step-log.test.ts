@@ -139,6 +139,20 @@ describe('the step log of a run', () => {
     expect(again?.steps.map((step) => step.step)).toEqual([0, 0, 2, 3]);
   });
 
+  it('tells a single-blob checkpoint by its own shape, whatever its tool inputs spell', async () => {
+    const old = withStep(fresh('log-spelt'));
+    const [call, result] = old.messages.slice(-2) as RunCheckpoint['messages'];
+    const spelt = {
+      ...call,
+      content: [{ type: 'tool-call', toolCallId: 'call-0', toolName: 'mcp__svc__look', input: { format: 'step-log' } }],
+    } as RunCheckpoint['messages'][number];
+    const blob = { ...old, messages: [...old.messages.slice(0, -2), spelt, result], toolCalls: [] };
+    await ctx.redis.set(keyNames(ctx.prefix).run('log-spelt'), JSON.stringify(blob));
+    const read = await store.read('log-spelt');
+    expect(read?.messages).toEqual(blob.messages);
+    expect(read?.step).toBe(1);
+  });
+
   it('gives every key of a finished run its TTL together', async () => {
     const done = { ...withStep(fresh('log-4')), status: 'completed' as const };
     await ctx.redis.hset(keyNames(ctx.prefix).runToolResults('log-4'), 'call-0', '{"ok":true,"output":"result"}');

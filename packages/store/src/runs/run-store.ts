@@ -18,7 +18,11 @@ import {
 import { keyNames, runStateKeys, type KeyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
+import { z } from 'zod';
 import { FINISHED_RUN_TTL_SECONDS } from './run-state-lifecycle.js';
+
+/** Just enough of a stored run record to tell its format: a step-log head has `format`. */
+const storedRunRecordSchema = z.looseObject({ format: z.unknown().optional() });
 
 export type { RecordedToolResult };
 
@@ -124,10 +128,15 @@ export class RunStore {
     messageItems: string[],
     stepItems: string[],
   ): { checkpoint: RunCheckpoint; logged: boolean } | null {
-    const isHead = text.includes('"format":"step-log"');
-    const parsed = isHead
-      ? safeParseJson(text, runHeadSchema, `head of run ${runId}`)
-      : safeParseJson(text, runCheckpointSchema, `checkpoint of run ${runId}`);
+    // The format is told by the value's own top-level `format`, never by searching the text: a
+    // single-blob checkpoint holds tool inputs, which may spell anything.
+    const raw = safeParseJson(text, storedRunRecordSchema, `checkpoint of run ${runId}`);
+    const isHead = raw.success && raw.data.format === 'step-log';
+    const parsed = !raw.success
+      ? raw
+      : isHead
+        ? runHeadSchema.safeParse(raw.data)
+        : runCheckpointSchema.safeParse(raw.data);
     if (!parsed.success) {
       // A checkpoint we cannot read cannot be resumed from; starting over is the only way forward.
       this.logger.warn({ runId, error: parsed.error.message }, 'ignoring unreadable run checkpoint');
