@@ -39,8 +39,7 @@ export interface OpenedRunTools {
  * a call executes at most once whatever happens to the process, and a journaled one replays.
  */
 export async function openRunTools(options: OpenRunToolsOptions): Promise<OpenedRunTools> {
-  const { checkpoint, dependencies, runId, logger } = options;
-  const { env } = dependencies;
+  const { checkpoint, dependencies, logger } = options;
   // This attempt's id marks its tool-call claims.
   const attemptId = randomUUID();
   const attempt = new AbortController();
@@ -60,40 +59,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
     embedding: dependencies.embedding,
     codeSandbox: dependencies.codeSandbox,
     native: options.native,
-    wrap: (tools) =>
-      recordToolExecutions(tools, {
-        runId,
-        incarnation: options.incarnation,
-        store: dependencies.store,
-        recorded: options.recorded,
-        owner: attemptId,
-        fence: options.fence,
-        secrets: dependencies.secrets,
-        elicitations: {
-          redis: dependencies.redis,
-          prefix: dependencies.prefix,
-          shardIndex: dependencies.shardIndex,
-          runId,
-          incarnation: options.incarnation,
-          timeoutMs: options.spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs,
-        },
-        // The attempt stops with the park as its reason; the run processor parks the run on it.
-        onElicitationParked: (error) => attempt.abort(error),
-        onLockLost: () =>
-          attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
-        onExecute: async (toolName) => {
-          crashPoint('before-tool', runId, env);
-          reportProgress(options.job, logger, { step: options.progressStep(), lastTool: toolName, status: 'running' });
-        },
-        onRecorded: () => crashPoint('after-tool-result', runId, env),
-        // The journal may be ahead of the checkpoint (a crash between a result and its step's
-        // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
-        // saw would be forgotten and the next tool_invoke refused.
-        onReplay: ({ toolName, input, recorded }) => {
-          if ('ok' in recorded && recorded.ok)
-            applyMetaToolEffects(state, { toolName, input, output: recorded.output });
-        },
-      }),
+    wrap: (tools) => recordToolExecutions(tools, journalOptions({ ...options, attemptId, attempt, state })),
   });
   const { catalog, store } = dependencies;
   // Snapshots outlive every run shown them: twice a finished run's lifetime from each attempt.
@@ -108,4 +74,43 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
       })
     : built;
   return { runTools, state, attempt };
+}
+
+/** How an attempt's tools are journalled: {@link recordToolExecutions}'s options for this attempt. */
+function journalOptions(
+  options: OpenRunToolsOptions & { attemptId: string; attempt: AbortController; state: RunToolState },
+): Parameters<typeof recordToolExecutions>[1] {
+  const { dependencies, runId, logger, attemptId, attempt, state } = options;
+  const { env } = dependencies;
+  return {
+    runId,
+    incarnation: options.incarnation,
+    store: dependencies.store,
+    recorded: options.recorded,
+    owner: attemptId,
+    fence: options.fence,
+    secrets: dependencies.secrets,
+    elicitations: {
+      redis: dependencies.redis,
+      prefix: dependencies.prefix,
+      shardIndex: dependencies.shardIndex,
+      runId,
+      incarnation: options.incarnation,
+      timeoutMs: options.spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs,
+    },
+    // The attempt stops with the park as its reason; the run processor parks the run on it.
+    onElicitationParked: (error) => attempt.abort(error),
+    onLockLost: () => attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
+    onExecute: async (toolName) => {
+      crashPoint('before-tool', runId, env);
+      reportProgress(options.job, logger, { step: options.progressStep(), lastTool: toolName, status: 'running' });
+    },
+    onRecorded: () => crashPoint('after-tool-result', runId, env),
+    // The journal may be ahead of the checkpoint (a crash between a result and its step's
+    // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
+    // saw would be forgotten and the next tool_invoke refused.
+    onReplay: ({ toolName, input, recorded }) => {
+      if ('ok' in recorded && recorded.ok) applyMetaToolEffects(state, { toolName, input, output: recorded.output });
+    },
+  };
 }
