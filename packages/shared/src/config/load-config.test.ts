@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       keyPrefix: 'agentq',
       cluster: false,
       clusterNodes: undefined,
+      redisAutoPipelining: false,
       codeMode: 'off',
       runShards: 1,
       workerShards: undefined,
