@@ -34,8 +34,6 @@ export function testConfig(options: { redisUrl: string; prefix: string; env?: Re
     AGENTQ_PREFIX: options.prefix,
     LOG_LEVEL: 'silent',
     AGENTQ_WORKER_CONCURRENCY: '4',
-    // AGENTQ_REDIS_AUTO_PIPELINING=true runs the worker tests with auto-pipelining on.
-    AGENTQ_REDIS_AUTO_PIPELINING: process.env.AGENTQ_REDIS_AUTO_PIPELINING ?? 'false',
     ...options.env,
   });
 }
