@@ -40,8 +40,6 @@ async function child(): Promise<void> {
         OPENAI_COMPATIBLE_API_KEY: 'bench-key',
         AGENTQ_ALLOW_PRIVATE_FETCH: 'true',
         LOG_LEVEL: 'silent',
-        // AGENTQ_REDIS_AUTO_PIPELINING=true measures the worker with auto-pipelining.
-        AGENTQ_REDIS_AUTO_PIPELINING: process.env.AGENTQ_REDIS_AUTO_PIPELINING ?? 'false',
       }),
       logger: silentLogger(),
     });

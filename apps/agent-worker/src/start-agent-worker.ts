@@ -103,8 +103,6 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     cluster: config.cluster,
     nodes: config.clusterNodes,
     name: `agentq-worker-${id}`,
-    // Hundreds of runs each writing a step, a progress report and a job move: one write per tick.
-    autoPipelining: config.redisAutoPipelining,
   });
   connection.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
 

@@ -134,14 +134,6 @@ export const configVariables = [
       'Connect to a Redis Cluster (also implied by `AGENTQ_REDIS_CLUSTER_NODES` or a `redis+cluster://` URL). Runs, servers and global keys then get hash tags of their own, so the load spreads over the masters.',
   },
   {
-    env: 'AGENTQ_REDIS_AUTO_PIPELINING',
-    key: 'redisAutoPipelining',
-    schema: booleanFlag,
-    default: 'false',
-    description:
-      "Agent workers send the Redis commands their runs issue in the same tick in one socket write (ioredis auto-pipelining) instead of one write each, which cuts the worker's CPU at high concurrency (see docs/benchmarks.md). Single Redis only (ignored on a cluster); blocking commands are never batched. A command then waits for the batch ahead of it on the connection to be answered.",
-  },
-  {
     env: 'AGENTQ_RUN_SHARDS',
     key: 'runShards',
     schema: positiveInt.max(256, 'must be at most 256'),

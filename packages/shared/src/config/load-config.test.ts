@@ -21,7 +21,6 @@ describe('loadConfig', () => {
       keyPrefix: 'agentq',
       cluster: false,
       clusterNodes: undefined,
-      redisAutoPipelining: false,
       codeMode: 'off',
       runShards: 1,
       workerShards: undefined,

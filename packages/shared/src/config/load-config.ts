@@ -18,8 +18,6 @@ export interface Config {
   keyPrefix: string;
   /** Whether Redis is a cluster: `AGENTQ_REDIS_CLUSTER`, `AGENTQ_REDIS_CLUSTER_NODES` or a `redis+cluster://` URL. */
   cluster: boolean;
-  /** `AGENTQ_REDIS_AUTO_PIPELINING`: agent workers batch the commands of one tick into one write. */
-  redisAutoPipelining: boolean;
   /** `AGENTQ_REDIS_CLUSTER_NODES`, parsed. */
   clusterNodes: Array<{ host: string; port: number }> | undefined;
   /** `AGENTQ_RUN_SHARDS`, defaulted: 1 on a single Redis, 16 on a cluster. */

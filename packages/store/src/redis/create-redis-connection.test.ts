@@ -27,22 +27,6 @@ describe('createRedisConnection', () => {
     expect(options.connectionName).toBe('agentq-worker');
   });
 
-  it('batches the commands of one tick only when asked, never blocking ones, and never on a cluster', () => {
-    expect((open({ url: nowhere, role: 'worker' }) as Redis).options.enableAutoPipelining).toBe(false);
-    const batched = (open({ url: nowhere, role: 'worker', autoPipelining: true }) as Redis).options;
-    expect(batched.enableAutoPipelining).toBe(true);
-    for (const blocking of ['bzpopmin', 'blpop', 'brpoplpush', 'blmove', 'xread']) {
-      expect(batched.autoPipeliningIgnoredCommands).toContain(blocking);
-    }
-    // BullMQ's blocking connection is a duplicate of the worker's: it keeps the same settings.
-    const duplicate = (open({ url: nowhere, role: 'worker', autoPipelining: true }) as Redis).duplicate();
-    duplicate.on('error', () => {});
-    opened.push(duplicate);
-    expect(duplicate.options.autoPipeliningIgnoredCommands).toContain('bzpopmin');
-    const cluster = open({ url: nowhere, role: 'worker', cluster: true, autoPipelining: true }) as Cluster;
-    expect(cluster.options.enableAutoPipelining).toBe(false);
-  });
-
   it('gives producers connections that fail fast instead of queueing commands', async () => {
     const connection = open({ url: nowhere, role: 'producer' });
     const options = (connection as Redis).options;

@@ -26,29 +26,7 @@ export interface CreateRedisConnectionOptions {
   nodes?: ReadonlyArray<{ host: string; port: number }>;
   /** Connection name shown by `CLIENT LIST`. */
   name?: string;
-  /**
-   * Send the commands issued in the same tick in one socket write (ioredis auto-pipelining), for
-   * a process that issues many small commands at once. Blocking commands are never batched, so
-   * that one never holds back the commands behind it. Ignored on a cluster (ioredis batches a
-   * script call there by its first argument, not its key). @default false
-   */
-  autoPipelining?: boolean;
 }
-
-/** Commands that may block on the server: a batch holding one would wait as long as it does. */
-const BLOCKING_COMMANDS = [
-  'blpop',
-  'brpop',
-  'brpoplpush',
-  'blmove',
-  'blmpop',
-  'bzpopmin',
-  'bzpopmax',
-  'bzmpop',
-  'xread',
-  'xreadgroup',
-  'wait',
-];
 
 /** Creates an ioredis connection with the settings BullMQ needs for the given role. */
 export function createRedisConnection(options: CreateRedisConnectionOptions): RedisConnection {
@@ -76,7 +54,6 @@ export function createRedisConnection(options: CreateRedisConnectionOptions): Re
   const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0;
   return new Redis({
     ...common,
-    ...(options.autoPipelining ? { enableAutoPipelining: true, autoPipeliningIgnoredCommands: BLOCKING_COMMANDS } : {}),
     host: parsed.hostname,
     port: Number(parsed.port || 6379),
     db: Number.isFinite(db) ? db : 0,
