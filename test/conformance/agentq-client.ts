@@ -2,24 +2,34 @@
 // and runs this with the server's URL as the last argument, the scenario in
 // MCP_CONFORMANCE_SCENARIO and its data (client credentials) in MCP_CONFORMANCE_CONTEXT.
 //
-// It reaches the server the way the warmer and the worker do, through @agentq/mcp-connect: the
-// definition is validated and its secrets resolved, OAuth tokens live encrypted in a real Redis
-// (REDIS_URL, default redis://127.0.0.1:6379, under a prefix of its own, deleted at the end), an
-// authorization-code server is first connected by the operator's flow (`startAuthorization`,
-// then the callback's `takeAuthorizationFlow`), then it lists the tools and calls each one.
+// It is agentq as deployed, in one process on a private prefix of a real Redis (REDIS_URL,
+// default redis://127.0.0.1:6379; every key of the prefix is deleted at the end): the operator
+// registers the server through the client API (with the `auth` block the scenario needs and
+// `elicitation: accept-defaults`), the catalog warmer role lists it, an authorization-code server
+// is first authorized by the operator's flow (`startAuthorization`, the callback's
+// `takeAuthorizationFlow`, then a refresh, as `agentq servers authorize` does), and the agent
+// worker role runs one run whose scripted model calls every listed tool. It exits 0 only when the
+// run completed with one successful call per tool; the scenario's own checks decide the verdict.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { startAgentWorker } from '@agentq/agent-worker';
+import { startCatalogWarmer } from '@agentq/catalog-warmer';
+import { createAgentqClient, type AgentqClient, type CatalogView } from '@agentq/client';
+import { startAuthorization, takeAuthorizationFlow } from '@agentq/mcp-connect';
+import { assignMcpWireNames } from '@agentq/registry';
 import {
-  callServerTool,
-  connectMcpServer,
-  listServerTools,
-  McpConnectError,
-  startAuthorization,
-  takeAuthorizationFlow,
-} from '@agentq/mcp-connect';
-import { OAuthTokenStore } from '@agentq/store';
-import { createLogger, resolveSecrets, serverDefinitionSchema, type ServerDefinitionInput } from '@agentq/shared';
-import { createRedisConnection, keyNames, waitForRedis } from '@agentq/store';
+  createLogger,
+  loadConfig,
+  resolveSecrets,
+  serverPolicyOf,
+  toolId,
+  type Config,
+  type ServerDefinition,
+  type ServerDefinitionInput,
+} from '@agentq/shared';
+import { keyNames, OAuthTokenStore } from '@agentq/store';
+import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { deleteKeysWithPrefix } from '../helpers/redis.js';
 
 const url = process.argv.at(-1) ?? '';
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -27,8 +37,10 @@ const context = z
   .looseObject({ client_id: z.string().optional(), client_secret: z.string().optional() })
   .parse(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}'));
 
+const serverId = 'conformance';
 const clientSecretName = 'AGENTQ_SECRET_CONFORMANCE_CLIENT';
-const env: Record<string, string | undefined> = { ...process.env, [clientSecretName]: context.client_secret };
+/** Each wait stays well inside the suite's 60 s per scenario. */
+const waitMs = 20_000;
 
 /** The `auth` block an operator would write for the scenario's server. */
 function authFor(): ServerDefinitionInput['auth'] {
@@ -60,68 +72,116 @@ function argumentsFor(schema: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(properties).map(([name, field]) => [name, sample(field)]));
 }
 
-async function main(): Promise<number> {
-  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', name: 'conformance-client' });
-  const redis = createRedisConnection({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', role: 'producer' });
-  await waitForRedis(redis, 5_000);
-  const prefix = `conformance-${randomUUID()}`;
-  const store = new OAuthTokenStore({ redis, keys: keyNames(prefix), secretKey: randomBytes(32).toString('base64') });
-  const definition = serverDefinitionSchema.parse({
-    id: 'conformance',
-    transport: { type: 'streamable-http', url },
-    elicitation: 'accept-defaults',
-    auth: authFor(),
-    timeouts: { connectMs: 20_000, listMs: 20_000, callMs: 20_000 },
+/** The server's catalog once a warmer has finished a refresh that left it in a state other than `skip`. */
+async function settledCatalog(client: AgentqClient, skip: ReadonlySet<string>): Promise<CatalogView> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const view = await client.getCatalog(serverId);
+    if (!skip.has(view.state)) return view;
+    if (Date.now() > deadline) throw new Error(`the warmer left ${serverId} ${view.state} for ${waitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * What `agentq servers authorize` does, with the test server's automatic consent standing in for
+ * the operator's browser: start the flow, follow the consent redirect, take the flow its `state`
+ * names, exchange the code (tokens stored encrypted under the roles' prefix and key), refresh.
+ */
+async function authorize(
+  client: AgentqClient,
+  config: Config,
+  definition: ServerDefinition,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const store = new OAuthTokenStore({
+    redis: client.redis,
+    keys: keyNames(client.prefix),
+    secretKey: config.secretKey ?? '',
   });
-  const resolved = resolveSecrets(definition, env);
-  const policy = { allowPrivateNetwork: true, oauth: { store } };
-  const connect = () =>
-    connectMcpServer({
-      ...resolved,
-      ...policy,
-      logger,
-      oauthSecrets: resolved.oauthSecrets,
-      clientName: 'agentq-conformance',
-    });
+  const policy = { ...resolveSecrets(definition, env), store, allowPrivateNetwork: true };
+  const started = await startAuthorization({ ...policy, redirectUrl: 'http://127.0.0.1:9/callback' });
+  const consent = await fetch(started.authorizationUrl, { redirect: 'manual' });
+  const callback = new URL(consent.headers.get('location') ?? '', started.authorizationUrl);
+  const flow = await takeAuthorizationFlow(store, callback.searchParams.get('state') ?? '');
+  await flow.complete({ ...policy, code: callback.searchParams.get('code') ?? '' });
+  await client.refreshServer(serverId);
+}
+
+/** One scripted run that calls every tool of the catalog once, one step each, then answers. */
+function runSpecFor(view: CatalogView): unknown {
+  const wireNames = assignMcpWireNames(view.tools.map((tool) => ({ serverId, toolName: tool.name })));
+  const script = [
+    ...view.tools.map((tool) => ({
+      toolCalls: [{ toolName: wireNames.get(toolId(serverId, tool.name)), input: argumentsFor(tool.inputSchema) }],
+    })),
+    { text: 'done' },
+  ];
+  return {
+    assistant: { model: 'scripted:conformance', mcpServers: [serverId], maxSteps: script.length + 1, script },
+    input: { prompt: `call every tool of the ${scenario || 'conformance'} server` },
+  };
+}
+
+async function main(): Promise<number> {
+  const prefix = `conformance-${randomUUID()}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    AGENTQ_PREFIX: prefix,
+    AGENTQ_SECRET_KEY: randomBytes(32).toString('base64'),
+    // The suite's servers listen on loopback.
+    AGENTQ_ALLOW_PRIVATE_FETCH: 'true',
+    [clientSecretName]: context.client_secret,
+    // An operator binds a client secret to the host it is for; the API refuses unbound ones.
+    AGENTQ_SECRET_HOSTS: `${clientSecretName}=${URL.canParse(url) ? new URL(url).hostname : 'localhost'}`,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
+  const config = loadConfig(env);
+  const logger = createLogger({ level: config.logLevel, name: 'conformance-client' });
+  const client = createAgentqClient({
+    redisUrl: config.redisUrl,
+    prefix: config.prefix,
+    logger,
+    serverPolicy: serverPolicyOf(config),
+  });
+  const roles: Array<{ close: () => Promise<void> }> = [];
   try {
-    let connection;
-    try {
-      connection = await connect();
-    } catch (error) {
-      if (!(McpConnectError.isInstance(error) && error.code === 'MCP_AUTH_REQUIRED' && definition.auth)) throw error;
-      // What `agentq servers authorize` does, with the test server's automatic consent standing in
-      // for the operator's browser.
-      const redirectUrl = 'http://127.0.0.1:9/callback';
-      const started = await startAuthorization({ ...resolved, store, allowPrivateNetwork: true, redirectUrl });
-      const consent = await fetch(started.authorizationUrl, { redirect: 'manual' });
-      const callback = new URL(consent.headers.get('location') ?? '', started.authorizationUrl);
-      const flow = await takeAuthorizationFlow(store, callback.searchParams.get('state') ?? '');
-      await flow.complete({
-        ...resolved,
-        store,
-        allowPrivateNetwork: true,
-        code: callback.searchParams.get('code') ?? '',
-      });
-      connection = await connect();
+    const definition = await client.putServer({
+      id: serverId,
+      transport: { type: 'streamable-http', url },
+      elicitation: 'accept-defaults',
+      auth: authFor(),
+      timeouts: { connectMs: waitMs, listMs: waitMs, callMs: waitMs },
+    });
+    roles.push(await startCatalogWarmer({ config, logger, env }));
+    roles.push(await startAgentWorker({ config, logger, env }));
+    let view = await settledCatalog(client, new Set(['never-warmed']));
+    if (view.state === 'auth-required' && definition.auth?.grant === 'authorization_code') {
+      await authorize(client, config, definition, env);
+      view = await settledCatalog(client, new Set(['never-warmed', 'auth-required']));
     }
-    try {
-      const tools = await listServerTools({ client: connection.client, serverId: definition.id, timeoutMs: 20_000 });
-      for (const tool of tools as Array<{ name: string; inputSchema?: unknown }>) {
-        await callServerTool({
-          client: connection.client,
-          serverId: definition.id,
-          toolName: tool.name,
-          input: argumentsFor(tool.inputSchema ?? {}),
-          timeoutMs: 20_000,
-        });
-      }
-    } finally {
-      await connection.close();
+    if (view.state !== 'connected') {
+      throw new Error(`the warmer left ${serverId} ${view.state}: ${JSON.stringify(view.status)}`);
+    }
+    const { runId } = await client.enqueueRun(runSpecFor(view));
+    const result = await client.waitForRun(runId, { timeoutMs: 2 * waitMs });
+    const failed = result.toolCalls.filter((call) => call.isError);
+    if (result.toolCalls.length !== view.tools.length || failed.length > 0) {
+      throw new Error(
+        `run ${runId} made ${result.toolCalls.length} of ${view.tools.length} calls, failing: ${JSON.stringify(failed)}`,
+      );
     }
     return 0;
   } finally {
-    await store.delete(definition.id);
-    redis.disconnect();
+    await Promise.all(roles.map((role) => role.close()));
+    await client.close();
+    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+    try {
+      await deleteKeysWithPrefix(redis, prefix);
+    } finally {
+      redis.disconnect();
+    }
   }
 }
 

@@ -78,14 +78,12 @@ for (const scenario of scenarios) {
   process.stdout.write(`${scenario}: ${verdict}\n`);
   if (passed === (expected !== undefined)) {
     problems.push(scenario);
-    if (!passed)
-      process.stdout.write(
-        `${run.output
-          .split('\n')
-          .filter((line) => /FAILURE|ERROR|Error/.test(line))
-          .slice(0, 20)
-          .join('\n')}\n`,
-      );
+    if (!passed) {
+      const lines = run.output.split('\n');
+      const errors = lines.filter((line) => /FAILURE|ERROR|Error/.test(line)).slice(0, 20);
+      // Without a failing check (a timeout, a warning), the end of the output tells what happened.
+      process.stdout.write(`${(errors.length > 0 ? errors : lines.slice(-25)).join('\n')}\n`);
+    }
   }
 }
 const expectedHere = scenarios.filter((name) => expectedFailures[name] !== undefined).length;
