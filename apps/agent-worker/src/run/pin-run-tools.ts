@@ -1,11 +1,10 @@
 import { AgentqError, digestOf, parseToolId, type CatalogEntry, type Logger } from '@agentq/shared';
-import type { CatalogStore } from '@agentq/store';
 import { toolInputSchema } from '@agentq/registry';
 import type { Tool, ToolSet } from 'ai';
 import type { RunTools } from './build-run-tools.js';
+import type { RunCatalogSnapshots } from './run-processor-dependencies.js';
 
-/** The catalog reads pinning needs: snapshots of catalog versions, and the live entry at call time. */
-export type RunCatalogSnapshots = Pick<CatalogStore, 'pinSnapshots' | 'readSnapshot' | 'read'>;
+export type { RunCatalogSnapshots };
 
 type CatalogTool = CatalogEntry['tools'][number];
 

@@ -1,9 +1,11 @@
 import type { CatalogReader, McpToolCaller, ToolExecSandbox, ToolRegistry, ToolVectorStore } from '@agentq/registry';
 import type { Config, Logger, SecretValueSet } from '@agentq/shared';
-import type { RedisConnection, RunStore } from '@agentq/store';
+import type { CatalogStore, RedisConnection, RunStore } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import type { ModelResolver } from '../models/create-model-resolver.js';
-import type { RunCatalogSnapshots } from './pin-run-tools.js';
+
+/** The catalog reads pinning needs: snapshots of catalog versions, and the live entry at call time. */
+export type RunCatalogSnapshots = Pick<CatalogStore, 'pinSnapshots' | 'readSnapshot' | 'read'>;
 
 /** What the run processor works with; one set per run shard a worker consumes. */
 export interface RunProcessorDependencies {
