@@ -51,7 +51,12 @@ describe('McpOAuthProvider step-up', () => {
       tokens: { access_token: 'at', token_type: 'Bearer', scope: 'mcp:basic', refresh_token: 'rt' },
     });
     await provider.tokens();
-    await provider.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=mcp%3Abasic+mcp%3Awrite'));
+    await expect(
+      provider.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=mcp%3Abasic+mcp%3Awrite')),
+    ).rejects.toMatchObject({
+      code: 'MCP_AUTH_REQUIRED',
+      message: expect.stringContaining('more scope (mcp:basic mcp:write): run agentq servers authorize srv'),
+    });
     expect(states.get('srv')?.pendingScope).toBe('mcp:basic mcp:write');
     expect(states.get('srv')?.rejected).toBeUndefined();
   });

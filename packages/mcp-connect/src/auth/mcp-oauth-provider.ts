@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ServerAuth } from '@agentq/shared';
+import { NonRetryableError, type ServerAuth } from '@agentq/shared';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -163,7 +163,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (this.refreshing) return;
     const refused = this.stored?.tokens?.access_token;
     if (refused === undefined) return;
-    if (await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined)) return;
+    const pendingScope = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined);
+    if (pendingScope !== undefined) {
+      const { serverId } = this.options;
+      throw new NonRetryableError({
+        code: 'MCP_AUTH_REQUIRED',
+        message: `MCP server ${serverId} needs authorization with more scope (${pendingScope}): run agentq servers authorize ${serverId}`,
+      });
+    }
     const stored = await this.options.store.read(this.options.serverId);
     if (stored?.binding === this.binding && stored.tokens?.access_token === refused && stored.tokens.refresh_token) {
       await this.options.store.write(this.options.serverId, { ...stored, rejected: true });
@@ -206,16 +213,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * scope than was granted (after a 403 `insufficient_scope`). A refresh cannot widen a grant, so
    * the union is stored for the operator's next authorization (`agentq servers authorize`), and
    * the stored state is read again before the next request, to pick up the tokens it brings.
+   * Returns the scopes now pending, or `undefined` when this is no step-up.
    */
-  private async recordStepUp(requested: string | undefined): Promise<boolean> {
+  private async recordStepUp(requested: string | undefined): Promise<string | undefined> {
     const granted = this.stored?.tokens?.scope;
-    if (requested === undefined || granted === undefined) return false;
+    if (requested === undefined || granted === undefined) return undefined;
     const grantedSet = new Set(granted.split(' '));
-    if (requested.split(' ').every((scope) => scope === '' || grantedSet.has(scope))) return false;
+    if (requested.split(' ').every((scope) => scope === '' || grantedSet.has(scope))) return undefined;
     const pendingScope = unionOfScopes(this.stored?.pendingScope, granted, requested);
     await this.update((state) => ({ ...state, pendingScope }));
     this.loaded = false;
-    return true;
+    return pendingScope;
   }
 
   private async refreshIfStale(): Promise<void> {
