@@ -83,6 +83,16 @@ async function settledCatalog(client: AgentqClient, skip: ReadonlySet<string>): 
   }
 }
 
+/** Whether the token store holds scopes a server asked for beyond the granted ones. */
+async function stepUpPending(client: AgentqClient, config: Config): Promise<boolean> {
+  const store = new OAuthTokenStore({
+    redis: client.redis,
+    keys: keyNames(client.prefix),
+    secretKey: config.secretKey ?? '',
+  });
+  return (await store.read(serverId))?.pendingScope !== undefined;
+}
+
 /**
  * What `agentq servers authorize` does, with the test server's automatic consent standing in for
  * the operator's browser: start the flow, follow the consent redirect, take the flow its `state`
@@ -99,7 +109,12 @@ async function authorize(
     keys: keyNames(client.prefix),
     secretKey: config.secretKey ?? '',
   });
-  const policy = { ...resolveSecrets(definition, env), store, allowPrivateNetwork: true };
+  const policy = {
+    ...resolveSecrets(definition, env),
+    store,
+    allowPrivateNetwork: true,
+    clientMetadataUrl: config.oauthClientMetadataUrl,
+  };
   const started = await startAuthorization({ ...policy, redirectUrl: 'http://127.0.0.1:9/callback' });
   const consent = await fetch(started.authorizationUrl, { redirect: 'manual' });
   const callback = new URL(consent.headers.get('location') ?? '', started.authorizationUrl);
@@ -136,6 +151,10 @@ async function main(): Promise<number> {
     // An operator binds a client secret to the host it is for; the API refuses unbound ones.
     AGENTQ_SECRET_HOSTS: `${clientSecretName}=${URL.canParse(url) ? new URL(url).hostname : 'localhost'}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // The URL the scenario's authorization server expects as the client id (it does not fetch it).
+    ...(scenario === 'auth/basic-cimd'
+      ? { AGENTQ_OAUTH_CLIENT_METADATA_URL: 'https://conformance-test.local/client-metadata.json' }
+      : {}),
   };
   const config = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, name: 'conformance-client' });
@@ -164,8 +183,16 @@ async function main(): Promise<number> {
     if (view.state !== 'connected') {
       throw new Error(`the warmer left ${serverId} ${view.state}: ${JSON.stringify(view.status)}`);
     }
-    const { runId } = await client.enqueueRun(runSpecFor(view));
-    const result = await client.waitForRun(runId, { timeoutMs: 2 * waitMs });
+    let { runId } = await client.enqueueRun(runSpecFor(view));
+    let result = await client.waitForRun(runId, { timeoutMs: 2 * waitMs });
+    // A step-up: a call was refused for lacking scope, and the worker recorded the scopes it needs.
+    // The operator authorizes again (the flow asks for them), and the run is made again.
+    if (result.toolCalls.some((call) => call.isError) && (await stepUpPending(client, config))) {
+      await authorize(client, config, definition, env);
+      view = await settledCatalog(client, new Set(['never-warmed', 'auth-required']));
+      ({ runId } = await client.enqueueRun(runSpecFor(view)));
+      result = await client.waitForRun(runId, { timeoutMs: 2 * waitMs });
+    }
     const failed = result.toolCalls.filter((call) => call.isError);
     if (result.toolCalls.length !== view.tools.length || failed.length > 0) {
       throw new Error(

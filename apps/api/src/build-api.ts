@@ -259,6 +259,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     allowPrivateNetwork: options.config.allowPrivateFetch,
     allowHosts: options.config.fetchAllowHosts ?? [],
     apiUrl: options.config.apiUrl,
+    clientMetadataUrl: options.config.oauthClientMetadataUrl,
   };
   const routes = apiRoutes(client, oauth);
   const openApiDocument = buildOpenApiDocument(routes, { version: API_VERSION });

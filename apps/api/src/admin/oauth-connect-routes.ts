@@ -18,6 +18,8 @@ export interface OAuthConnectOptions {
   allowHosts: readonly string[];
   /** `AGENTQ_API_URL`: the callback URL's base. Unset: the request's own origin. */
   apiUrl: string | undefined;
+  /** `AGENTQ_OAUTH_CLIENT_METADATA_URL`: the client id where an authorization server supports it. */
+  clientMetadataUrl?: string;
 }
 
 const CALLBACK_PATH = '/admin/oauth/callback';
@@ -45,6 +47,7 @@ export async function oauthRequestContext(options: OAuthConnectOptions, serverId
     store: options.store,
     allowPrivateNetwork: options.allowPrivateNetwork,
     allowHosts: options.allowHosts,
+    clientMetadataUrl: options.clientMetadataUrl,
   };
 }
 

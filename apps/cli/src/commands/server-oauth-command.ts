@@ -41,6 +41,7 @@ export async function authorizeServerCommand(
       store,
       allowPrivateNetwork: config.allowPrivateFetch,
       allowHosts: config.fetchAllowHosts,
+      clientMetadataUrl: config.oauthClientMetadataUrl,
     };
     let settle: (outcome: { ok: true } | { ok: false; error: unknown }) => void = () => undefined;
     const finished = new Promise<{ ok: true } | { ok: false; error: unknown }>((resolve) => (settle = resolve));

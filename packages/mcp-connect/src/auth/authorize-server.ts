@@ -9,7 +9,7 @@ import {
 } from '@agentq/shared';
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { messageOf } from '../errors/describe-sdk-error.js';
-import { McpOAuthProvider, oauthBinding } from './mcp-oauth-provider.js';
+import { McpOAuthProvider, oauthBinding, unionOfScopes } from './mcp-oauth-provider.js';
 import { withOAuthEgress } from './oauth-egress.js';
 import type { OAuthTokenStore } from '@agentq/store';
 
@@ -27,6 +27,8 @@ export interface OAuthRequestOptions {
   allowHosts?: readonly string[];
   /** @default a `createGuardedFetch` with the policy above */
   fetch?: typeof globalThis.fetch;
+  /** `AGENTQ_OAUTH_CLIENT_METADATA_URL`; see {@link McpOAuthProvider}. */
+  clientMetadataUrl?: string;
 }
 
 /** The fetch every OAuth request of a server goes through: the egress guard, then {@link withOAuthEgress}. */
@@ -70,6 +72,7 @@ export async function startAuthorization(
     auth: serverAuth,
     store,
     fetch: oauthFetchOf(options),
+    clientMetadataUrl: options.clientMetadataUrl,
     interactive: {
       redirectUrl: options.redirectUrl,
       state,
@@ -86,8 +89,18 @@ export async function startAuthorization(
     },
   });
   const challenge = await challengeOf(options);
+  // A step-up the warmer or worker recorded (403 insufficient_scope) is asked for here.
+  const stored = await store.read(definition.id);
+  const pendingScope =
+    stored?.binding === oauthBinding(httpUrlOf(definition), serverAuth) ? stored.pendingScope : undefined;
+  const scope = unionOfScopes(challenge.scope, pendingScope);
   await runAuth(options, () =>
-    auth(provider, { serverUrl: httpUrlOf(definition), fetchFn: oauthFetchOf(options), ...challenge }),
+    auth(provider, {
+      serverUrl: httpUrlOf(definition),
+      fetchFn: oauthFetchOf(options),
+      ...challenge,
+      ...(scope ? { scope } : {}),
+    }),
   );
   if (!authorizationUrl) {
     throw new NonRetryableError({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ServerAuth } from '@agentq/shared';
+import { NonRetryableError, type ServerAuth } from '@agentq/shared';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -26,6 +26,12 @@ export interface McpOAuthProviderOptions {
   /** `client_name` sent in dynamic registration. @default 'agentq' */
   clientName?: string;
   /**
+   * The https URL of a client ID metadata document (`AGENTQ_OAUTH_CLIENT_METADATA_URL`): an
+   * authorization server that advertises `client_id_metadata_document_supported` gets it as the
+   * client id, instead of a dynamic registration. Ignored with a pre-registered `clientId`.
+   */
+  clientMetadataUrl?: string;
+  /**
    * An operator's authorization-code flow: where the authorization server sends the browser back,
    * the `state` bound to the flow, and where the authorization URL goes. Unset: headless (warmer,
    * worker), which never starts a flow and only uses and refreshes stored tokens.
@@ -37,6 +43,12 @@ export interface McpOAuthProviderOptions {
     /** The code verifier of the flow being completed. */
     codeVerifier?: string;
   };
+}
+
+/** The union of space-separated OAuth scope lists, in first-seen order; `undefined` when empty. */
+export function unionOfScopes(...lists: Array<string | undefined>): string | undefined {
+  const scopes = new Set(lists.flatMap((list) => (list ?? '').split(' ').filter((scope) => scope !== '')));
+  return scopes.size > 0 ? [...scopes].join(' ') : undefined;
 }
 
 /** What binds stored tokens to a definition: the server URL, grant and client. */
@@ -88,6 +100,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  get clientMetadataUrl(): string | undefined {
+    if (this.options.auth.clientId !== undefined || this.options.auth.grant !== 'authorization_code') return undefined;
+    return this.options.clientMetadataUrl;
+  }
+
   state(): string {
     return this.options.interactive?.state ?? '';
   }
@@ -131,6 +148,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
       tokens: { ...tokens, refresh_token: tokens.refresh_token ?? state.tokens?.refresh_token },
       expiresAt: tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000,
       rejected: undefined,
+      // An operator's new authorization asked for the pending scopes; a refresh cannot add any.
+      pendingScope: this.options.interactive ? undefined : state.pendingScope,
     }));
   }
 
@@ -144,6 +163,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (this.refreshing) return;
     const refused = this.stored?.tokens?.access_token;
     if (refused === undefined) return;
+    const pendingScope = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined);
+    if (pendingScope !== undefined) {
+      const { serverId } = this.options;
+      throw new NonRetryableError({
+        code: 'MCP_AUTH_REQUIRED',
+        message: `MCP server ${serverId} needs authorization with more scope (${pendingScope}): run agentq servers authorize ${serverId}`,
+      });
+    }
     const stored = await this.options.store.read(this.options.serverId);
     if (stored?.binding === this.binding && stored.tokens?.access_token === refused && stored.tokens.refresh_token) {
       await this.options.store.write(this.options.serverId, { ...stored, rejected: true });
@@ -162,7 +189,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (this.options.auth.grant !== 'client_credentials') return undefined;
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (scope) params.set('scope', scope);
+    // A step-up (403 insufficient_scope) asks for the challenge's scopes: keep the granted ones too.
+    const requested = scope ? unionOfScopes(this.stored?.tokens?.scope, scope) : undefined;
+    if (requested) params.set('scope', requested);
     return params;
   }
 
@@ -177,6 +206,24 @@ export class McpOAuthProvider implements OAuthClientProvider {
       client: scope === 'tokens' ? state.client : undefined,
       tokens: scope === 'client' ? state.tokens : undefined,
     }));
+  }
+
+  /**
+   * Step-up of a headless authorization-code client: the SDK asks for an authorization with more
+   * scope than was granted (after a 403 `insufficient_scope`). A refresh cannot widen a grant, so
+   * the union is stored for the operator's next authorization (`agentq servers authorize`), and
+   * the stored state is read again before the next request, to pick up the tokens it brings.
+   * Returns the scopes now pending, or `undefined` when this is no step-up.
+   */
+  private async recordStepUp(requested: string | undefined): Promise<string | undefined> {
+    const granted = this.stored?.tokens?.scope;
+    if (requested === undefined || granted === undefined) return undefined;
+    const grantedSet = new Set(granted.split(' '));
+    if (requested.split(' ').every((scope) => scope === '' || grantedSet.has(scope))) return undefined;
+    const pendingScope = unionOfScopes(this.stored?.pendingScope, granted, requested);
+    await this.update((state) => ({ ...state, pendingScope }));
+    this.loaded = false;
+    return pendingScope;
   }
 
   private async refreshIfStale(): Promise<void> {

@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { NonRetryableError } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { authFailureOf, recordAuthRefusals } from './auth-refusal.js';
 
@@ -18,6 +19,14 @@ describe('authFailureOf', () => {
     expect(authFailureOf({ ...base, error: new UnauthorizedError(), refusal: undefined })?.code).toBe(
       'MCP_AUTH_REQUIRED',
     );
+  });
+
+  it('keeps the OAuth provider’s own MCP_AUTH_REQUIRED (a step-up) with its message', () => {
+    const message = 'MCP server linear needs authorization with more scope (a b): run agentq servers authorize linear';
+    const error = new NonRetryableError({ code: 'MCP_AUTH_REQUIRED', message });
+    expect(authFailureOf({ ...base, error, refusal: undefined })).toEqual({ code: 'MCP_AUTH_REQUIRED', message });
+    const other = new NonRetryableError({ code: 'VALIDATION', message: 'not an auth refusal' });
+    expect(authFailureOf({ ...base, error: other, refusal: undefined })).toBeUndefined();
   });
 
   it('is MCP_AUTH_FAILED with the challenge or body error, secrets masked', () => {

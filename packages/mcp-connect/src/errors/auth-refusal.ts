@@ -1,4 +1,4 @@
-import { maskServerError } from '@agentq/shared';
+import { AgentqError, maskServerError } from '@agentq/shared';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -67,6 +67,10 @@ export function authFailureOf(input: {
         input.secretValues,
       ),
     };
+  }
+  if (AgentqError.isInstance(input.error) && input.error.code === MCP_ERROR_CODES.authRequired) {
+    // The OAuth provider's own refusal (a step-up that needs the operator), already worded.
+    return { code: MCP_ERROR_CODES.authRequired, message: input.error.message };
   }
   const status = httpStatusOf(input.error) ?? (input.error instanceof UnauthorizedError ? 401 : undefined);
   if (status !== 401 && status !== 403) return undefined;

@@ -202,6 +202,16 @@ export const configVariables = [
       'Base URL of the API as the operator reaches it, for the run page links the CLI prints (`agentq run`, `agentq status`). Unset: `http://<AGENTQ_API_HOST>:<AGENTQ_API_PORT>` (127.0.0.1 when the API listens on every address).',
   },
   {
+    env: 'AGENTQ_OAUTH_CLIENT_METADATA_URL',
+    key: 'oauthClientMetadataUrl',
+    schema: z
+      .url({ protocol: /^https$/, error: 'must be an https URL' })
+      .refine((url) => !URL.canParse(url) || new URL(url).pathname !== '/', 'must have a path (not the site root)')
+      .refine((url) => !URL.canParse(url) || new URL(url).hash === '', 'must not have a #fragment'),
+    description:
+      "The https URL of agentq's OAuth client ID metadata document. An authorization server that advertises `client_id_metadata_document_supported` then gets this URL as the client id of an `authorization_code` server without a `clientId`, instead of a dynamic registration. The operator hosts the document (see docs/mcp-servers.md); set it where authorizations start (API, CLI). Unset: dynamic registration.",
+  },
+  {
     env: 'AGENTQ_WARMER_HEALTH_PORT',
     key: 'warmerHealthPort',
     schema: z.coerce.number().int().min(0).max(65535),

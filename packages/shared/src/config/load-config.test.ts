@@ -119,6 +119,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads AGENTQ_OAUTH_CLIENT_METADATA_URL as an https URL with a path only', () => {
+    const url = 'https://agentq.example.com/oauth/client-metadata.json';
+    expect(loadConfig({ AGENTQ_OAUTH_CLIENT_METADATA_URL: url }).oauthClientMetadataUrl).toBe(url);
+    expect(loadConfig({}).oauthClientMetadataUrl).toBeUndefined();
+    for (const bad of [
+      'http://agentq.example.com/client.json',
+      'https://agentq.example.com/',
+      'https://a.example/c.json#x',
+    ]) {
+      const error = configError({ AGENTQ_OAUTH_CLIENT_METADATA_URL: bad });
+      expect(error.issues.map((issue) => issue.field)).toEqual(['AGENTQ_OAUTH_CLIENT_METADATA_URL']);
+    }
+  });
+
   it('reads AGENTQ_EMBEDDING_MODEL and refuses a provider it cannot embed with', () => {
     expect(loadConfig({ AGENTQ_EMBEDDING_MODEL: 'openai:text-embedding-3-small' }).embeddingModel).toBe(
       'openai:text-embedding-3-small',

@@ -37,6 +37,8 @@ export interface Config {
   apiPort: number;
   /** `AGENTQ_API_URL`, without a trailing slash; see {@link apiBaseUrlOf}. */
   apiUrl: string | undefined;
+  /** `AGENTQ_OAUTH_CLIENT_METADATA_URL`: the client id used where an authorization server supports it. */
+  oauthClientMetadataUrl: string | undefined;
   /** `AGENTQ_WARMER_HEALTH_PORT`: the warmer's health listener; unset means none. */
   warmerHealthPort: number | undefined;
   /** `AGENTQ_WORKER_HEALTH_PORT`: the worker's health listener; unset means none. */

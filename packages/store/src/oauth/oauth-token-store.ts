@@ -30,6 +30,11 @@ export const storedOAuthStateSchema = z.strictObject({
   expiresAt: z.number().optional(),
   /** The server refused this access token before it expired: refresh it before the next use. */
   rejected: z.boolean().optional(),
+  /**
+   * Step-up: the server refused the access token for lacking scopes (403 `insufficient_scope`).
+   * The granted and the asked-for scopes, space-separated: the next authorization requests them.
+   */
+  pendingScope: z.string().optional(),
   /** A client registered dynamically (RFC 7591) or from a client ID metadata document. */
   client: z.looseObject({ client_id: z.string() }).optional(),
   /** Discovery results (the SDK's `OAuthDiscoveryState`), so that later connects skip discovery. */
