@@ -1,5 +1,7 @@
-import { runCheckpointSchema, silentLogger, type RunCheckpoint } from '@agentq/shared';
+import { AgentqError, runCheckpointSchema, silentLogger, type RunCheckpoint } from '@agentq/shared';
 import { keyNames, RunStore, runStateKeys, type CheckpointWrite } from '@agentq/store';
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
@@ -159,6 +161,51 @@ describe('the step log of a run', () => {
     await store.write(done);
     const ttls = await Promise.all(runStateKeys(keyNames(ctx.prefix), 'log-4').map((key) => ctx.redis.ttl(key)));
     for (const ttl of ttls) expect(ttl).toBeGreaterThan(24 * 3600);
+  });
+
+  it('writes nothing when a list holds fewer items than the store remembers', async () => {
+    const first = withStep(withStep(fresh('log-short')));
+    await store.write(first);
+    const keys = keyNames(ctx.prefix);
+    // Someone cut the messages behind the store's back: the step's messages would land at the
+    // wrong index. The step list, where the append itself fits, must be left as it was too.
+    await ctx.redis.ltrim(keys.runMessages('log-short'), 0, 1);
+    const refused = await store.write(withStep(first)).catch((error: unknown) => error);
+    expect(AgentqError.isInstance(refused) && refused.code).toBe('INTERNAL');
+    expect(await ctx.redis.lrange(keys.runMessages('log-short'), 0, -1)).toHaveLength(2);
+    expect(await ctx.redis.llen(keys.runSteps('log-short'))).toBe(2);
+    expect(JSON.parse((await ctx.redis.get(keys.run('log-short'))) as string)).toMatchObject({ step: 2 });
+  });
+
+  it('reports progress with the step, as job.updateProgress does, for the job and QueueEvents', async () => {
+    const connection = new Redis(ctx.redisUrl, { maxRetriesPerRequest: null });
+    const eventsConnection = connection.duplicate();
+    const queue = new Queue('agent-runs', { connection, prefix: ctx.prefix });
+    // From the stream's start: the report cannot slip in before the reader's first XREAD.
+    const events = new QueueEvents('agent-runs', { connection: eventsConnection, prefix: ctx.prefix, lastEventId: '0' });
+    try {
+      await events.waitUntilReady();
+      await queue.add('run', {}, { jobId: 'log-progress' });
+      const heard = new Promise<unknown>((resolve) => {
+        events.on('progress', ({ jobId, data }) => {
+          if (jobId === 'log-progress') resolve(data);
+        });
+      });
+      const progress = { step: 1, lastTool: 'mcp__svc__look', status: 'running' as const };
+      await store.write(withStep(fresh('log-progress')), { progress });
+      expect(await heard).toEqual(progress);
+      expect((await queue.getJob('log-progress'))?.progress).toEqual(progress);
+      // Without a job there is nothing to report to: the step is written, no job hash appears.
+      await store.write(withStep(fresh('log-no-job')), { progress });
+      expect(await ctx.redis.exists(keyNames(ctx.prefix).queueJob('agent-runs', 'log-no-job'))).toBe(0);
+      expect((await store.read('log-no-job'))?.step).toBe(1);
+    } finally {
+      await events.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+      eventsConnection.disconnect();
+    }
   });
 
   it('treats a head whose log is missing items as unreadable', async () => {

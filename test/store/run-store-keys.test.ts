@@ -20,9 +20,10 @@ describe("RunStore and BullMQ's own keys", () => {
     await ctx?.close();
   });
 
-  it('fences with the very lock BullMQ holds for an active run, and names its job hash and queue meta', async () => {
+  it('fences with the very lock BullMQ holds for an active run, and names its job hash, queue meta and events', async () => {
     const store = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
     const keys = keyNames(ctx.prefix);
+    const progress = { step: 1, lastTool: null, status: 'running' };
     const seen: { lock: string | null; token: string | undefined; job: number; meta: number }[] = [];
     const connection = new Redis(ctx.redisUrl, { maxRetriesPerRequest: null });
     let worker: Worker | undefined;
@@ -38,7 +39,7 @@ describe("RunStore and BullMQ's own keys", () => {
               job: await ctx.redis.exists(keys.queueJob(QUEUE_NAMES.agentRuns, job.id as string)),
               meta: await ctx.redis.exists(keys.queueMeta(QUEUE_NAMES.agentRuns)),
             });
-            // A fenced write goes through while this attempt holds the lock.
+            // A fenced write goes through while this attempt holds the lock, its progress with it.
             await store.write(
               runCheckpointSchema.parse({
                 runId: job.id,
@@ -50,7 +51,7 @@ describe("RunStore and BullMQ's own keys", () => {
                 catalogVersion: {},
                 updatedAt: 1,
               }),
-              { fence },
+              { fence, progress },
             );
           },
           { connection, prefix: ctx.prefix, autorun: true },
@@ -69,5 +70,7 @@ describe("RunStore and BullMQ's own keys", () => {
     expect(seen[0]?.lock).toBe(seen[0]?.token);
     expect(seen[0]).toMatchObject({ job: 1, meta: 1 });
     expect((await store.read('keys-run'))?.step).toBe(1);
+    expect(keys.queueEvents(QUEUE_NAMES.agentRuns)).toBe(queue.keys.events);
+    expect((await queue.getJob('keys-run'))?.progress).toEqual(progress);
   });
 });

@@ -10,7 +10,7 @@ export { McpClientPool } from './mcp/mcp-client-pool.js';
 export type { McpClientPoolOptions } from './mcp/mcp-client-pool.js';
 
 export { createRunProcessor } from './run/create-run-processor.js';
-export type { RunProgress } from './run/report-progress.js';
+export type { RunProgress } from './run/run-progress.js';
 export type { RunProcessorDependencies } from './run/run-processor-dependencies.js';
 export { RunStore } from '@agentq/store';
 export type { RecordedToolResult, RunFence, RunStoreOptions, ToolCallClaim } from '@agentq/store';

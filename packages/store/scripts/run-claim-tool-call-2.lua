@@ -15,12 +15,12 @@
   already, {'CLAIMED'} when this claim was written.
 ]]
 if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return {'LOST'} end
+-- A call is nearly always new: claim it in one command, and read what is there only when not.
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return {'CLAIMED'} end
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
-if existing then
-  local ok, entry = pcall(cjson.decode, existing)
-  local earlier = ARGV[4] ~= '' and ok and type(entry) == 'table' and type(entry['incarnation']) == 'string'
-    and entry['incarnation'] ~= ARGV[4]
-  if not earlier then return {'EXISTS', existing} end
-end
+local ok, entry = pcall(cjson.decode, existing)
+local earlier = ARGV[4] ~= '' and ok and type(entry) == 'table' and type(entry['incarnation']) == 'string'
+  and entry['incarnation'] ~= ARGV[4]
+if not earlier then return {'EXISTS', existing} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return {'CLAIMED'}

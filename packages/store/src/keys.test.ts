@@ -123,6 +123,7 @@ describe('keyNames', () => {
     expect(shard.queueJob('agent-runs', 'run-1')).toBe('{agentq.r3-7}:agent-runs:run-1');
     expect(shard.queueJobLock('agent-runs', 'run-1')).toBe('{agentq.r3-7}:agent-runs:run-1:lock');
     expect(keyNames('agentq').queueMeta('agent-runs')).toBe('agentq:agent-runs:meta');
+    expect(shard.queueEvents('agent-runs')).toBe('{agentq.r3-7}:agent-runs:events');
   });
 
   it("names a run's checkpoint, its tool-result journal and its step log together", () => {
@@ -184,6 +185,7 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   queueJob: { single: 'P:A:B', cluster: '{P}:A:B' },
   queueJobLock: { single: 'P:A:B:lock', cluster: '{P}:A:B:lock' },
   queueMeta: { single: 'P:A:meta', cluster: '{P}:A:meta' },
+  queueEvents: { single: 'P:A:events', cluster: '{P}:A:events' },
 };
 
 function spell(keys: KeyNames, member: string): string {
@@ -204,8 +206,8 @@ describe('every key builder', () => {
 
   it.each(Object.entries(everyKey))('%s is <scope>:<name>, with one hash tag on a cluster', (member, key) => {
     // The name part: lower-case words joined by dots and dashes, with the arguments in it.
-    // BullMQ's keys keep BullMQ's layout, `<queue>:<jobId>[:lock]` or `<queue>:meta`.
-    expect(key.single).toMatch(/^P:([a-z][a-z.-]*[a-zA-Z.:-]*|A:(B|B:lock|meta))$/);
+    // BullMQ's keys keep BullMQ's layout, `<queue>:<jobId>[:lock]`, `<queue>:meta` or `<queue>:events`.
+    expect(key.single).toMatch(/^P:([a-z][a-z.-]*[a-zA-Z.:-]*|A:(B|B:lock|meta|events))$/);
     expect(key.cluster).toMatch(/^\{P(\.srv\.A)?\}:[^{}]+$/);
     // The same name under either scope: only the scope differs.
     expect(key.cluster.slice(key.cluster.indexOf('}:') + 2)).toBe(key.single.slice('P:'.length));

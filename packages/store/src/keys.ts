@@ -135,6 +135,11 @@ export interface KeyNames {
   queueJobLock(queue: QueueName, jobId: string): string;
   /** BullMQ's metadata hash of one queue: `P:<queue>:meta`; it exists once the queue was used. */
   queueMeta(queue: QueueName): string;
+  /**
+   * BullMQ's events stream of one queue: `P:<queue>:events`, what `QueueEvents` reads. The run
+   * store adds a run's `progress` events to it with the step that reports them.
+   */
+  queueEvents(queue: QueueName): string;
 }
 
 /** Key names under `prefix`. Pass the result of {@link keyPrefix}. */
@@ -183,6 +188,7 @@ export function keyNames(prefix: string): KeyNames {
     queueJob: (queue, jobId) => `${prefix}:${queue}:${jobId}`,
     queueJobLock: (queue, jobId) => `${prefix}:${queue}:${jobId}:lock`,
     queueMeta: (queue) => `${prefix}:${queue}:meta`,
+    queueEvents: (queue) => `${prefix}:${queue}:events`,
   };
 }
 

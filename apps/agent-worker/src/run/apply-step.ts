@@ -11,7 +11,7 @@ import {
 import type { ContentPart, FinishReason, ModelMessage, ToolSet } from 'ai';
 import { approvalIdFor } from '../approvals/approval-id.js';
 import { renameApprovalRequests } from './rename-approval-requests.js';
-import type { RunProgress } from './report-progress.js';
+import type { RunProgress } from './run-progress.js';
 import { addUsage, usageOf, type ReportedUsage } from './step-usage.js';
 
 /** What a finished model step says, as the AI SDK's `onStepFinish` hands it over. */

@@ -194,8 +194,6 @@ async function startAttempt(
     runId,
     incarnation,
     checkpoint: loaded.checkpoint,
-    // Tool calls report the step the attempt started from.
-    progressStep: () => loaded.checkpoint.step,
     recorded: loaded.recorded,
     contextWindow: resolved.contextWindow,
     native: nativeToolSearchFor(spec.assistant.settings.toolExposition, resolved.model),

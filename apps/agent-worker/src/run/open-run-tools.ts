@@ -6,7 +6,6 @@ import { buildRunTools, type RunTools } from './build-run-tools.js';
 import { crashPoint } from './crash-hook.js';
 import { pinRunTools } from './pin-run-tools.js';
 import { recordToolExecutions } from './record-tool-executions.js';
-import { reportProgress } from './report-progress.js';
 import type { RunScope } from './run-scope.js';
 import type { RecordedToolResult, RunFence } from '@agentq/store';
 
@@ -14,8 +13,6 @@ import type { RecordedToolResult, RunFence } from '@agentq/store';
 export interface OpenRunToolsOptions extends RunScope {
   /** The checkpoint the attempt starts from: its tool state and the names it showed the model. */
   checkpoint: RunCheckpoint;
-  /** The step a tool call reports in its progress. */
-  progressStep: () => number;
   /** The run's tool journal as read when this attempt started. */
   recorded: Map<string, RecordedToolResult>;
   contextWindow: number;
@@ -80,7 +77,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
 function journalOptions(
   options: OpenRunToolsOptions & { attemptId: string; attempt: AbortController; state: RunToolState },
 ): Parameters<typeof recordToolExecutions>[1] {
-  const { dependencies, runId, logger, attemptId, attempt, state } = options;
+  const { dependencies, runId, attemptId, attempt, state } = options;
   const { env } = dependencies;
   return {
     runId,
@@ -101,10 +98,9 @@ function journalOptions(
     // The attempt stops with the park as its reason; the run processor parks the run on it.
     onElicitationParked: (error) => attempt.abort(error),
     onLockLost: () => attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
-    onExecute: async (toolName) => {
-      crashPoint('before-tool', runId, env);
-      reportProgress(options.job, logger, { step: options.progressStep(), lastTool: toolName, status: 'running' });
-    },
+    // No progress report per tool call: the step's write reports it, and the journal's claim
+    // (tool name, start time) is what shows a call still running.
+    onExecute: () => crashPoint('before-tool', runId, env),
     onRecorded: () => crashPoint('after-tool-result', runId, env),
     // The journal may be ahead of the checkpoint (a crash between a result and its step's
     // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model

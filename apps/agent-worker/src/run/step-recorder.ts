@@ -1,17 +1,14 @@
 import type { RunToolState } from '@agentq/registry';
 import { recordSpanError, traceContextFromSpanContext, type Logger, type RunCheckpoint } from '@agentq/shared';
 import { queueApprovalRegistrations } from '@agentq/store';
-import type { Job } from 'bullmq';
 import { applyStep, type AppliedStep, type FinishedModelStep, type ModelLoopFrame } from './apply-step.js';
 import { crashPoint } from './crash-hook.js';
-import { reportProgress } from './report-progress.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 import type { RunFence } from '@agentq/store';
 import type { StepSpans } from './step-spans.js';
 
 /** Options of {@link StepRecorder}. */
 export interface StepRecorderOptions {
-  job: Pick<Job, 'updateProgress'>;
   dependencies: Pick<RunProcessorDependencies, 'store' | 'prefix' | 'env' | 'redis'>;
   logger: Logger;
   /** The checkpoint the loop starts from. */
@@ -30,8 +27,8 @@ export interface StepRecorderOptions {
 }
 
 /**
- * The effects of finishing a model step, around the pure {@link applyStep}: the checkpoint and its
- * approval records in one transaction, the crash points, the progress report and the step's span.
+ * The effects of finishing a model step, around the pure {@link applyStep}: the checkpoint, its
+ * progress report and its approval records in one transaction, the crash points and the step's span.
  * The SDK swallows errors thrown by step callbacks; a checkpoint that could not be written stops
  * the loop instead (see {@link StepRecorder.error}), so that no step runs without its predecessor
  * being durable.
@@ -82,13 +79,15 @@ export class StepRecorder {
 
   /**
    * Checkpoint first, with the approval records in the same transaction: from here on a decision
-   * can be recorded even though no approval job exists yet.
+   * can be recorded even though no approval job exists yet. The progress report rides in the
+   * checkpoint's own script: one call instead of a second script per step, and never ahead of it.
    */
   private async record(applied: AppliedStep): Promise<void> {
     const { dependencies, frame } = this.options;
     const requests = applied.approvalRequests;
     await dependencies.store.write(applied.checkpoint, {
       fence: this.options.fence,
+      progress: applied.progress,
       sideWrites:
         requests.length === 0
           ? undefined
@@ -101,6 +100,5 @@ export class StepRecorder {
     });
     crashPoint('after-step', frame.runId, dependencies.env);
     if (requests.length > 0) crashPoint('after-checkpoint', frame.runId, dependencies.env);
-    if (applied.progress) reportProgress(this.options.job, this.options.logger, applied.progress);
   }
 }
