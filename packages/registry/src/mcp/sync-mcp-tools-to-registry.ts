@@ -13,7 +13,8 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { assignMcpWireNames } from '../wire-names/mcp-wire-name.js';
 import { toCamelSegment } from '../wire-names/to-camel-segment.js';
 import { toolEmbeddingDigest } from '../embedding/tool-embedding-text.js';
-import type { ToolVectorStore } from '@agentq/store';
+import { toolEnrichmentDigest } from '../enrichment/tool-enrichment-text.js';
+import type { ToolEnrichmentStore, ToolVectorStore } from '@agentq/store';
 import { createMcpToolEntry } from './create-mcp-tool-entry.js';
 import type { McpToolCaller } from './mcp-tool-caller.js';
 
@@ -35,6 +36,13 @@ export interface SyncMcpToolsOptions {
    * @default none (lexical search)
    */
   vectors?: ToolVectorStore;
+  /**
+   * Where the warmers stored example requests (`AGENTQ_SEARCH_ENRICH_MODEL`). When given, they
+   * are read with the vectors, once per catalog version of a server, and indexed as the search
+   * index's `examples` field.
+   * @default none
+   */
+  enrichments?: ToolEnrichmentStore;
 }
 
 const refusingCaller: McpToolCaller = {
@@ -186,7 +194,12 @@ export async function syncMcpToolsToRegistry(
     changed.push(server);
   }
 
-  if (options.vectors && changed.length > 0) await loadVectors(registry, options.vectors, changed, logger);
+  if (changed.length > 0 && (options.vectors || options.enrichments)) {
+    await Promise.all([
+      options.vectors ? loadVectors(registry, options.vectors, changed, logger) : undefined,
+      options.enrichments ? loadExamples(registry, options.enrichments, changed, logger) : undefined,
+    ]);
+  }
 
   for (const [serverId, ids] of selectedByServer) {
     const names = state.servers.get(serverId)?.names;
@@ -200,15 +213,21 @@ export async function syncMcpToolsToRegistry(
 }
 
 /**
- * Sets the stored vectors of the tools of `servers` on the registry's index (by tool id). A tool
- * without a vector keeps none and is ranked lexically only; a Redis failure leaves search lexical
- * rather than failing the run.
+ * Sets what the warmers stored for the tools of `servers` (vectors, or example requests) on the
+ * registry's index, by tool id, in one `MGET`. A tool without a stored value keeps none (lexical
+ * ranking only, or no examples); a Redis failure leaves search without them rather than failing
+ * the run.
  */
-async function loadVectors(
+async function loadStored<T>(
   registry: ToolRegistry,
-  store: ToolVectorStore,
   servers: ServerState[],
   logger: Logger,
+  source: {
+    digestOf: (tool: CatalogTool) => string;
+    read: (digests: readonly string[]) => Promise<Map<string, T>>;
+    set: (index: NonNullable<ToolRegistry['searchIndex']>, key: string, value: T | undefined) => void;
+    what: string;
+  },
 ): Promise<void> {
   const index = registry.searchIndex;
   if (!index) return;
@@ -216,15 +235,33 @@ async function loadVectors(
   for (const server of servers) {
     for (const tool of offeredTools(server)) {
       const key = makeToolId(server.definition.id, tool.name);
-      if (server.names.has(key)) wanted.push({ key, digest: toolEmbeddingDigest(tool) });
+      if (server.names.has(key)) wanted.push({ key, digest: source.digestOf(tool) });
     }
   }
   try {
-    const vectors = await store.read([...new Set(wanted.map((one) => one.digest))]);
-    for (const { key, digest } of wanted) index.setVector(key, vectors.get(digest));
+    const values = await source.read([...new Set(wanted.map((one) => one.digest))]);
+    for (const { key, digest } of wanted) source.set(index, key, values.get(digest));
   } catch (error) {
-    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read tool vectors');
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, `could not read ${source.what}`);
   }
+}
+
+function loadVectors(registry: ToolRegistry, store: ToolVectorStore, servers: ServerState[], logger: Logger) {
+  return loadStored(registry, servers, logger, {
+    digestOf: toolEmbeddingDigest,
+    read: (digests) => store.read(digests),
+    set: (index, key, vector) => index.setVector(key, vector),
+    what: 'tool vectors',
+  });
+}
+
+function loadExamples(registry: ToolRegistry, store: ToolEnrichmentStore, servers: ServerState[], logger: Logger) {
+  return loadStored(registry, servers, logger, {
+    digestOf: toolEnrichmentDigest,
+    read: (digests) => store.read(digests),
+    set: (index, key, examples) => index.setExamples(key, examples),
+    what: 'tool enrichments',
+  });
 }
 
 /**
