@@ -156,6 +156,9 @@ export async function syncMcpToolsToRegistry(
   const state = stateOf(registry);
   const caller = options.caller ?? refusingCaller;
   const changed: ServerState[] = [];
+  const examples = options.enrichments
+    ? await prefetchExamples(registry, options.enrichments, reads, logger)
+    : undefined;
 
   for (const serverId of serverIds) {
     const read = reads.get(serverId);
@@ -175,31 +178,16 @@ export async function syncMcpToolsToRegistry(
       }
       continue;
     }
-    const definition = read.definition as ServerDefinition;
     if (read.version !== undefined) catalogVersion[serverId] = read.version;
-    // A reader that cannot see the store's server set (tests, tools) gets the plain slug.
-    const segment = read.wireSegment ?? toCamelSegment(serverId);
-    const fingerprint = fingerprintOf(read, definition, segment);
-    const previous = state.servers.get(serverId);
-    if (previous && previous.fingerprint === fingerprint) continue;
-    const server: ServerState = {
-      fingerprint,
-      definition,
-      tools: read.tools,
-      names: previous?.names ?? new Map(),
-      segment,
-    };
+    const server = changedServer(read, serverId, state.servers.get(serverId));
+    if (!server) continue;
     state.servers.set(serverId, server);
+    if (examples) primeExamples(registry, serverId, server, examples);
     registerServer({ registry, serverId, server, caller, reader });
     changed.push(server);
   }
 
-  if (changed.length > 0 && (options.vectors || options.enrichments)) {
-    await Promise.all([
-      options.vectors ? loadVectors(registry, options.vectors, changed, logger) : undefined,
-      options.enrichments ? loadExamples(registry, options.enrichments, changed, logger) : undefined,
-    ]);
-  }
+  if (options.vectors && changed.length > 0) await loadVectors(registry, options.vectors, changed, logger);
 
   for (const [serverId, ids] of selectedByServer) {
     const names = state.servers.get(serverId)?.names;
@@ -213,21 +201,15 @@ export async function syncMcpToolsToRegistry(
 }
 
 /**
- * Sets what the warmers stored for the tools of `servers` (vectors, or example requests) on the
- * registry's index, by tool id, in one `MGET`. A tool without a stored value keeps none (lexical
- * ranking only, or no examples); a Redis failure leaves search without them rather than failing
- * the run.
+ * Sets the stored vectors of the tools of `servers` on the registry's index (by tool id). A tool
+ * without a vector keeps none and is ranked lexically only; a Redis failure leaves search lexical
+ * rather than failing the run.
  */
-async function loadStored<T>(
+async function loadVectors(
   registry: ToolRegistry,
+  store: ToolVectorStore,
   servers: ServerState[],
   logger: Logger,
-  source: {
-    digestOf: (tool: CatalogTool) => string;
-    read: (digests: readonly string[]) => Promise<Map<string, T>>;
-    set: (index: NonNullable<ToolRegistry['searchIndex']>, key: string, value: T | undefined) => void;
-    what: string;
-  },
 ): Promise<void> {
   const index = registry.searchIndex;
   if (!index) return;
@@ -235,33 +217,75 @@ async function loadStored<T>(
   for (const server of servers) {
     for (const tool of offeredTools(server)) {
       const key = makeToolId(server.definition.id, tool.name);
-      if (server.names.has(key)) wanted.push({ key, digest: source.digestOf(tool) });
+      if (server.names.has(key)) wanted.push({ key, digest: toolEmbeddingDigest(tool) });
     }
   }
   try {
-    const values = await source.read([...new Set(wanted.map((one) => one.digest))]);
-    for (const { key, digest } of wanted) source.set(index, key, values.get(digest));
+    const vectors = await store.read([...new Set(wanted.map((one) => one.digest))]);
+    for (const { key, digest } of wanted) index.setVector(key, vectors.get(digest));
   } catch (error) {
-    logger.warn({ error: error instanceof Error ? error.message : String(error) }, `could not read ${source.what}`);
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read tool vectors');
   }
 }
 
-function loadVectors(registry: ToolRegistry, store: ToolVectorStore, servers: ServerState[], logger: Logger) {
-  return loadStored(registry, servers, logger, {
-    digestOf: toolEmbeddingDigest,
-    read: (digests) => store.read(digests),
-    set: (index, key, vector) => index.setVector(key, vector),
-    what: 'tool vectors',
-  });
+/** The state a read gives a server, or `undefined` when the registry already holds that state. */
+function changedServer(
+  read: CatalogRead,
+  serverId: string,
+  previous: ServerState | undefined,
+): ServerState | undefined {
+  const definition = read.definition as ServerDefinition;
+  // A reader that cannot see the store's server set (tests, tools) gets the plain slug.
+  const segment = read.wireSegment ?? toCamelSegment(serverId);
+  const fingerprint = fingerprintOf(read, definition, segment);
+  if (previous && previous.fingerprint === fingerprint) return undefined;
+  return { fingerprint, definition, tools: read.tools, names: previous?.names ?? new Map(), segment };
 }
 
-function loadExamples(registry: ToolRegistry, store: ToolEnrichmentStore, servers: ServerState[], logger: Logger) {
-  return loadStored(registry, servers, logger, {
-    digestOf: toolEnrichmentDigest,
-    read: (digests) => store.read(digests),
-    set: (index, key, examples) => index.setExamples(key, examples),
-    what: 'tool enrichments',
-  });
+/**
+ * The stored example requests of every tool of the servers this sync will re-register, by tool id
+ * (`undefined` for a tool without any), in one `MGET`. Read before registering, so each changed
+ * tool is indexed once, with its examples. A Redis failure leaves search without examples.
+ */
+async function prefetchExamples(
+  registry: ToolRegistry,
+  store: ToolEnrichmentStore,
+  reads: ReadonlyMap<string, CatalogRead>,
+  logger: Logger,
+): Promise<Map<string, string[] | undefined> | undefined> {
+  if (!registry.searchIndex) return undefined;
+  const state = stateOf(registry);
+  const wanted: Array<{ key: string; digest: string }> = [];
+  for (const [serverId, read] of reads) {
+    if (read.state === 'cold') continue;
+    const server = changedServer(read, serverId, state.servers.get(serverId));
+    if (!server) continue;
+    for (const tool of offeredTools(server)) {
+      wanted.push({ key: makeToolId(serverId, tool.name), digest: toolEnrichmentDigest(tool) });
+    }
+  }
+  if (wanted.length === 0) return undefined;
+  try {
+    const stored = await store.read([...new Set(wanted.map((one) => one.digest))]);
+    return new Map(wanted.map(({ key, digest }) => [key, stored.get(digest)]));
+  } catch (error) {
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read tool enrichments');
+    return undefined;
+  }
+}
+
+/** Hands a server's prefetched examples to the index ahead of its registration, which indexes them. */
+function primeExamples(
+  registry: ToolRegistry,
+  serverId: string,
+  server: ServerState,
+  examples: ReadonlyMap<string, string[] | undefined>,
+): void {
+  for (const tool of offeredTools(server)) {
+    const key = makeToolId(serverId, tool.name);
+    // A server changed by a concurrent sync after the prefetch keeps what it has.
+    if (examples.has(key)) registry.searchIndex?.setExamples(key, examples.get(key), { reindex: false });
+  }
 }
 
 /**

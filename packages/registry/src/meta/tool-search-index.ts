@@ -430,14 +430,15 @@ export class ToolSearchIndex {
   /**
    * Sets (or, with `undefined`, clears) the example requests of a document key, indexed in the
    * `examples` field. Kept across a replace of the document, like vectors; a document already
-   * indexed is re-indexed only when its examples changed.
+   * indexed is re-indexed only when its examples changed, and, with `reindex: false`, only at its
+   * next {@link ToolSearchIndex.upsert} (for a caller about to replace it anyway).
    */
-  setExamples(key: string, examples: readonly string[] | undefined): void {
+  setExamples(key: string, examples: readonly string[] | undefined, options: { reindex?: boolean } = {}): void {
     const text = examples?.join('\n') ?? '';
     if ((this.examples.get(key) ?? '') === text) return;
     if (text === '') this.examples.delete(key);
     else this.examples.set(key, text);
-    const entry = this.get(key);
+    const entry = options.reindex === false ? undefined : this.get(key);
     if (entry) this.upsert(entry);
   }
 
