@@ -1,9 +1,16 @@
 // Development-split report for tuning the ranker:
-// `npx tsx bench/search/tune-dev.ts [--misses] [--wordnet] [--options '<json>']` (--wordnet: with
-// WordNet expansion; --options: `ToolSearchIndexOptions` to try, such as '{"verbClassWeight":0.3}').
+// `npx tsx bench/search/tune-dev.ts [--misses] [--wordnet] [--enrich] [--options '<json>']`
+// (--wordnet: with WordNet expansion; --enrich: with example requests from the model of
+// AGENTQ_SEARCH_ENRICH_MODEL, cached in bench/results/enrichments-<model>.json; --options:
+// `ToolSearchIndexOptions` to try, such as '{"verbClassWeight":0.3}' or '{"fieldWeights":{"examples":0.5}}').
 // It reads the dev half only and never scores the frozen test half; the test half is measured
 // once, by `npm run bench`, after the ranker is settled.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSearchEnricher } from '@agentq/models';
 import { createWordnetSynonyms, ToolRegistry, type ToolSearchIndexOptions } from '@agentq/registry';
+import { loadConfig } from '@agentq/shared';
+import { enrichEvalTools, enrichmentCachePath } from './enrich-eval-tools.js';
 import { bm25Ranker, entriesOf, loadEvalSet, metaToolRanker, scoreRanker } from './tool-search-eval.js';
 
 const set = await loadEvalSet();
@@ -16,14 +23,28 @@ const entries = entriesOf(set.servers);
 const wordnet = process.argv.includes('--wordnet');
 const optionsAt = process.argv.indexOf('--options');
 const tried = (optionsAt === -1 ? {} : JSON.parse(process.argv[optionsAt + 1] ?? '{}')) as ToolSearchIndexOptions;
-const ranker = () => {
-  if (!wordnet && optionsAt === -1) return metaToolRanker(entries);
-  const registry = new ToolRegistry({
-    search: { ...tried, ...(wordnet ? { synonyms: createWordnetSynonyms() } : {}) },
-  });
-  for (const entry of entries) registry.register(entry);
-  return metaToolRanker(entries, { registry });
-};
+const enrich = process.argv.includes('--enrich');
+const enricher = enrich ? createSearchEnricher(loadConfig(process.env)) : null;
+if (enrich && !enricher) {
+  console.log('--enrich needs AGENTQ_SEARCH_ENRICH_MODEL (and the key or base URL of its provider)');
+  process.exit(1);
+}
+const registry = new ToolRegistry({
+  search: { ...tried, ...(wordnet ? { synonyms: createWordnetSynonyms() } : {}) },
+});
+for (const entry of entries) registry.register(entry);
+if (enricher) {
+  const cachePath = enrichmentCachePath(
+    join(dirname(fileURLToPath(import.meta.url)), '..', 'results'),
+    enricher.modelId,
+  );
+  const cost = await enrichEvalTools({ servers: set.servers, registry, enricher, cachePath });
+  console.log(
+    `enriched ${cost.tools} tools with ${enricher.modelId}: ${cost.calls} calls now, ${cost.failed} failed, tokens in/out ${cost.inputTokens}/${cost.outputTokens} (cache ${cachePath})`,
+  );
+}
+// One registry for every ranking: its index is built (and enriched) once.
+const ranker = () => metaToolRanker(entries, { registry });
 const ours = await scoreRanker(dev, ranker());
 const theirs = await scoreRanker(dev, bm25Ranker(entries, set.servers));
 const format = (value: number) => value.toFixed(3);

@@ -1,13 +1,14 @@
 import type { AgentWorker } from '@agentq/agent-worker';
 import { createToolVectorStore, toolEmbeddingDigest } from '@agentq/registry';
-import { runResultSchema, type CatalogEntry } from '@agentq/shared';
+import type { CatalogEntry } from '@agentq/shared';
 import { requestRefresh } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeEmbeddingServer, type FakeEmbeddingServer } from '../fixtures/embedding/fake-embedding-server.js';
 import { createWarmerHarness, waitFor, type WarmerHarness } from '../warmer/warmer-harness.js';
 import { everythingCommand } from '../worker/helpers/catalog.js';
-import { enqueueRun, runsQueue, startTestWorker, waitForJob } from '../worker/helpers/worker-harness.js';
+import { runsQueue, startTestWorker } from '../worker/helpers/worker-harness.js';
+import { searchThroughRun } from './search-through-run.js';
 
 const model = 'openai-compatible:fake-embed';
 
@@ -60,23 +61,8 @@ describe('hybrid tool search through a warmer and a worker (fake embedding serve
     queue = runsQueue({ redis: harness.ctx.redis, prefix: harness.ctx.prefix });
     // No word of this query survives analysis into any tool's terms; only the vectors connect it.
     const query = 'tinny imaeg';
-    await enqueueRun(queue, {
-      runId: 'hybrid-1',
-      spec: {
-        assistant: {
-          model: 'scripted:test',
-          mcpServers: ['everything'],
-          contextWindow: 2_000,
-          script: [{ toolCalls: [{ toolName: 'tool_search', input: { query, limit: 3 } }] }, { text: 'done' }],
-        },
-        input: { prompt: 'find it' },
-      },
-    });
-    const finished = await waitForJob(queue, 'hybrid-1');
-    expect(finished.failedReason).toBeUndefined();
-    const result = runResultSchema.parse(finished.returnvalue);
-    const output = result.toolCalls[0]?.output as { results: Array<{ name: string }> };
-    expect(output.results[0]?.name).toBe('mcp__everything__getTinyImage');
+    const names = await searchThroughRun(queue, { runId: 'hybrid-1', server: 'everything', query });
+    expect(names[0]).toBe('mcp__everything__getTinyImage');
     expect(embeddings.texts).toContain(query);
   });
 });

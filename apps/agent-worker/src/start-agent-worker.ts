@@ -5,6 +5,7 @@ import { createCodeSandbox } from '@agentq/code-sandbox';
 import {
   createCatalogReader,
   createQueryEmbedder,
+  createToolEnrichmentStore,
   createToolVectorStore,
   ToolRegistry,
   type ToolExecSandbox,
@@ -196,6 +197,11 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       }
     : undefined;
 
+  // Description enrichment: the worker only reads what the warmers' model wrote (no model here).
+  const enrichments = config.searchEnrichModel
+    ? createToolEnrichmentStore({ redis: connection, prefix, modelId: config.searchEnrichModel, logger })
+    : undefined;
+
   // One sandbox thread per worker process, started by the first script: only where the operator
   // allows code mode, and only runs that turn it on use it.
   const sandbox = config.codeMode === 'allowed' ? createCodeSandbox() : undefined;
@@ -226,6 +232,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       env,
       workerId: id,
       embedding,
+      enrichments,
       codeSandbox,
     });
     const runs = new Worker(QUEUE_NAMES.agentRuns, runProcessor, {

@@ -29,8 +29,13 @@ import {
   type WarmerRecord,
 } from '@agentq/store';
 import { OAuthTokenStore } from '@agentq/store';
-import { createCatalogToolEmbedding, createToolVectorStore } from '@agentq/registry';
-import { createEmbedder } from '@agentq/models';
+import {
+  createCatalogToolEmbedding,
+  createCatalogToolEnrichment,
+  createToolEnrichmentStore,
+  createToolVectorStore,
+} from '@agentq/registry';
+import { createEmbedder, createSearchEnricher } from '@agentq/models';
 import { Queue, Worker } from 'bullmq';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';
@@ -120,6 +125,17 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   // Hybrid search: with an embedding model, each list's new tool texts are embedded before it is
   // written. A missing key for the configured model fails start-up here.
   const embedder = createEmbedder(config);
+  // Description enrichment (off by default): new tools get example requests after their list is
+  // written, in the background. A missing key for the configured model fails start-up here.
+  const enricher = createSearchEnricher(config);
+  const enrichment = enricher
+    ? createCatalogToolEnrichment({
+        enricher,
+        store: createToolEnrichmentStore({ redis, prefix, modelId: enricher.modelId, logger }),
+        logger,
+        maxToolsPerList: config.searchEnrichMaxTools,
+      })
+    : undefined;
   const writer = new CatalogWriter({
     redis,
     prefix,
@@ -131,6 +147,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
           logger,
         })
       : undefined,
+    enrichTools: enrichment ? (serverId, tools) => enrichment.enrichTools(serverId, tools) : undefined,
   });
   const schedules = new RefreshSchedules({ queue });
   const catalog = new CatalogStore({ redis, prefix, logger });
@@ -321,6 +338,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     await step('server changes', () => changes);
     await step('watchers', () => watchers.close());
     await step('mcp connections', () => processor.drain());
+    await step('enrichment', async () => enrichment?.close());
     state = 'stopped';
     await step('health record', beat);
     await step('queue', () => queue.close());

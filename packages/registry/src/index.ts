@@ -70,3 +70,20 @@ export type { CreateToolVectorStoreOptions, ToolVectorStore } from '@agentq/stor
 export { toolEmbeddingDigest, toolEmbeddingText } from './embedding/tool-embedding-text.js';
 export { createCatalogToolEmbedding } from './embedding/embed-catalog-tools.js';
 export type { EmbedCatalogToolsOptions, EmbedCatalogToolsResult } from './embedding/embed-catalog-tools.js';
+// Description enrichment (AGENTQ_SEARCH_ENRICH_MODEL): example requests per tool text, stored like vectors.
+export { createToolEnrichmentStore } from '@agentq/store';
+export type { CreateToolEnrichmentStoreOptions, ToolEnrichmentStore } from '@agentq/store';
+export { toolEnrichmentDigest, toolEnrichmentText } from './enrichment/tool-enrichment-text.js';
+export { createToolEnricher } from './enrichment/create-tool-enricher.js';
+export type {
+  CreateToolEnricherOptions,
+  ToolEnricher,
+  ToolEnrichmentUsage,
+} from './enrichment/create-tool-enricher.js';
+export { createCatalogToolEnrichment, enrichCatalogTools } from './enrichment/enrich-catalog-tools.js';
+export type {
+  CatalogToolEnrichment,
+  CreateCatalogToolEnrichmentOptions,
+  EnrichCatalogToolsOptions,
+  EnrichCatalogToolsResult,
+} from './enrichment/enrich-catalog-tools.js';

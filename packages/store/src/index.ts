@@ -11,6 +11,13 @@ export {
 export type { CreateRedisConnectionOptions, RedisConnection } from './redis/create-redis-connection.js';
 export { catalogEntryDigest } from './catalog/catalog-entry-digest.js';
 export { createToolVectorStore, fillMissingVectors, TOOL_VECTOR_TTL_MS } from './catalog/tool-vectors.js';
+export {
+  createToolEnrichmentStore,
+  MAX_TOOL_EXAMPLE_CHARS,
+  MAX_TOOL_EXAMPLES,
+  toolExamplesSchema,
+} from './catalog/tool-enrichments.js';
+export type { CreateToolEnrichmentStoreOptions, ToolEnrichmentStore } from './catalog/tool-enrichments.js';
 export type {
   CreateToolVectorStoreOptions,
   FillMissingVectorsResult,

@@ -65,6 +65,7 @@ describe('keyNames', () => {
       keys.adminSession('s'),
       keys.loginRateLimit,
       keys.toolEmbedding('s', 's'),
+      keys.toolEnrichment('s', 's'),
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -84,6 +85,7 @@ describe('keyNames', () => {
       keys.loginRateLimit,
       keys.runShardCounts,
       keys.toolEmbedding('m', 't'),
+      keys.toolEnrichment('m', 't'),
     ];
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
     const perServer = [
@@ -178,6 +180,7 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   kbChunkSets: { single: 'P:kb.A.chunk-sets', cluster: '{P}:kb.A.chunk-sets' },
   kbUpdated: { single: 'P:kb.updated', cluster: '{P}:kb.updated' },
   toolEmbedding: { single: 'P:embedding.A.B', cluster: '{P}:embedding.A.B' },
+  toolEnrichment: { single: 'P:enrichment.A.B', cluster: '{P}:enrichment.A.B' },
   oauthTokens: { single: 'P:oauth.A', cluster: '{P.srv.A}:oauth.A' },
   oauthRefreshLease: { single: 'P:lock.oauth.A', cluster: '{P.srv.A}:lock.oauth.A' },
   oauthFlow: { single: 'P:oauth.flow.A', cluster: '{P}:oauth.flow.A' },

@@ -123,6 +123,11 @@ export interface KeyNames {
    */
   toolEmbedding(modelDigest: string, textDigest: string): string;
   /**
+   * Example requests one model wrote for one tool text: `P:enrichment.<modelDigest>.<textDigest>`,
+   * a JSON array of short strings. Keyed by content like {@link KeyNames.toolEmbedding}.
+   */
+  toolEnrichment(modelDigest: string, textDigest: string): string;
+  /**
    * BullMQ's hash of one job: `P:<queue>:<jobId>`, with `P` the queue's BullMQ prefix (a run
    * shard's prefix for `agent-runs` and `approvals`). BullMQ writes it; a script that checks a
    * job's data (the run a decision belongs to) reads it in the job's slot.
@@ -185,6 +190,7 @@ export function keyNames(prefix: string): KeyNames {
     kbChunkSets: (kb) => `${prefix}:kb.${kb}.chunk-sets`,
     kbUpdated: `${prefix}:kb.updated`,
     toolEmbedding: (modelDigest, textDigest) => `${prefix}:embedding.${modelDigest}.${textDigest}`,
+    toolEnrichment: (modelDigest, textDigest) => `${prefix}:enrichment.${modelDigest}.${textDigest}`,
     queueJob: (queue, jobId) => `${prefix}:${queue}:${jobId}`,
     queueJobLock: (queue, jobId) => `${prefix}:${queue}:${jobId}:lock`,
     queueMeta: (queue) => `${prefix}:${queue}:meta`,

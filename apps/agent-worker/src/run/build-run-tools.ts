@@ -42,6 +42,8 @@ export interface BuildRunToolsOptions {
   logger: Logger;
   /** Stored tool vectors and the query embedder, for hybrid search. @default none (lexical search) */
   embedding?: RunProcessorDependencies['embedding'];
+  /** Stored example requests (`AGENTQ_SEARCH_ENRICH_MODEL`). @default none */
+  enrichments?: RunProcessorDependencies['enrichments'];
   /**
    * The worker's code sandbox, present when the operator allows code mode; a run whose settings
    * turn `codeMode` on then gets `tool_exec`. @default none
@@ -102,6 +104,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
     caller: options.caller,
     logger: options.logger,
     vectors: options.embedding?.vectors,
+    enrichments: options.enrichments,
   });
   const servers = await requestedServerFreshness(spec, reader);
   const warnings = unavailableWarnings(servers);

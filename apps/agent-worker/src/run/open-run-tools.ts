@@ -54,6 +54,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
     shownNames: checkpoint.wireNames,
     logger,
     embedding: dependencies.embedding,
+    enrichments: dependencies.enrichments,
     codeSandbox: dependencies.codeSandbox,
     native: options.native,
     wrap: (tools) => recordToolExecutions(tools, journalOptions({ ...options, attemptId, attempt, state })),

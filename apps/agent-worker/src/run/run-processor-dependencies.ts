@@ -1,4 +1,11 @@
-import type { CatalogReader, McpToolCaller, ToolExecSandbox, ToolRegistry, ToolVectorStore } from '@agentq/registry';
+import type {
+  CatalogReader,
+  McpToolCaller,
+  ToolEnrichmentStore,
+  ToolExecSandbox,
+  ToolRegistry,
+  ToolVectorStore,
+} from '@agentq/registry';
 import type { Config, Logger, SecretValueSet } from '@agentq/shared';
 import type { CatalogStore, RedisConnection, RunStore } from '@agentq/store';
 import type { Queue } from 'bullmq';
@@ -56,6 +63,12 @@ export interface RunProcessorDependencies {
     vectors: ToolVectorStore;
     embedQuery: (query: string, signal: AbortSignal | undefined) => Promise<number[] | undefined>;
   };
+  /**
+   * The warmers' stored example requests, when `AGENTQ_SEARCH_ENRICH_MODEL` is set: read with the
+   * vectors when a server's catalog version moves, and indexed as tool search's `examples` field.
+   * Absent: no examples.
+   */
+  enrichments?: ToolEnrichmentStore;
   /**
    * The code sandbox, when `AGENTQ_CODE_MODE=allowed`: runs whose settings turn `codeMode` on get
    * `tool_exec`. Absent: no run gets it.

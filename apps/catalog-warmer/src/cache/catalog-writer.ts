@@ -51,6 +51,12 @@ export interface CatalogWriterOptions {
    * @default none
    */
   embedTools?: (serverId: string, tools: readonly CatalogTool[]) => Promise<void>;
+  /**
+   * Starts writing example requests for a list's new tools once the list is written
+   * (`AGENTQ_SEARCH_ENRICH_MODEL`). Called without waiting: it must return at once and never throw.
+   * @default none
+   */
+  enrichTools?: (serverId: string, tools: readonly CatalogTool[]) => void;
 }
 
 /**
@@ -61,10 +67,12 @@ export interface CatalogWriterOptions {
 export class CatalogWriter {
   private readonly store: CatalogStore;
   private readonly embedTools: CatalogWriterOptions['embedTools'];
+  private readonly enrichTools: CatalogWriterOptions['enrichTools'];
 
   constructor(options: CatalogWriterOptions) {
     this.store = new CatalogStore({ redis: options.redis, prefix: options.prefix, logger: options.logger });
     this.embedTools = options.embedTools;
+    this.enrichTools = options.enrichTools;
   }
 
   /**
@@ -91,7 +99,7 @@ export class CatalogWriter {
     const hints = { readBy: input.readBy, ttlMs: input.ttlMs, cacheScope: input.cacheScope };
     // Unchanged tools cost one existence check: vectors are keyed by the digest of their text.
     if (this.embedTools && input.tools.length > 0) await this.embedTools(input.serverId, input.tools);
-    return await this.commit(input, (snapshot, hash, now) => {
+    const result = await this.commit(input, (snapshot, hash, now) => {
       const entry = catalogEntrySchema.parse({
         tools: input.tools,
         definitionHash: hash,
@@ -121,6 +129,9 @@ export class CatalogWriter {
         version,
       };
     });
+    // After the write: one generation per new tool would hold a list back for minutes.
+    if (result.written && this.enrichTools && input.tools.length > 0) this.enrichTools(input.serverId, input.tools);
+    return result;
   }
 
   /**

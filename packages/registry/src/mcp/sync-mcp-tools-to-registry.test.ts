@@ -7,6 +7,8 @@ import {
   makeDefinition,
   makeEntry,
 } from '../test-support/fixtures.js';
+import type { ToolEnrichmentStore } from '@agentq/store';
+import { toolEnrichmentDigest } from '../enrichment/tool-enrichment-text.js';
 import { syncMcpToolsToRegistry } from './sync-mcp-tools-to-registry.js';
 
 const caller = new FakeMcpCaller();
@@ -227,5 +229,57 @@ describe('syncMcpToolsToRegistry', () => {
     const result = await sync(registry, reader, ['calc:get-sum', 'calc:get_sum']);
     expect(registry.size).toBe(2);
     expect(result.wireNames.get('calc:get-sum')).not.toBe(result.wireNames.get('calc:get_sum'));
+  });
+});
+
+describe('syncMcpToolsToRegistry with stored enrichments', () => {
+  function enrichmentStore(entries: Map<string, string[]>): ToolEnrichmentStore & { reads: string[][] } {
+    const reads: string[][] = [];
+    return {
+      reads,
+      missing: async () => [],
+      write: async () => {},
+      read: async (digests) => {
+        reads.push([...digests]);
+        return new Map(digests.flatMap((digest) => (entries.has(digest) ? [[digest, entries.get(digest) ?? []]] : [])));
+      },
+    };
+  }
+
+  it('indexes each changed tool once with its examples, and reads nothing for an unchanged server', async () => {
+    const { reader, registry } = world();
+    const tool = makeCatalogTool('read_file');
+    const stored = new Map([[toolEnrichmentDigest(tool), ['open my quarterly spreadsheet']]]);
+    const enrichments = enrichmentStore(stored);
+    const options = { selectedToolIds: new Set(['fs:read_file', 'gh:create_issue']), caller, enrichments };
+    await syncMcpToolsToRegistry(registry, reader, options);
+    const index = registry.searchIndex as NonNullable<ToolRegistry['searchIndex']>;
+    expect(index.stats.documentWrites).toBe(3);
+    expect(index.search('quarterly spreadsheet').map((hit) => hit.entry.name)).toEqual(['mcp__fs__readFile']);
+    expect(enrichments.reads).toHaveLength(1);
+
+    await syncMcpToolsToRegistry(registry, reader, options);
+    expect(enrichments.reads).toHaveLength(1);
+
+    // A new tool text has no examples yet: the old ones go with the old text.
+    reader.setReady(
+      makeDefinition({ id: 'fs' }),
+      [makeCatalogTool('read_file', { description: 'Reads a file.' })],
+      'v2',
+    );
+    await syncMcpToolsToRegistry(registry, reader, options);
+    expect(enrichments.reads).toHaveLength(2);
+    expect(index.search('quarterly spreadsheet')).toEqual([]);
+  });
+
+  it('a failing enrichment store leaves the sync and its tools intact', async () => {
+    const { reader, registry } = world();
+    const enrichments: ToolEnrichmentStore = {
+      missing: async () => [],
+      write: async () => {},
+      read: async () => Promise.reject(new Error('redis down')),
+    };
+    await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: new Set(['fs:read_file']), caller, enrichments });
+    expect(names(registry)).toEqual(['mcp__fs__readFile']);
   });
 });

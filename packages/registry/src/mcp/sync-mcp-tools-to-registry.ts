@@ -13,7 +13,8 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { assignMcpWireNames } from '../wire-names/mcp-wire-name.js';
 import { toCamelSegment } from '../wire-names/to-camel-segment.js';
 import { toolEmbeddingDigest } from '../embedding/tool-embedding-text.js';
-import type { ToolVectorStore } from '@agentq/store';
+import { toolEnrichmentDigest } from '../enrichment/tool-enrichment-text.js';
+import type { ToolEnrichmentStore, ToolVectorStore } from '@agentq/store';
 import { createMcpToolEntry } from './create-mcp-tool-entry.js';
 import type { McpToolCaller } from './mcp-tool-caller.js';
 
@@ -35,6 +36,13 @@ export interface SyncMcpToolsOptions {
    * @default none (lexical search)
    */
   vectors?: ToolVectorStore;
+  /**
+   * Where the warmers stored example requests (`AGENTQ_SEARCH_ENRICH_MODEL`). When given, they
+   * are read with the vectors, once per catalog version of a server, and indexed as the search
+   * index's `examples` field.
+   * @default none
+   */
+  enrichments?: ToolEnrichmentStore;
 }
 
 const refusingCaller: McpToolCaller = {
@@ -148,6 +156,9 @@ export async function syncMcpToolsToRegistry(
   const state = stateOf(registry);
   const caller = options.caller ?? refusingCaller;
   const changed: ServerState[] = [];
+  const examples = options.enrichments
+    ? await prefetchExamples(registry, options.enrichments, reads, logger)
+    : undefined;
 
   for (const serverId of serverIds) {
     const read = reads.get(serverId);
@@ -167,21 +178,11 @@ export async function syncMcpToolsToRegistry(
       }
       continue;
     }
-    const definition = read.definition as ServerDefinition;
     if (read.version !== undefined) catalogVersion[serverId] = read.version;
-    // A reader that cannot see the store's server set (tests, tools) gets the plain slug.
-    const segment = read.wireSegment ?? toCamelSegment(serverId);
-    const fingerprint = fingerprintOf(read, definition, segment);
-    const previous = state.servers.get(serverId);
-    if (previous && previous.fingerprint === fingerprint) continue;
-    const server: ServerState = {
-      fingerprint,
-      definition,
-      tools: read.tools,
-      names: previous?.names ?? new Map(),
-      segment,
-    };
+    const server = changedServer(read, serverId, state.servers.get(serverId));
+    if (!server) continue;
     state.servers.set(serverId, server);
+    if (examples) primeExamples(registry, serverId, server, examples);
     registerServer({ registry, serverId, server, caller, reader });
     changed.push(server);
   }
@@ -224,6 +225,66 @@ async function loadVectors(
     for (const { key, digest } of wanted) index.setVector(key, vectors.get(digest));
   } catch (error) {
     logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read tool vectors');
+  }
+}
+
+/** The state a read gives a server, or `undefined` when the registry already holds that state. */
+function changedServer(
+  read: CatalogRead,
+  serverId: string,
+  previous: ServerState | undefined,
+): ServerState | undefined {
+  const definition = read.definition as ServerDefinition;
+  // A reader that cannot see the store's server set (tests, tools) gets the plain slug.
+  const segment = read.wireSegment ?? toCamelSegment(serverId);
+  const fingerprint = fingerprintOf(read, definition, segment);
+  if (previous && previous.fingerprint === fingerprint) return undefined;
+  return { fingerprint, definition, tools: read.tools, names: previous?.names ?? new Map(), segment };
+}
+
+/**
+ * The stored example requests of every tool of the servers this sync will re-register, by tool id
+ * (`undefined` for a tool without any), in one `MGET`. Read before registering, so each changed
+ * tool is indexed once, with its examples. A Redis failure leaves search without examples.
+ */
+async function prefetchExamples(
+  registry: ToolRegistry,
+  store: ToolEnrichmentStore,
+  reads: ReadonlyMap<string, CatalogRead>,
+  logger: Logger,
+): Promise<Map<string, string[] | undefined> | undefined> {
+  if (!registry.searchIndex) return undefined;
+  const state = stateOf(registry);
+  const wanted: Array<{ key: string; digest: string }> = [];
+  for (const [serverId, read] of reads) {
+    if (read.state === 'cold') continue;
+    const server = changedServer(read, serverId, state.servers.get(serverId));
+    if (!server) continue;
+    for (const tool of offeredTools(server)) {
+      wanted.push({ key: makeToolId(serverId, tool.name), digest: toolEnrichmentDigest(tool) });
+    }
+  }
+  if (wanted.length === 0) return undefined;
+  try {
+    const stored = await store.read([...new Set(wanted.map((one) => one.digest))]);
+    return new Map(wanted.map(({ key, digest }) => [key, stored.get(digest)]));
+  } catch (error) {
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read tool enrichments');
+    return undefined;
+  }
+}
+
+/** Hands a server's prefetched examples to the index ahead of its registration, which indexes them. */
+function primeExamples(
+  registry: ToolRegistry,
+  serverId: string,
+  server: ServerState,
+  examples: ReadonlyMap<string, string[] | undefined>,
+): void {
+  for (const tool of offeredTools(server)) {
+    const key = makeToolId(serverId, tool.name);
+    // A server changed by a concurrent sync after the prefetch keeps what it has.
+    if (examples.has(key)) registry.searchIndex?.setExamples(key, examples.get(key), { reindex: false });
   }
 }
 

@@ -223,3 +223,50 @@ describe('ToolSearchIndex', () => {
     expect(direct?.score).toBeGreaterThan(viaSynonym?.score ?? Number.POSITIVE_INFINITY);
   });
 });
+
+describe('ToolSearchIndex examples field', () => {
+  const forecast = pool.find((one) => one.name === 'mcp__weather__forecast') as ToolEntry;
+  const umbrellaTool = entry('mcp__rain__umbrellaAdvice', 'Whether to take an umbrella today.', {
+    namespace: 'mcp:rain',
+  });
+
+  it('finds a tool by a word only its example requests contain, and forgets it when they are cleared', () => {
+    const index = new ToolSearchIndex(pool);
+    expect(names(index.search('will it drizzle tomorrow'))).not.toContain('mcp__weather__forecast');
+    index.setExamples(searchKeyOf(forecast), ['will it drizzle tomorrow in Paris', 'do I need a coat this week']);
+    expect(names(index.search('will it drizzle tomorrow'))[0]).toBe('mcp__weather__forecast');
+    index.setExamples(searchKeyOf(forecast), undefined);
+    expect(names(index.search('will it drizzle tomorrow'))).not.toContain('mcp__weather__forecast');
+  });
+
+  it('keeps examples across a replace of the document, and re-indexes only when they change', () => {
+    const index = new ToolSearchIndex(pool);
+    const key = searchKeyOf(forecast);
+    index.setExamples(key, ['will it drizzle tomorrow']);
+    const writes = index.stats.documentWrites;
+    index.setExamples(key, ['will it drizzle tomorrow']);
+    expect(index.stats.documentWrites).toBe(writes);
+    index.upsert(forecast);
+    expect(names(index.search('drizzle'))[0]).toBe('mcp__weather__forecast');
+  });
+
+  it('weighs an example word below the same word in a description, by the examples weight', () => {
+    const index = new ToolSearchIndex([...pool, umbrellaTool]);
+    index.setExamples(searchKeyOf(forecast), ['should I take an umbrella']);
+    expect(names(index.search('umbrella')).slice(0, 2)).toEqual([
+      'mcp__rain__umbrellaAdvice',
+      'mcp__weather__forecast',
+    ]);
+    const heavy = new ToolSearchIndex([...pool, umbrellaTool], { fieldWeights: { examples: 10 } });
+    heavy.setExamples(searchKeyOf(forecast), ['should I take an umbrella']);
+    expect(names(heavy.search('umbrella'))[0]).toBe('mcp__weather__forecast');
+  });
+
+  it('adds nothing to the ranking of a tool without examples', () => {
+    const plain = new ToolSearchIndex(pool);
+    const withOther = new ToolSearchIndex(pool);
+    withOther.setExamples(searchKeyOf(forecast), ['will it drizzle tomorrow']);
+    const scores = (index: ToolSearchIndex) => index.search('read file text').map((hit) => [hit.key, hit.score]);
+    expect(scores(withOther)).toEqual(scores(plain));
+  });
+});

@@ -56,8 +56,9 @@ export interface ToolSearchIndexOptions {
   synonymWeight?: number;
   /**
    * Field weights over the defaults (name 3, title 2, description 1, params 0.5, values 0.5,
-   * server 3). `params` holds parameter names (and their descriptions, unless
-   * `parameterDescriptionsField`), `values` enum values (and those descriptions).
+   * server 3, examples 0.3). `params` holds parameter names (and their descriptions, unless
+   * `parameterDescriptionsField`), `values` enum values (and those descriptions), `examples` the
+   * example requests set with {@link ToolSearchIndex.setExamples}.
    * @default the defaults
    */
   fieldWeights?: Partial<Record<Field, number>>;
@@ -104,7 +105,7 @@ export function searchKeyOf(entry: Pick<ToolEntry, 'name' | 'mcp'>): string {
   return entry.mcp?.toolId ?? entry.name;
 }
 
-const FIELDS = ['name', 'title', 'description', 'params', 'values', 'server'] as const;
+const FIELDS = ['name', 'title', 'description', 'params', 'values', 'server', 'examples'] as const;
 type Field = (typeof FIELDS)[number];
 
 /** BM25F parameters of one field (the scoring itself is `shared`'s, the same as `kb_search`'s). */
@@ -132,6 +133,9 @@ const FIELD_PARAMETERS: Record<Field, FieldParameters> = {
   params: { weight: 0.5, b: 0.75, maxTerms: 200 },
   values: { weight: 0.5, b: 0.75, maxTerms: 200 },
   server: { weight: 3, b: 0.3, maxTerms: 32 },
+  // Written by a model from the tool's own text (AGENTQ_SEARCH_ENRICH_MODEL): phrasings a user
+  // might use, so they weigh least. 0.3 is a prior, not a measured value (docs/benchmarks.md).
+  examples: { weight: 0.3, b: 0.75, maxTerms: 120 },
 };
 /** Words every tool description says: dropped on both sides of tool search, on top of the analyzer's. */
 export const TOOL_SEARCH_STOP_WORDS: ReadonlySet<string> = new Set(['tool', 'tools']);
@@ -241,6 +245,7 @@ export function searchFieldsOf(
     params: [...parameters.names, ...(own ? [] : parameters.descriptions)].join(' '),
     values: [...parameters.values, ...(own ? parameters.descriptions : [])].join(' '),
     server: [entry.namespace.replace(/^mcp:/, ''), labelOf(entry).replace(/^mcp:/, '')].join(' '),
+    examples: '',
   };
 }
 
@@ -291,6 +296,7 @@ export class ToolSearchIndex {
   private readonly idsByForm = new Map<string, Set<number>>();
   private readonly totalLengths = FIELDS.map(() => 0);
   private readonly vectors = new Map<string, Float32Array>();
+  private readonly examples = new Map<string, string>();
   private nextId = 0;
   private writes = 0;
   private removals = 0;
@@ -337,6 +343,7 @@ export class ToolSearchIndex {
     const id = this.nextId;
     this.nextId += 1;
     const fields = searchFieldsOf(entry, this.options);
+    fields.examples = this.examples.get(key) ?? '';
     const lengths: number[] = [];
     const distinct = new Set<string>();
     FIELDS.forEach((field, fieldIndex) => {
@@ -418,6 +425,21 @@ export class ToolSearchIndex {
     if (!document) return;
     if (vector) document.vector = vector;
     else delete document.vector;
+  }
+
+  /**
+   * Sets (or, with `undefined`, clears) the example requests of a document key, indexed in the
+   * `examples` field. Kept across a replace of the document, like vectors; a document already
+   * indexed is re-indexed only when its examples changed, and, with `reindex: false`, only at its
+   * next {@link ToolSearchIndex.upsert} (for a caller about to replace it anyway).
+   */
+  setExamples(key: string, examples: readonly string[] | undefined, options: { reindex?: boolean } = {}): void {
+    const text = examples?.join('\n') ?? '';
+    if ((this.examples.get(key) ?? '') === text) return;
+    if (text === '') this.examples.delete(key);
+    else this.examples.set(key, text);
+    const entry = options.reindex === false ? undefined : this.get(key);
+    if (entry) this.upsert(entry);
   }
 
   /** Entries matching `namespace` and `keys` (or all), sorted by name. */

@@ -359,6 +359,31 @@ export const configVariables = [
       'Base URL of the embedding server for `openai-compatible:*` embedding models (for Ollama `http://127.0.0.1:11434/v1`). Defaults to `OPENAI_COMPATIBLE_BASE_URL`.',
   },
   {
+    env: 'AGENTQ_SEARCH_ENRICH_MODEL',
+    key: 'searchEnrichModel',
+    schema: z
+      .string()
+      .regex(/^(openai|openai-compatible):.+$/, 'must look like openai:<model> or openai-compatible:<model>'),
+    description:
+      'Model that writes, once per tool version, a few example requests a user might make of each catalog tool, indexed as a low-weight field of tool search; for example `openai:gpt-4.1-mini` or `openai-compatible:qwen2.5:7b` (with `OPENAI_COMPATIBLE_BASE_URL`). Warmers send each new tool text (name, title, description, input schema) to it once, in the background, and never hold a list back for it. Unset: off.',
+  },
+  {
+    env: 'AGENTQ_SEARCH_ENRICH_EXAMPLES',
+    key: 'searchEnrichExamples',
+    schema: positiveInt.max(10, 'must be at most 10'),
+    default: '4',
+    description:
+      'Example requests the `AGENTQ_SEARCH_ENRICH_MODEL` writes per tool (at most 10, each at most 120 characters).',
+  },
+  {
+    env: 'AGENTQ_SEARCH_ENRICH_MAX_TOOLS',
+    key: 'searchEnrichMaxTools',
+    schema: positiveInt.max(10_000, 'must be at most 10000'),
+    default: '200',
+    description:
+      'Most tools one warmer sends to the `AGENTQ_SEARCH_ENRICH_MODEL` per list it reads; the rest wait for the next read of that server, so a large new server spreads its cost over several refreshes.',
+  },
+  {
     env: 'ANTHROPIC_API_KEY',
     key: 'anthropicApiKey',
     schema: z.string().min(1),

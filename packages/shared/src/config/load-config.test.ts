@@ -49,6 +49,9 @@ describe('loadConfig', () => {
       anthropicBaseUrl: undefined,
       embeddingModel: undefined,
       embeddingBaseUrl: undefined,
+      searchEnrichModel: undefined,
+      searchEnrichExamples: 4,
+      searchEnrichMaxTools: 200,
       allowPrivateFetch: false,
       fetchAllowHosts: undefined,
       webFetchAllowHosts: undefined,
@@ -139,6 +142,25 @@ describe('loadConfig', () => {
     );
     expect(configError({ AGENTQ_EMBEDDING_MODEL: 'anthropic:x' }).issues.map((issue) => issue.field)).toEqual([
       'AGENTQ_EMBEDDING_MODEL',
+    ]);
+  });
+
+  it('leaves search enrichment off by default and names a bad enrichment setting', () => {
+    const defaults = loadConfig({});
+    expect(defaults.searchEnrichModel).toBeUndefined();
+    expect([defaults.searchEnrichExamples, defaults.searchEnrichMaxTools]).toEqual([4, 200]);
+    expect(loadConfig({ AGENTQ_SEARCH_ENRICH_MODEL: 'openai-compatible:qwen2.5:7b' }).searchEnrichModel).toBe(
+      'openai-compatible:qwen2.5:7b',
+    );
+    const error = configError({
+      AGENTQ_SEARCH_ENRICH_MODEL: 'gpt-4',
+      AGENTQ_SEARCH_ENRICH_EXAMPLES: '11',
+      AGENTQ_SEARCH_ENRICH_MAX_TOOLS: '0',
+    });
+    expect(error.issues.map((issue) => issue.field)).toEqual([
+      'AGENTQ_SEARCH_ENRICH_MODEL',
+      'AGENTQ_SEARCH_ENRICH_EXAMPLES',
+      'AGENTQ_SEARCH_ENRICH_MAX_TOOLS',
     ]);
   });
 

@@ -70,6 +70,12 @@ export interface Config {
   embeddingModel: string | undefined;
   /** `AGENTQ_EMBEDDING_BASE_URL`. */
   embeddingBaseUrl: string | undefined;
+  /** `AGENTQ_SEARCH_ENRICH_MODEL`: `openai:<model>` or `openai-compatible:<model>`; unset, no enrichment. */
+  searchEnrichModel: string | undefined;
+  /** `AGENTQ_SEARCH_ENRICH_EXAMPLES`. */
+  searchEnrichExamples: number;
+  /** `AGENTQ_SEARCH_ENRICH_MAX_TOOLS`. */
+  searchEnrichMaxTools: number;
   allowPrivateFetch: boolean;
   /** `AGENTQ_FETCH_ALLOW_HOSTS`, normalized: pass as `allowHosts` to `createGuardedFetch`. */
   fetchAllowHosts: string[] | undefined;

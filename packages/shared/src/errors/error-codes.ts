@@ -115,6 +115,12 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'The embedding model configuration is invalid.',
   },
+  SEARCH_ENRICH_CONFIG_INVALID: {
+    status: 400,
+    exitCode: usage,
+    retryable: false,
+    description: 'The search enrichment model configuration (`AGENTQ_SEARCH_ENRICH_MODEL`) is invalid.',
+  },
   SECRET_MISSING: {
     status: 400,
     exitCode: usage,

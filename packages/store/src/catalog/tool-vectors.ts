@@ -40,6 +40,22 @@ export interface ToolVectorStore {
   read(digests: readonly string[]): Promise<Map<string, Float32Array>>;
 }
 
+/**
+ * Which of `digests` have no stored key (`keyOf`), renewing the lifetime of those that do, in one
+ * pipeline: the existence check of every content-keyed store of warmers' work.
+ */
+export async function missingContentKeys(
+  redis: RedisConnection,
+  digests: readonly string[],
+  keyOf: (digest: string) => string,
+): Promise<string[]> {
+  if (digests.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const digest of digests) pipeline.pexpire(keyOf(digest), TOOL_VECTOR_TTL_MS);
+  const replies = (await pipeline.exec()) ?? [];
+  return digests.filter((_, index) => replies[index]?.[1] !== 1);
+}
+
 /** Options of {@link createToolVectorStore}. */
 export interface CreateToolVectorStoreOptions {
   redis: RedisConnection;
@@ -55,13 +71,7 @@ export function createToolVectorStore(options: CreateToolVectorStoreOptions): To
   const keyOf = (digest: string) => keys.toolEmbedding(model, digest);
   const { redis } = options;
   return {
-    async missing(digests) {
-      if (digests.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const digest of digests) pipeline.pexpire(keyOf(digest), TOOL_VECTOR_TTL_MS);
-      const replies = (await pipeline.exec()) ?? [];
-      return digests.filter((_, index) => replies[index]?.[1] !== 1);
-    },
+    missing: (digests) => missingContentKeys(redis, digests, keyOf),
     async write(vectors) {
       if (vectors.size === 0) return;
       const pipeline = redis.pipeline();
