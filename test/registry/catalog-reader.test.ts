@@ -255,12 +255,55 @@ describe('catalog reader (real Redis)', () => {
       const again = await reader.readMany(servers.map((server) => server.definition.id));
       expect([...again.values()].every((read) => read.state === 'ready')).toBe(true);
       expect({ pipelines, execs, singles }).toEqual({ pipelines: 2, execs: 2, singles: 0 });
-      // Not one catalog entry among the commands: 30 version keys, 30 statuses, the definitions.
+      // Not one catalog entry among the commands, nor the definitions hash: 30 version keys, 30
+      // statuses, the definitions version.
       expect(
         sent.filter((command) => servers.some((server) => command.endsWith(keys.tools(server.definition.id)))),
       ).toEqual([]);
+      expect(sent.filter((command) => command.startsWith('hgetall'))).toEqual([]);
       expect(sent).toHaveLength(61);
       expect(sent.filter((command) => command.endsWith(keys.catalogVersion('batch-7')))).toHaveLength(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('reads the server definitions again only when their version moved or is missing', async () => {
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'defs-versioned', transport: neverStarted }, tools: [tool('t')] },
+    ]);
+    const hgetalls: string[] = [];
+    const redis = ctx.redis.duplicate();
+    const originalPipeline = redis.pipeline.bind(redis);
+    redis.pipeline = ((...args: Parameters<typeof redis.pipeline>) => {
+      const pipeline = originalPipeline(...args);
+      const queued = pipeline as unknown as { sendCommand(command: { name: string; args: unknown[] }): unknown };
+      const send = queued.sendCommand.bind(pipeline);
+      queued.sendCommand = (command) => {
+        if (command.name === 'hgetall') hgetalls.push(String(command.args[0]));
+        return send(command);
+      };
+      return pipeline;
+    }) as typeof redis.pipeline;
+    try {
+      const reader = createCatalogReader({ redis, prefix: ctx.prefix });
+      expect(await reader.listTools('defs-versioned')).toMatchObject({ state: 'ready' });
+      expect(hgetalls).toEqual([keys.servers]);
+      expect(await reader.listTools('defs-versioned')).toMatchObject({ state: 'ready' });
+      expect(hgetalls).toHaveLength(1);
+      // A write through the store moves the version with the definition: the next read sees it.
+      const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+      await store.setEnabled('defs-versioned', false);
+      expect(await reader.listTools('defs-versioned')).toMatchObject({ state: 'cold', coldReason: 'disabled' });
+      expect(hgetalls).toHaveLength(2);
+      await store.setEnabled('defs-versioned', true);
+      expect(await reader.listTools('defs-versioned')).toMatchObject({ state: 'ready' });
+      expect(hgetalls).toHaveLength(3);
+      // A store without the version key (written before it existed): the hash is read every time.
+      await ctx.redis.del(keys.serversVersion);
+      await reader.listTools('defs-versioned');
+      await reader.listTools('defs-versioned');
+      expect(hgetalls).toHaveLength(5);
     } finally {
       redis.disconnect();
     }

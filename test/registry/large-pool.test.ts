@@ -127,7 +127,8 @@ describe('registry over 40 servers × 50 tools (real Redis)', () => {
 
     // Disable one server: its tools go, nobody else's.
     const disabled = serverDefinitionSchema.parse({ ...(servers[6] as GeneratedServer).definition, enabled: false });
-    await ctx.redis.hset(keyNames(ctx.prefix).servers, disabled.id, JSON.stringify(disabled));
+    const keys = keyNames(ctx.prefix);
+    await ctx.redis.multi().hset(keys.servers, disabled.id, JSON.stringify(disabled)).incr(keys.serversVersion).exec();
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: selected, caller });
     expect(registry.size).toBe(1_949);
     expect(registry.getAll({ namespace: `mcp:${disabled.id}` })).toEqual([]);

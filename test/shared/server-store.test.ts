@@ -78,6 +78,26 @@ describe('ServerStore round trip', () => {
     expect((await store.list()).map((definition) => definition.id)).toEqual(['remote']);
   });
 
+  it('moves the definitions version with every write, in the same script or transaction', async () => {
+    const versionKey = keyNames(context.prefix).serversVersion;
+    const version = async () => Number((await context.redis.get(versionKey)) ?? 0);
+    await store.put(everything);
+    expect(await version()).toBe(1);
+    await store.setEnabled('everything', false);
+    expect(await version()).toBe(2);
+    // A write that finds nothing to change (no such server) moves nothing.
+    expect(await store.remove('ghost')).toBe(false);
+    expect(await version()).toBe(2);
+    await store.remove('everything');
+    expect(await version()).toBe(3);
+    const path = file(
+      'version.yaml',
+      'servers:\n  memory: { transport: { type: stdio, command: mcp-server-memory } }\n',
+    );
+    await store.importFile(path);
+    expect(await version()).toBe(4);
+  });
+
   it('works under a hash-tagged cluster prefix, keeping its keys in that tag', async () => {
     const tagged = keyPrefix({ prefix: context.prefix, cluster: true });
     const clusterStore = new ServerStore({ redis: context.redis, prefix: tagged });

@@ -30,6 +30,7 @@ describe('keyNames', () => {
     expect(keys.status('github')).toBe('agentq:mcp.status.github');
     expect(keys.catalogVersion('github')).toBe('agentq:mcp.version.github');
     expect(keys.servers).toBe('agentq:servers');
+    expect(keys.serversVersion).toBe('agentq:servers.version');
     expect(keys.catalogUpdated).toBe('agentq:catalog.updated');
     expect(keys.run('run-1')).toBe('agentq:run.run-1');
   });
@@ -41,6 +42,7 @@ describe('keyNames', () => {
       keys.catalogVersion('s'),
       keys.status('s'),
       keys.servers,
+      keys.serversVersion,
       keys.serversChanged,
       keys.catalogUpdated,
       keys.run('s'),
@@ -75,6 +77,7 @@ describe('keyNames', () => {
     const tagOf = (name: string) => name.slice(name.indexOf('{') + 1, name.indexOf('}'));
     const global = [
       keys.servers,
+      keys.serversVersion,
       keys.serversChanged,
       keys.catalogUpdated,
       keys.serverSessionRenewed,
@@ -149,6 +152,7 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   catalogVersion: { single: 'P:mcp.version.A', cluster: '{P.srv.A}:mcp.version.A' },
   status: { single: 'P:mcp.status.A', cluster: '{P.srv.A}:mcp.status.A' },
   servers: { single: 'P:servers', cluster: '{P}:servers' },
+  serversVersion: { single: 'P:servers.version', cluster: '{P}:servers.version' },
   serversChanged: { single: 'P:servers.changed', cluster: '{P}:servers.changed' },
   catalogUpdated: { single: 'P:catalog.updated', cluster: '{P}:catalog.updated' },
   run: { single: 'P:run.A', cluster: '{P}:run.A' },

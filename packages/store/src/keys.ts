@@ -40,6 +40,12 @@ export interface KeyNames {
   oauthFlow(state: string): string;
   /** Hash of server definitions, id → JSON. */
   readonly servers: string;
+  /**
+   * Version of the server definitions hash: `P:servers.version`, a counter every writer of
+   * `P:servers` increments in the same script or transaction. A reader that holds the definitions
+   * of this version need not read the hash again; a missing key means "read the hash".
+   */
+  readonly serversVersion: string;
   /** Pub/sub channel of server definition changes. */
   readonly serversChanged: string;
   /** Pub/sub channel carrying `{ serverId, version }` when a tool list really changed. */
@@ -159,6 +165,7 @@ export function keyNames(prefix: string): KeyNames {
     oauthRefreshLease: (serverId) => `${server(serverId)}:lock.oauth.${serverId}`,
     oauthFlow: (state) => `${prefix}:oauth.flow.${state}`,
     servers: `${prefix}:servers`,
+    serversVersion: `${prefix}:servers.version`,
     serversChanged: `${prefix}:servers.changed`,
     catalogUpdated: `${prefix}:catalog.updated`,
     run: (runId) => `${prefix}:run.${runId}`,

@@ -69,6 +69,13 @@ interface KnownEntry {
   entry: CatalogEntry;
 }
 
+/**
+ * Longest a reader keeps server definitions without reading the hash again, even while
+ * `P:servers.version` says nothing changed: bounds what a writer that does not move the version
+ * (an older process) can hide.
+ */
+const DEFINITIONS_MAX_AGE_MS = 1_000;
+
 /** Options of {@link createCatalogReader}. */
 export interface CreateCatalogReaderOptions {
   redis: RedisConnection;
@@ -137,17 +144,28 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   }
 
   // Definitions and statuses are small but read on every sync; equal text reuses the last parse
-  // (and so the same definition object, whose hash is then cached too).
-  const smallParses = new Map<string, unknown>();
+  // (and so the same definition object, whose hash is then cached too). Keyed by `what` then by the
+  // text itself, never by a concatenation of both: the texts of an unchanged read are the same
+  // strings as last time, whose hashes V8 keeps, where a new key string would be hashed whole.
+  const smallParses = new Map<string, Map<string, unknown>>();
+  let smallParseCount = 0;
   function parseCached<S extends z.ZodType>(text: string, schema: S, what: string): SafeParseJsonResult<z.output<S>> {
-    const key = `${what}\0${text}`;
-    const known = smallParses.get(key) as SafeParseJsonResult<z.output<S>> | undefined;
+    const known = smallParses.get(what)?.get(text) as SafeParseJsonResult<z.output<S>> | undefined;
     if (known) return known;
     const parsed = safeParseJson(text, schema, what);
     if (parsed.success) {
       // Bounded: at most a few entries per server; drop everything when it grows past that.
-      if (smallParses.size > 4_096) smallParses.clear();
-      smallParses.set(key, parsed);
+      if (smallParseCount >= 4_096) {
+        smallParses.clear();
+        smallParseCount = 0;
+      }
+      let texts = smallParses.get(what);
+      if (!texts) {
+        texts = new Map();
+        smallParses.set(what, texts);
+      }
+      texts.set(text, parsed);
+      smallParseCount += 1;
     }
     return parsed;
   }
@@ -247,6 +265,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   function sameDefinitions(definitions: Record<string, string>): boolean {
     const last = lastDefinitions;
     if (!last) return false;
+    if (last === definitions) return true;
     const ids = Object.keys(definitions);
     if (ids.length !== Object.keys(last).length) return false;
     for (const serverId of ids) {
@@ -268,19 +287,33 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     return lastSegments.segments;
   }
 
+  // The definitions hash as last read, under the `P:servers.version` read before it. While the
+  // version stays, a read asks for the version only: a large fleet's hundreds of definitions are
+  // neither sent nor converted on every run start. Every writer of the hash moves the version in the
+  // same script or transaction; a writer that does not (a process older than the version key,
+  // during a rolling upgrade) is caught up with at most DEFINITIONS_MAX_AGE_MS later.
+  let knownDefinitions: { version: string; definitions: Record<string, string>; readAt: number } | undefined;
+
   async function readMany(serverIds: readonly string[]): Promise<Map<string, CatalogRead>> {
     const ids = [...new Set(serverIds)];
     const out = new Map<string, CatalogRead>();
     if (ids.length === 0) return out;
-    // Snapshot the known entries, in case a concurrent read replaces them meanwhile.
+    // Snapshot the known entries and definitions, in case a concurrent read replaces them meanwhile.
     const known = ids.map((serverId) => parsedEntries.get(serverId));
+    const held =
+      knownDefinitions && performance.now() - knownDefinitions.readAt < DEFINITIONS_MAX_AGE_MS
+        ? knownDefinitions
+        : undefined;
     // Every definition, not only the ones read: wire names are decided over all enabled servers,
     // so that every process names a tool the same whatever subset it has synced. One pipeline on a
     // single Redis; on a cluster one per master, in parallel (each server has its own hash tag).
     // A server this reader holds an entry for is asked for its version key only; one it has never
     // read is asked for its entry at once, so a first read stays one round trip.
-    const { definitions: definitionsReply, replies } = await catalog.readForReader(ids, known);
-    const [definitionsError, definitionsValue] = definitionsReply;
+    const readAt = performance.now();
+    const fetched = await catalog.readForReader(ids, known, held?.version);
+    const { replies, definitionsVersion } = fetched;
+    const definitionsReply = fetched.definitions === 'unchanged' ? undefined : fetched.definitions;
+    const [definitionsError, definitionsValue] = definitionsReply ?? [null, held?.definitions];
     if (definitionsError) {
       // Without the definitions nothing can be interpreted: every server reads as cold, which
       // never evicts a registered tool.
@@ -292,6 +325,10 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     }
     const none: PipelineReply = [null, null];
     const definitions = (definitionsValue ?? {}) as Record<string, string>;
+    if (definitionsReply) {
+      knownDefinitions =
+        definitionsVersion === undefined ? undefined : { version: definitionsVersion, definitions, readAt };
+    }
     const segments = segmentsFor(definitions);
     ids.forEach((serverId, index) => {
       const reply = replies[index] ?? { entry: none, status: none };

@@ -6,6 +6,9 @@ import type { ToolEntry } from '../registry/tool-entry.js';
 // (approval policy) that share the schema, and counting 2 000 definitions on every run would cost
 // more than the run's own setup.
 const cache = new WeakMap<object, Map<string, { description: string | undefined; tokens: number }>>();
+// The last estimate per tool object, checked first: a run start asks about the same registry tool
+// objects, by the same names, every time, and one lookup answers that.
+const byTool = new WeakMap<object, { name: string; description: string | undefined; tokens: number }>();
 
 /** The JSON Schema of a tool's input, or `{}` when it is only available asynchronously. */
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
@@ -24,6 +27,14 @@ export function toolJsonSchema(tool: Tool): Record<string, unknown> {
  * part that grows with the pool. Cached per input schema object, name and description.
  */
 export function estimateToolDefinitionTokens(name: string, tool: Tool): number {
+  const last = byTool.get(tool);
+  if (last !== undefined && last.name === name && last.description === tool.description) return last.tokens;
+  const tokens = estimateBySchema(name, tool);
+  byTool.set(tool, { name, description: tool.description, tokens });
+  return tokens;
+}
+
+function estimateBySchema(name: string, tool: Tool): number {
   const schemaKey = typeof tool.inputSchema === 'object' && tool.inputSchema !== null ? tool.inputSchema : tool;
   let known = cache.get(schemaKey);
   if (!known) {

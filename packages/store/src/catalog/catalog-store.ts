@@ -180,26 +180,44 @@ export class CatalogStore {
    * The registry reader's round trip: every definition (wire names are decided over all of them)
    * and, per server, its entry bytes, or only its version key when `known` holds a parse of it.
    * An entry whose version or status moved is read again at once; one that did not reads
-   * `unchanged`. Replies keep their errors: one unreadable key must not take the others down.
+   * `unchanged`. With `knownDefinitionsVersion` (the `P:servers.version` of definitions the reader
+   * holds) the definitions hash is read only when the version moved, and then in the same second
+   * round trip as the moved entries; `definitions` is `unchanged` otherwise. `definitionsVersion` is
+   * the version read before the definitions, so definitions kept under it are never older than it.
+   * Replies keep their errors: one unreadable key must not take the others down.
    */
   async readForReader(
     serverIds: readonly string[],
     known: ReadonlyArray<KnownCatalogEntry | undefined>,
-  ): Promise<{ definitions: PipelineReply; replies: CatalogReaderReply[] }> {
-    const commands: SlotCommand[] = [
-      { key: this.keys.servers, add: (pipeline) => pipeline.hgetall(this.keys.servers) },
-    ];
+    knownDefinitionsVersion?: string,
+  ): Promise<{
+    definitions: PipelineReply | 'unchanged';
+    definitionsVersion: string | undefined;
+    replies: CatalogReaderReply[];
+  }> {
+    const versionKey = this.keys.serversVersion;
+    const definitionsCommand: SlotCommand = {
+      key: this.keys.servers,
+      add: (pipeline) => pipeline.hgetall(this.keys.servers),
+    };
+    const commands: SlotCommand[] = [this.getCommand(versionKey)];
+    if (knownDefinitionsVersion === undefined) commands.push(definitionsCommand);
+    const head = commands.length;
     serverIds.forEach((serverId, index) => {
       if (known[index]) commands.push(this.getCommand(this.keys.catalogVersion(serverId)));
       else commands.push(this.getBufferCommand(this.keys.tools(serverId)));
       commands.push(this.getCommand(this.keys.status(serverId)));
     });
     const results = await pipelineBySlot(this.redis, commands);
-    const definitions = results[0] ?? NONE;
-    if (definitions[0]) return { definitions, replies: [] };
+    const [versionReadError, versionValue] = results[0] ?? NONE;
+    const definitionsVersion = !versionReadError && typeof versionValue === 'string' ? versionValue : undefined;
+    let definitions: PipelineReply | 'unchanged' =
+      knownDefinitionsVersion === undefined ? (results[1] ?? NONE) : 'unchanged';
+    if (definitions !== 'unchanged' && definitions[0]) return { definitions, definitionsVersion, replies: [] };
+    const definitionsMoved = definitions === 'unchanged' && definitionsVersion !== knownDefinitionsVersion;
     const replies: CatalogReaderReply[] = serverIds.map((_, index) => ({
-      entry: results[1 + index * 2] ?? NONE,
-      status: results[2 + index * 2] ?? NONE,
+      entry: results[head + index * 2] ?? NONE,
+      status: results[head + 1 + index * 2] ?? NONE,
     }));
     const moved: number[] = [];
     replies.forEach((reply, index) => {
@@ -216,17 +234,17 @@ export class CatalogStore {
       if (same) reply.entry = 'unchanged';
       else moved.push(index);
     });
-    if (moved.length > 0) {
-      const entries = await pipelineBySlot(
-        this.redis,
-        moved.map((index) => this.getBufferCommand(this.keys.tools(serverIds[index] as string))),
-      );
+    if (moved.length > 0 || definitionsMoved) {
+      const again = moved.map((index) => this.getBufferCommand(this.keys.tools(serverIds[index] as string)));
+      if (definitionsMoved) again.push(definitionsCommand);
+      const entries = await pipelineBySlot(this.redis, again);
       moved.forEach((index, position) => {
         const reply = replies[index];
         if (reply) reply.entry = entries[position] ?? NONE;
       });
+      if (definitionsMoved) definitions = entries[moved.length] ?? NONE;
     }
-    return { definitions, replies };
+    return { definitions, definitionsVersion, replies };
   }
 
   /**

@@ -58,7 +58,8 @@ const maxCompareAndSetAttempts = 100;
 
 /**
  * MCP server definitions in Redis (`P:servers`, id → JSON). Definitions are validated on the way
- * in and on the way out; secrets stay as `${ENV}` placeholders. Every change publishes a
+ * in and on the way out; secrets stay as `${ENV}` placeholders. Every write increments
+ * `P:servers.version` in the same script or transaction. Every change publishes a
  * {@link ServerChangeEvent} on `P:servers.changed` for warmers.
  */
 export class ServerStore {
@@ -175,6 +176,7 @@ export class ServerStore {
     const results = await this.redis
       .multi()
       .hdel(this.keys.servers, serverId)
+      .incr(this.keys.serversVersion)
       .publish(this.keys.serversChanged, JSON.stringify(event))
       .exec();
     return Number(results?.[0]?.[1] ?? 0) > 0;
@@ -237,6 +239,7 @@ export class ServerStore {
     for (const definition of definitions) {
       transaction.hset(this.keys.servers, definition.id, JSON.stringify(definition));
     }
+    transaction.incr(this.keys.serversVersion);
     for (const definition of definitions) {
       const before = previous.get(definition.id);
       const event: ServerChangeEvent = {
@@ -257,7 +260,7 @@ export class ServerStore {
     text: string,
     event: ServerChangeEvent,
   ): Promise<number> {
-    const keys = [this.keys.servers, this.keys.serversChanged];
+    const keys = [this.keys.servers, this.keys.serversChanged, this.keys.serversVersion];
     return Number(
       await runStoreScript(this.redis, 'serverCompareAndSet', keys, [
         serverId,
