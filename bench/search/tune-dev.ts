@@ -4,15 +4,9 @@
 // It reads the dev half only and never scores the frozen test half; the test half is measured
 // once, by `npm run bench`, after the ranker is settled.
 import { createWordnetSynonyms, ToolRegistry, type ToolSearchIndexOptions } from '@agentq/registry';
-import { bm25Ranker, entriesOf, loadEvalSet, metaToolRanker, scoreRanker } from './tool-search-eval.js';
+import { bm25Ranker, loadDevHalf, metaToolRanker, scoreRanker } from './tool-search-eval.js';
 
-const set = await loadEvalSet();
-if ('missing' in set) {
-  console.log(`no evaluation set: ${set.missing}`);
-  process.exit(0);
-}
-const dev = set.queries.filter((query) => query.split === 'dev');
-const entries = entriesOf(set.servers);
+const { servers, dev, entries } = await loadDevHalf();
 const wordnet = process.argv.includes('--wordnet');
 const optionsAt = process.argv.indexOf('--options');
 const tried = (optionsAt === -1 ? {} : JSON.parse(process.argv[optionsAt + 1] ?? '{}')) as ToolSearchIndexOptions;
@@ -25,7 +19,7 @@ const ranker = () => {
   return metaToolRanker(entries, { registry });
 };
 const ours = await scoreRanker(dev, ranker());
-const theirs = await scoreRanker(dev, bm25Ranker(entries, set.servers));
+const theirs = await scoreRanker(dev, bm25Ranker(entries, servers));
 const format = (value: number) => value.toFixed(3);
 console.log(`dev: ${dev.length} queries over ${entries.length} tools`);
 console.log(`agentq  r@1 ${format(ours.recallAt1)}  r@5 ${format(ours.recallAt5)}  mrr@10 ${format(ours.mrrAt10)}`);

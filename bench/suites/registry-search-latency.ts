@@ -8,6 +8,7 @@ import {
   searchKeyOf,
   ToolRegistry,
   ToolSearchIndex,
+  TOOL_SEARCH_RERANK_MODEL,
   type McpToolCaller,
 } from '@agentq/registry';
 import { toolId } from '@agentq/shared';
@@ -116,6 +117,9 @@ const suite: BenchSuite = {
       };
       const withVerbs = indexTimings(index);
       const withoutVerbs = indexTimings(plain);
+      // The same with the trained reranker over the top candidates, and without it.
+      const withRerank = indexTimings(new ToolSearchIndex(registry.getAll(), { rerank: TOOL_SEARCH_RERANK_MODEL }));
+      const withoutRerank = indexTimings(new ToolSearchIndex(registry.getAll(), { rerank: false }));
 
       // Baseline: an index built over the run's 1 000 tools.
       const builds: number[] = [];
@@ -184,6 +188,18 @@ const suite: BenchSuite = {
         {
           name: 'index.search.p99/baseline',
           value: percentile(withVerbs, 0.99) / percentile(withoutVerbs, 0.99),
+          unit: 'ratio',
+        },
+        { name: 'index.search.p99 (reranker)', value: percentile(withRerank, 0.99), unit: 'ms' },
+        { name: 'baseline.index.search.p99 (no reranker)', value: percentile(withoutRerank, 0.99), unit: 'ms' },
+        {
+          name: 'index.search.p99 reranker/none',
+          value: percentile(withRerank, 0.99) / percentile(withoutRerank, 0.99),
+          unit: 'ratio',
+        },
+        {
+          name: 'index.search.p50 reranker/none',
+          value: percentile(withRerank, 0.5) / percentile(withoutRerank, 0.5),
           unit: 'ratio',
         },
         { name: 'sync.full@10000', value: fullSyncMs, unit: 'ms' },
