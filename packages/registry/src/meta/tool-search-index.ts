@@ -12,6 +12,7 @@ import {
   squaredNorm,
 } from '@agentq/shared';
 import { rerankFeatures, rerankTop, type RerankModel, type RerankSource } from './tool-search-rerank.js';
+import { TOOL_SEARCH_RERANK_MODEL } from './tool-search-rerank-weights.js';
 
 /** Results of a search returned when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 8;
@@ -83,7 +84,9 @@ export interface ToolSearchIndexOptions {
   cooccurrence?: { neighbours: number; weight: number; minShared?: number };
   /**
    * Second stage: a trained linear model ({@link RerankModel}) reorders the first stage's top
-   * `depth` lexical hits; `false` keeps the first stage's order. @default false
+   * `depth` lexical hits; `false` keeps the first stage's order. The default model was trained on
+   * the dev split and is on because it raised recall@5 and recall@1 there under cross-validation
+   * (docs/benchmarks.md). @default TOOL_SEARCH_RERANK_MODEL
    */
   rerank?: RerankModel | false;
 }
@@ -443,7 +446,7 @@ export class ToolSearchIndex {
     this.nameMatches(query, options, hits, taken);
 
     const first = this.firstStage(query, options, taken);
-    const { rerank } = this.options;
+    const { rerank = TOOL_SEARCH_RERANK_MODEL } = this.options;
     const lexical = rerank ? rerankTop(rerank, first.source, first.lexical) : first.lexical;
     const vector = options.queryVector ? this.vectorRanking(options.queryVector, options, taken) : [];
     if (vector.length === 0) {
