@@ -500,9 +500,12 @@ export class ToolSearchIndex {
     return { lexical, source: this.rerankSource(groups, counted, options.queryVector) };
   }
 
-  private rerankSource(groups: QueryGroup[], counted: number, queryVector: readonly number[] | undefined): RerankSource {
+  private rerankSource(
+    groups: QueryGroup[],
+    counted: number,
+    queryVector: readonly number[] | undefined,
+  ): RerankSource {
     const count = this.documents.size;
-    const documentOf = (key: string) => this.byId[this.idsByKey.get(key) ?? -1];
     const queryNorm = queryVector ? squaredNorm(queryVector) : 0;
     return {
       fields: this.fieldParameters.map(({ weight, b }, index) => ({
@@ -516,10 +519,11 @@ export class ToolSearchIndex {
         const posting = this.postings.get(term);
         return posting ? bm25Idf(count, posting.size) : undefined;
       },
-      frequencies: (term, key) => this.postings.get(term)?.get(this.idsByKey.get(key) ?? -1),
-      lengths: (key) => documentOf(key)?.lengths ?? [],
-      vectorSimilarity: (key) => {
-        const vector = documentOf(key)?.vector;
+      postings: (term) => this.postings.get(term),
+      idOf: (key) => this.idsByKey.get(key) ?? -1,
+      lengths: (id) => this.byId[id]?.lengths ?? [],
+      vectorSimilarity: (id) => {
+        const vector = this.byId[id]?.vector;
         if (!queryVector || !vector || vector.length !== queryVector.length) return 0;
         return cosineSimilarity(vector, queryVector, queryNorm);
       },

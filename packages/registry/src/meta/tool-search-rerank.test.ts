@@ -15,25 +15,44 @@ import { TOOL_SEARCH_RERANK_MODEL } from './tool-search-rerank-weights.js';
 const size = RERANK_FEATURES.length;
 const at = (name: (typeof RERANK_FEATURES)[number]) => RERANK_FEATURES.indexOf(name);
 
-/** A two-document source over fields name, title, description, params, values, server. */
+/** A two-document source (ids 0 and 1, keys a and b) over fields name, title, description, params, values, server. */
 function source(rename: (term: string) => string = (term) => term): RerankSource {
-  const postings: Record<string, Record<string, number[]>> = {
-    [rename('issue')]: { a: [1, 0, 1, 0, 0, 0], b: [0, 0, 1, 0, 0, 0] },
-    [rename('gitlab')]: { b: [0, 0, 0, 0, 0, 1] },
-    [rename('make')]: { a: [1, 0, 0, 0, 0, 0] },
-  };
-  const lengths: Record<string, number[]> = { a: [2, 0, 8, 3, 0, 1], b: [3, 0, 12, 0, 0, 1] };
+  const postings = new Map<string, Map<number, number[]>>([
+    [
+      rename('issue'),
+      new Map([
+        [0, [1, 0, 1, 0, 0, 0]],
+        [1, [0, 0, 1, 0, 0, 0]],
+      ]),
+    ],
+    [rename('gitlab'), new Map([[1, [0, 0, 0, 0, 0, 1]]])],
+    [rename('make'), new Map([[0, [1, 0, 0, 0, 0, 0]]])],
+  ]);
+  const lengths = [
+    [2, 0, 8, 3, 0, 1],
+    [3, 0, 12, 0, 0, 1],
+  ];
+  const idfs = new Map([
+    [rename('issue'), 1],
+    [rename('gitlab'), 2],
+    [rename('make'), 0.5],
+  ]);
   return {
     fields: Array.from({ length: 6 }, () => ({ weight: 1, b: 0.5, average: 4 })),
-    groups: [[{ term: rename('issue'), weight: 1 }], [{ term: rename('gitlab'), weight: 1 }], [
-      { term: rename('create'), weight: 1 },
-      { term: rename('make'), weight: 0.15 },
-    ]],
+    groups: [
+      [{ term: rename('issue'), weight: 1 }],
+      [{ term: rename('gitlab'), weight: 1 }],
+      [
+        { term: rename('create'), weight: 1 },
+        { term: rename('make'), weight: 0.15 },
+      ],
+    ],
     counted: 3,
-    idf: (term) => ({ [rename('issue')]: 1, [rename('gitlab')]: 2, [rename('make')]: 0.5 })[term],
-    frequencies: (term, key) => postings[term]?.[key],
-    lengths: (key) => lengths[key] ?? [],
-    vectorSimilarity: (key) => (key === 'a' ? 0.25 : 0),
+    idf: (term) => idfs.get(term),
+    postings: (term) => postings.get(term),
+    idOf: (key) => ({ a: 0, b: 1 })[key] ?? -1,
+    lengths: (id) => lengths[id] ?? [],
+    vectorSimilarity: (id) => (id === 0 ? 0.25 : 0),
   };
 }
 

@@ -63,43 +63,64 @@ export interface RerankSource {
   counted: number;
   /** Inverse document frequency of a term, or `undefined` when no document has it. */
   idf(term: string): number | undefined;
-  /** Per-field frequencies of `term` in the document of `key`, or `undefined` when absent. */
-  frequencies(term: string, key: string): readonly number[] | undefined;
-  /** Per-field lengths (terms) of the document of `key`. */
-  lengths(key: string): readonly number[];
+  /** The postings of a term: per-field frequencies by document id. */
+  postings(term: string): ReadonlyMap<number, readonly number[]> | undefined;
+  /** The document id of a key (`-1` when it is not indexed). */
+  idOf(key: string): number;
+  /** Per-field lengths (terms) of a document. */
+  lengths(id: number): readonly number[];
   /** Cosine of the query's and the document's vectors; 0 when either has none. */
-  vectorSimilarity(key: string): number;
+  vectorSimilarity(id: number): number;
 }
 
-/** The first stage's weight of a query word: its own idf, else that of its rarest known alternative. */
-function groupIdf(source: RerankSource, group: ReadonlyArray<{ term: string }>): number {
-  const own = source.idf(group[0]?.term ?? '');
-  if (own !== undefined) return own;
-  let best = 0;
-  for (const { term } of group) best = Math.max(best, source.idf(term) ?? 0);
-  return best;
+/** A query word, resolved once per query: its own term and its alternatives, each with its idf. */
+interface PlannedWord {
+  /** The first stage's weight of the word: its own idf, else that of its rarest known alternative. */
+  idf: number;
+  postings: ReadonlyMap<number, readonly number[]> | undefined;
+  alternatives: Array<{ postings: ReadonlyMap<number, readonly number[]>; weight: number; idf: number }>;
 }
 
-function fieldScore(source: RerankSource, lengths: readonly number[], frequencies: readonly number[], idf: number) {
-  const out = new Float64Array(frequencies.length);
-  frequencies.forEach((frequency, index) => {
-    const field = source.fields[index];
-    if (frequency === 0 || !field) return;
-    const norm = bm25LengthNorm(lengths[index] ?? 0, field.average, field.b);
-    out[index] = bm25TermScore(idf, (field.weight * frequency) / norm);
+function plan(source: RerankSource): PlannedWord[] {
+  return source.groups.slice(0, source.counted).map((group) => {
+    const own = source.idf(group[0]?.term ?? '');
+    const alternatives = group.slice(1).flatMap(({ term, weight }) => {
+      const idf = source.idf(term);
+      const postings = source.postings(term);
+      return idf === undefined || !postings ? [] : [{ postings, weight, idf }];
+    });
+    const best = alternatives.reduce((max, alternative) => Math.max(max, alternative.idf), 0);
+    return { idf: own ?? best, postings: source.postings(group[0]?.term ?? ''), alternatives };
   });
-  return out;
+}
+
+/** BM25F of one term in one field of a document. */
+function fieldScore(
+  field: { weight: number; b: number; average: number },
+  length: number,
+  frequency: number,
+  idf: number,
+): number {
+  return bm25TermScore(idf, (field.weight * frequency) / bm25LengthNorm(length, field.average, field.b));
+}
+
+/** BM25F of one term over a document's fields. */
+function termScore(source: RerankSource, lengths: readonly number[], frequencies: readonly number[], idf: number) {
+  let sum = 0;
+  for (let index = 0; index < frequencies.length; index += 1) {
+    const field = source.fields[index];
+    const frequency = frequencies[index] ?? 0;
+    if (frequency > 0 && field) sum += fieldScore(field, lengths[index] ?? 0, frequency, idf);
+  }
+  return sum;
 }
 
 /** Best score of a query word matched only through one of its alternatives. */
-function alternativeScore(source: RerankSource, key: string, group: ReadonlyArray<{ term: string; weight: number }>) {
-  const lengths = source.lengths(key);
+function alternativeScore(source: RerankSource, id: number, lengths: readonly number[], word: PlannedWord) {
   let best = 0;
-  for (const { term, weight } of group.slice(1)) {
-    const frequencies = source.frequencies(term, key);
-    if (!frequencies) continue;
-    const scores = fieldScore(source, lengths, frequencies, source.idf(term) ?? 0);
-    best = Math.max(best, weight * scores.reduce((sum, value) => sum + value, 0));
+  for (const { postings, weight, idf } of word.alternatives) {
+    const frequencies = postings.get(id);
+    if (frequencies) best = Math.max(best, weight * termScore(source, lengths, frequencies, idf));
   }
   return best;
 }
@@ -113,49 +134,56 @@ export function rerankFeatures(
   source: RerankSource,
   candidates: ReadonlyArray<{ key: string; score: number }>,
 ): Float64Array[] {
-  const counted = source.groups.slice(0, source.counted);
-  const idfs = counted.map((group) => groupIdf(source, group));
+  const words = plan(source);
   const queryWeight = Math.max(
-    idfs.reduce((sum, idf) => sum + idf, 0),
+    words.reduce((sum, word) => sum + word.idf, 0),
     1e-9,
   );
-  const words = Math.max(counted.length, 1);
+  const wordCount = Math.max(words.length, 1);
+  const fieldCount = Math.min(source.fields.length, FIELD_FEATURES);
   const top = Math.max(candidates[0]?.score ?? 0, 1e-9);
   return candidates.map(({ key, score }, rank) => {
     const features = new Float64Array(RERANK_FEATURES.length);
-    const lengths = source.lengths(key);
+    const id = source.idOf(key);
+    const lengths = source.lengths(id);
     let alternative = 0;
     let nameWords = 0;
     let descriptionWords = 0;
     let covered = 0;
     let nameFrequency = 0;
-    counted.forEach((group, index) => {
-      const idf = idfs[index] ?? 0;
-      const frequencies = source.frequencies(group[0]?.term ?? '', key);
+    for (const word of words) {
+      const frequencies = word.postings?.get(id);
       if (!frequencies) {
-        alternative += alternativeScore(source, key, group);
-        return;
+        if (word.alternatives.length > 0) alternative += alternativeScore(source, id, lengths, word);
+        continue;
       }
-      covered += idf;
-      fieldScore(source, lengths, frequencies, idf).forEach((value, field) => {
-        if (field >= FIELD_FEATURES) return;
+      covered += word.idf;
+      for (let field = 0; field < fieldCount; field += 1) {
+        const frequency = frequencies[field] ?? 0;
+        if (frequency === 0) continue;
+        const value = fieldScore(
+          source.fields[field] as RerankSource['fields'][number],
+          lengths[field] ?? 0,
+          frequency,
+          word.idf,
+        );
         features[FIELD_FEATURE_OFFSET + field] = (features[FIELD_FEATURE_OFFSET + field] ?? 0) + value / queryWeight;
-      });
+      }
       if ((frequencies[NAME] ?? 0) + (frequencies[TITLE] ?? 0) > 0) nameWords += 1;
       if ((frequencies[DESCRIPTION] ?? 0) > 0) descriptionWords += 1;
       if ((frequencies[SERVER] ?? 0) > 0) features[13] = 1;
       nameFrequency += frequencies[NAME] ?? 0;
-    });
+    }
     features[0] = 1 / (rank + 1);
     features[1] = score / top;
     features[8] = alternative / queryWeight;
-    features[9] = nameWords / words;
-    features[10] = descriptionWords / words;
+    features[9] = nameWords / wordCount;
+    features[10] = descriptionWords / wordCount;
     features[11] = covered / queryWeight;
     features[12] = (lengths[NAME] ?? 0) === 0 ? 0 : Math.min(nameFrequency / (lengths[NAME] as number), 1);
     features[14] = Math.log1p(lengths[PARAMS] ?? 0);
     features[15] = Math.log1p(lengths[DESCRIPTION] ?? 0);
-    features[16] = source.vectorSimilarity(key);
+    features[16] = source.vectorSimilarity(id);
     return features;
   });
 }
@@ -183,7 +211,11 @@ export function rerankTop<T extends { key: string; score: number }>(
   const head = ranked.slice(0, model.depth);
   if (head.length < 2) return [...ranked];
   const features = rerankFeatures(source, head);
-  const scored = head.map((item, position) => ({ item, position, score: rerankScore(model, features[position] ?? []) }));
+  const scored = head.map((item, position) => ({
+    item,
+    position,
+    score: rerankScore(model, features[position] ?? []),
+  }));
   scored.sort((left, right) => right.score - left.score || left.position - right.position);
   return [...scored.map(({ item, score }) => ({ ...item, score })), ...ranked.slice(model.depth)];
 }
@@ -202,6 +234,7 @@ export function validateRerankModel(model: RerankModel): RerankModel {
       throw new TypeError(`rerank model: ${name} must hold ${size} finite numbers`);
   }
   if (model.scale.some((value) => value <= 0)) throw new TypeError('rerank model: scale must be positive');
-  if (!Number.isInteger(model.depth) || model.depth < 2) throw new TypeError('rerank model: depth must be an integer >= 2');
+  if (!Number.isInteger(model.depth) || model.depth < 2)
+    throw new TypeError('rerank model: depth must be an integer >= 2');
   return model;
 }
