@@ -1,6 +1,7 @@
 // agentq's tool_search beside the searches other stacks ship, per query kind, as a Markdown table:
 // `npx tsx bench/search/side-by-side.ts [--split dev|test]` (default dev). The frozen test split is
 // scored once, after the ranker is settled, and reported as it comes.
+import { ToolRegistry, type ToolEntry } from '@agentq/registry';
 import {
   bm25Ranker,
   entriesOf,
@@ -11,6 +12,13 @@ import {
   type Ranker,
 } from './tool-search-eval.js';
 import { aiSdkToolSearchRanker, regexToolSearchRanker } from './shipped-searches.js';
+
+/** `tool_search` with the lexical first stage alone, for the reranker's effect in the same run. */
+function firstStageRanker(entries: readonly ToolEntry[]): Ranker {
+  const registry = new ToolRegistry({ search: { rerank: false } });
+  for (const entry of entries) registry.register(entry);
+  return metaToolRanker(entries, { registry });
+}
 
 const set = await loadEvalSet();
 if ('missing' in set) {
@@ -23,6 +31,7 @@ const queries = set.queries.filter((query) => query.split === split);
 const entries = entriesOf(set.servers);
 const rankers: Array<[string, Ranker]> = [
   ['agentq `tool_search`', metaToolRanker(entries)],
+  ['agentq `tool_search`, first stage only (no reranker)', firstStageRanker(entries)],
   ['AI SDK `toolSearch()` (keywords)', aiSdkToolSearchRanker(entries, evalIdOf)],
   ['Anthropic-style regex', regexToolSearchRanker(entries, evalIdOf)],
   ['plain BM25 (minisearch)', bm25Ranker(entries, set.servers)],

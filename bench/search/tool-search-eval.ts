@@ -89,6 +89,23 @@ export async function loadEvalSet(
   return { servers, queries: queries.queries };
 }
 
+/**
+ * The development half, its servers and every entry, for the dev-only scripts; exits with a note
+ * when the evaluation set is missing. Never returns the frozen test half.
+ */
+export async function loadDevHalf(): Promise<{ servers: EvalServer[]; dev: EvalQuery[]; entries: ToolEntry[] }> {
+  const set = await loadEvalSet();
+  if ('missing' in set) {
+    console.log(`no evaluation set: ${set.missing}`);
+    process.exit(0);
+  }
+  return {
+    servers: set.servers,
+    dev: set.queries.filter((query) => query.split === 'dev'),
+    entries: entriesOf(set.servers),
+  };
+}
+
 /** Registry entries of `servers`, named and built as a worker builds them. */
 export function entriesOf(servers: readonly EvalServer[]): ToolEntry[] {
   return servers.flatMap((server) => {

@@ -11,15 +11,9 @@ import { createSearchEnricher } from '@agentq/models';
 import { createWordnetSynonyms, ToolRegistry, type ToolSearchIndexOptions } from '@agentq/registry';
 import { loadConfig } from '@agentq/shared';
 import { enrichEvalTools, enrichmentCachePath } from './enrich-eval-tools.js';
-import { bm25Ranker, entriesOf, loadEvalSet, metaToolRanker, scoreRanker } from './tool-search-eval.js';
+import { bm25Ranker, loadDevHalf, metaToolRanker, scoreRanker } from './tool-search-eval.js';
 
-const set = await loadEvalSet();
-if ('missing' in set) {
-  console.log(`no evaluation set: ${set.missing}`);
-  process.exit(0);
-}
-const dev = set.queries.filter((query) => query.split === 'dev');
-const entries = entriesOf(set.servers);
+const { servers, dev, entries } = await loadDevHalf();
 const wordnet = process.argv.includes('--wordnet');
 const optionsAt = process.argv.indexOf('--options');
 const tried = (optionsAt === -1 ? {} : JSON.parse(process.argv[optionsAt + 1] ?? '{}')) as ToolSearchIndexOptions;
@@ -38,7 +32,7 @@ if (enricher) {
     join(dirname(fileURLToPath(import.meta.url)), '..', 'results'),
     enricher.modelId,
   );
-  const cost = await enrichEvalTools({ servers: set.servers, registry, enricher, cachePath });
+  const cost = await enrichEvalTools({ servers, registry, enricher, cachePath });
   console.log(
     `enriched ${cost.tools} tools with ${enricher.modelId}: ${cost.calls} calls now, ${cost.failed} failed, tokens in/out ${cost.inputTokens}/${cost.outputTokens} (cache ${cachePath})`,
   );
@@ -46,7 +40,7 @@ if (enricher) {
 // One registry for every ranking: its index is built (and enriched) once.
 const ranker = () => metaToolRanker(entries, { registry });
 const ours = await scoreRanker(dev, ranker());
-const theirs = await scoreRanker(dev, bm25Ranker(entries, set.servers));
+const theirs = await scoreRanker(dev, bm25Ranker(entries, servers));
 const format = (value: number) => value.toFixed(3);
 console.log(`dev: ${dev.length} queries over ${entries.length} tools`);
 console.log(`agentq  r@1 ${format(ours.recallAt1)}  r@5 ${format(ours.recallAt5)}  mrr@10 ${format(ours.mrrAt10)}`);

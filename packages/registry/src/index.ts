@@ -48,6 +48,15 @@ export type {
   ToolSearchIndexStats,
   ToolSearchOptions,
 } from './meta/tool-search-index.js';
+export {
+  RERANK_FEATURES,
+  rerankFeatures,
+  rerankScore,
+  rerankTop,
+  validateRerankModel,
+} from './meta/tool-search-rerank.js';
+export type { RerankFeature, RerankModel, RerankSource } from './meta/tool-search-rerank.js';
+export { TOOL_SEARCH_RERANK_MODEL } from './meta/tool-search-rerank-weights.js';
 export { createWordnetSynonyms } from './meta/wordnet-synonyms.js';
 export type { WordnetSynonymsOptions } from './meta/wordnet-synonyms.js';
 export type { GroupSuggestion } from './meta/suggest-groups.js';

@@ -11,6 +11,8 @@ import {
   normalizeName,
   squaredNorm,
 } from '@agentq/shared';
+import { rerankFeatures, rerankTop, type RerankModel, type RerankSource } from './tool-search-rerank.js';
+import { TOOL_SEARCH_RERANK_MODEL } from './tool-search-rerank-weights.js';
 
 /** Results of a search returned when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 8;
@@ -81,6 +83,13 @@ export interface ToolSearchIndexOptions {
    * `weight`. @default off
    */
   cooccurrence?: { neighbours: number; weight: number; minShared?: number };
+  /**
+   * Second stage: a trained linear model ({@link RerankModel}) reorders the first stage's top
+   * `depth` lexical hits; `false` keeps the first stage's order. The default model was trained on
+   * the dev split and is on because it raised recall@5 and recall@1 there under cross-validation
+   * (docs/benchmarks.md). @default TOOL_SEARCH_RERANK_MODEL
+   */
+  rerank?: RerankModel | false;
 }
 
 /** Weight of a verb of the same class as a query verb (`show` for `list`). */
@@ -458,13 +467,9 @@ export class ToolSearchIndex {
     const taken = new Set<number>();
     this.nameMatches(query, options, hits, taken);
 
-    const groups = this.queryGroups(query);
-    let lexical = this.lexicalRanking(groups, groups.length, options, taken);
-    const { feedback } = this.options;
-    if (feedback && lexical.length > 0) {
-      const expansion = this.feedbackGroups(lexical, groups, feedback);
-      if (expansion.length > 0) lexical = this.lexicalRanking([...groups, ...expansion], groups.length, options, taken);
-    }
+    const first = this.firstStage(query, options, taken);
+    const { rerank = TOOL_SEARCH_RERANK_MODEL } = this.options;
+    const lexical = rerank ? rerankTop(rerank, first.source, first.lexical) : first.lexical;
     const vector = options.queryVector ? this.vectorRanking(options.queryVector, options, taken) : [];
     if (vector.length === 0) {
       hits.push(...lexical);
@@ -479,6 +484,72 @@ export class ToolSearchIndex {
       );
     }
     return hits.slice(0, limit);
+  }
+
+  /**
+   * The first stage's top `depth` text hits for `query` (name matches left out), each with its
+   * reranker features: what `bench/search/train-reranker.ts` trains a {@link RerankModel} on.
+   */
+  rerankCandidates(
+    query: string,
+    options: ToolSearchOptions & { depth: number },
+  ): Array<{ key: string; entry: ToolEntry; features: Float64Array }> {
+    const taken = new Set<number>();
+    this.nameMatches(query, options, [], taken);
+    const { lexical, source } = this.firstStage(query, options, taken);
+    const top = lexical.slice(0, options.depth);
+    const features = rerankFeatures(source, top);
+    return top.map((hit, index) => ({ key: hit.key, entry: hit.entry, features: features[index] as Float64Array }));
+  }
+
+  /** BM25F over the query's words (and feedback terms, when on), best first, and what a reranker reads of it. */
+  private firstStage(
+    query: string,
+    options: ToolSearchOptions,
+    taken: Set<number>,
+  ): { lexical: ToolSearchHit[]; source: RerankSource } {
+    let groups = this.queryGroups(query);
+    const counted = groups.length;
+    let lexical = this.lexicalRanking(groups, counted, options, taken);
+    const { feedback } = this.options;
+    if (feedback && lexical.length > 0) {
+      const expansion = this.feedbackGroups(lexical, groups, feedback);
+      if (expansion.length > 0) {
+        groups = [...groups, ...expansion];
+        lexical = this.lexicalRanking(groups, counted, options, taken);
+      }
+    }
+    return { lexical, source: this.rerankSource(groups, counted, options.queryVector) };
+  }
+
+  private rerankSource(
+    groups: QueryGroup[],
+    counted: number,
+    queryVector: readonly number[] | undefined,
+  ): RerankSource {
+    const count = this.documents.size;
+    const queryNorm = queryVector ? squaredNorm(queryVector) : 0;
+    return {
+      fields: this.fieldParameters.map(({ weight, b }, index) => ({
+        weight,
+        b,
+        average: count === 0 ? 1 : Math.max((this.totalLengths[index] ?? 0) / count, 1),
+      })),
+      groups,
+      counted,
+      idf: (term) => {
+        const posting = this.postings.get(term);
+        return posting ? bm25Idf(count, posting.size) : undefined;
+      },
+      postings: (term) => this.postings.get(term),
+      idOf: (key) => this.idsByKey.get(key) ?? -1,
+      lengths: (id) => this.byId[id]?.lengths ?? [],
+      vectorSimilarity: (id) => {
+        const vector = this.byId[id]?.vector;
+        if (!queryVector || !vector || vector.length !== queryVector.length) return 0;
+        return cosineSimilarity(vector, queryVector, queryNorm);
+      },
+    };
   }
 
   private *candidates(keys: ReadonlySet<string> | undefined): Iterable<Document> {
