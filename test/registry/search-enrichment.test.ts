@@ -60,7 +60,15 @@ describe('description enrichment through a warmer and a worker (loopback model, 
       what: 'an enrichment for every tool',
     });
     expect([...chat.asked].sort()).toEqual(entry.tools.map((tool) => tool.name).sort());
-    expect(enrichmentLines(captured.lines, 'everything')[0]).toMatchObject({ calls: digests.length, failed: 0 });
+    // The pass logs its summary after its last write, so the line may trail the entries.
+    const [first] = await waitFor(
+      async () => {
+        const lines = enrichmentLines(captured.lines, 'everything');
+        return lines.length >= 1 ? lines : undefined;
+      },
+      { what: 'the summary of the first enrichment pass' },
+    );
+    expect(first).toMatchObject({ calls: digests.length, failed: 0 });
 
     await requestRefresh(harness.queue, { serverId: 'everything', reason: 'on-demand' });
     const [, second] = await waitFor(
