@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 
@@ -40,17 +40,18 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
   };
   return async (input, init) => {
     const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;
+    // The body goes out as given: no encoded copy is held for as long as the model takes.
     const body = init?.body ?? undefined;
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : undefined;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || (body !== undefined && !bytes)) {
+    const sendable = body === undefined || typeof body === 'string' || body instanceof Uint8Array;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !sendable) {
       return await fallback(input, init);
     }
     const response = await send({
       url,
       agent: agents[url.protocol],
       method: init?.method ?? 'GET',
-      headers: plainHeaders(init?.headers, bytes),
-      body: bytes,
+      headers: plainHeaders(init?.headers, body),
+      body,
       signal: init?.signal ?? undefined,
     });
     // Redirects are rare for a model API; WHATWG fetch follows them, so let it.
@@ -67,7 +68,7 @@ function safeUrl(text: string): URL | undefined {
 }
 
 /** The request headers as one plain object, with the body's length. */
-function plainHeaders(given: RequestInit['headers'], body: Uint8Array | undefined): Record<string, string> {
+function plainHeaders(given: RequestInit['headers'], body: string | Uint8Array | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   if (given instanceof Headers || Array.isArray(given)) {
     for (const [name, value] of new Headers(given)) headers[name] = value;
@@ -77,7 +78,7 @@ function plainHeaders(given: RequestInit['headers'], body: Uint8Array | undefine
       if (value !== undefined) headers[name.toLowerCase()] = value;
     }
   }
-  if (body) headers['content-length'] = String(body.byteLength);
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   return headers;
 }
 
@@ -86,7 +87,7 @@ interface SendOptions {
   agent: HttpAgent;
   method: string;
   headers: Record<string, string>;
-  body: Uint8Array | undefined;
+  body: string | Uint8Array | undefined;
   signal: AbortSignal | undefined;
 }
 
@@ -94,6 +95,17 @@ interface SendOptions {
 function send(options: SendOptions): Promise<Response | 'redirect'> {
   const { url, signal } = options;
   if (signal?.aborted) return Promise.reject(abortError(signal));
+  const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+    method: options.method,
+    headers: options.headers,
+    agent: options.agent,
+  });
+  request.end(options.body);
+  return answerOf(request, signal);
+}
+
+/** The answer to a sent request, collected (an event stream is passed on as it arrives). */
+function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Promise<Response | 'redirect'> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (action: () => void) => {
@@ -103,11 +115,6 @@ function send(options: SendOptions): Promise<Response | 'redirect'> {
       action();
     };
     const fail = (cause: unknown) => settle(() => reject(new TypeError('fetch failed', { cause })));
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-      method: options.method,
-      headers: options.headers,
-      agent: options.agent,
-    });
     function onAbort() {
       settle(() => reject(abortError(signal as AbortSignal)));
       request.destroy();
@@ -132,7 +139,6 @@ function send(options: SendOptions): Promise<Response | 'redirect'> {
       answer.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
       answer.on('end', () => settle(() => resolve(responseOf(answer, Buffer.concat(chunks)))));
     });
-    request.end(options.body);
   });
 }
 
