@@ -1,5 +1,5 @@
 import { AgentqError } from '@agentq/shared';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createModelResolver } from './create-model-resolver.js';
 import { contextWindowOf, FALLBACK_CONTEXT_WINDOW } from './known-models.js';
 
@@ -71,17 +71,13 @@ describe('createModelResolver', () => {
 });
 
 describe('createModelResolver base URLs', () => {
-  afterEach(() => {
-    vi.unstubAllGlobals();
-  });
-
   async function requestedUrl(options: { model: string; config: Parameters<typeof createModelResolver>[0]['config'] }) {
     const urls: string[] = [];
-    vi.stubGlobal('fetch', (input: string | URL | Request) => {
+    const fetch = (input: string | URL | Request) => {
       urls.push(input instanceof Request ? input.url : String(input));
       return Promise.reject(new Error('no network in unit tests'));
-    });
-    const { model } = createModelResolver({ config: options.config }).resolve({ model: options.model });
+    };
+    const { model } = createModelResolver({ config: options.config, fetch }).resolve({ model: options.model });
     await Promise.resolve(
       model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] } as never),
     ).catch(() => undefined);

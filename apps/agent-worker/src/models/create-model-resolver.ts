@@ -5,6 +5,7 @@ import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
 import { isModelProvider, MODEL_PROVIDERS, NonRetryableError, type Assistant, type Config } from '@agentq/shared';
 import { createProviderRegistry, customProvider } from 'ai';
 import { demoFinalText, demoScript } from './demo-script.js';
+import { createModelFetch, type ModelFetch } from './create-model-fetch.js';
 import { contextWindowOf } from './known-models.js';
 import { createScriptedModel } from './scripted-model.js';
 
@@ -37,6 +38,11 @@ export interface ModelResolverOptions {
     | 'openaiCompatibleBaseUrl'
     | 'openaiCompatibleApiKey'
   >;
+  /**
+   * The HTTP transport of the real providers.
+   * @default a keep-alive `node:http(s)` transport ({@link createModelFetch})
+   */
+  fetch?: ModelFetch;
 }
 
 /**
@@ -49,16 +55,19 @@ export interface ModelResolverOptions {
  */
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const { config } = options;
+  const fetch = options.fetch ?? createModelFetch();
   // Real providers are built once per process; only the scripted one depends on the run.
   const realProviders: Record<string, ProviderV3> = {};
   if (config.openaiApiKey) {
     realProviders.openai = createOpenAI({
+      fetch,
       apiKey: config.openaiApiKey,
       ...(config.openaiBaseUrl === undefined ? {} : { baseURL: config.openaiBaseUrl }),
     });
   }
   if (config.anthropicApiKey) {
     realProviders.anthropic = createAnthropic({
+      fetch,
       apiKey: config.anthropicApiKey,
       ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
     });
@@ -66,6 +75,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
   if (config.openaiCompatibleBaseUrl) {
     realProviders['openai-compatible'] = createOpenAICompatible({
       name: 'openai-compatible',
+      fetch,
       baseURL: config.openaiCompatibleBaseUrl,
       apiKey: config.openaiCompatibleApiKey,
     }) as unknown as ProviderV3;

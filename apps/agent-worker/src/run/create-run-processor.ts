@@ -32,6 +32,7 @@ import { runModelLoop } from './run-model-loop.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 import { runResultOf } from './run-result.js';
 import type { RunFence } from '@agentq/store';
+import { createTurnGate, type TurnGate } from './turn-gate.js';
 import { withRunTools } from './with-run-tools.js';
 
 type AgentRunJob = Job<unknown, RunResult>;
@@ -49,6 +50,8 @@ export function createRunProcessor(dependencies: RunProcessorDependencies) {
   // what its records approve right before the loop, so a per-process key that never leaves memory
   // is enough, and nothing stored anywhere can carry a valid signature.
   const approvalSecret = dependencies.approvalSecret ?? randomBytes(32);
+  // Runs take turns at their synchronous stretches (attempt start, each model step).
+  const gate = createTurnGate();
   return async (job: AgentRunJob, token?: string, signal?: AbortSignal): Promise<RunResult> =>
     // One span per attempt, continuing the trace the producer began: a resume on another worker
     // after an approval, a stall or a retry joins the same trace.
@@ -69,7 +72,16 @@ export function createRunProcessor(dependencies: RunProcessorDependencies) {
       },
       async (span) => {
         try {
-          const result = await processRun({ job, token, signal, dependencies, runSpecSchema, approvalSecret, span });
+          const result = await processRun({
+            job,
+            token,
+            signal,
+            dependencies,
+            runSpecSchema,
+            approvalSecret,
+            span,
+            gate,
+          });
           span.setAttributes({ 'agentq.outcome': 'completed', 'agentq.run.steps': result.steps.length });
           return result;
         } catch (error) {
@@ -89,6 +101,8 @@ interface AttemptOptions {
   approvalSecret: Uint8Array;
   /** This attempt's span. */
   span: Span;
+  /** The processor's {@link TurnGate}, shared by all its runs. */
+  gate: TurnGate;
 }
 
 /**
@@ -173,6 +187,7 @@ async function startAttempt(
   options: AttemptOptions & { afterPark: boolean },
 ): Promise<{ status: 'finished'; result: RunResult } | { status: 'started'; attempt: Attempt }> {
   const { job, token, dependencies } = options;
+  await options.gate.pass();
   const parsed = options.runSpecSchema.safeParse(job.data);
   if (!parsed.success) throw ValidationError.fromZod('run spec', parsed.error);
   const spec = parsed.data;

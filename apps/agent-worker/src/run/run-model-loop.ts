@@ -13,6 +13,7 @@ import type { RunScope } from './run-scope.js';
 import type { RunFence } from '@agentq/store';
 import { StepRecorder } from './step-recorder.js';
 import { StepSpans } from './step-spans.js';
+import type { TurnGate } from './turn-gate.js';
 
 // AGENTQ_MAX_TOOL_CALLS_PER_STEP's default, for processors built without a full configuration.
 const DEFAULT_MAX_TOOL_CALLS_PER_STEP = 32;
@@ -32,6 +33,8 @@ export interface RunModelLoopOptions extends RunScope {
   /** The attempt's span; the loop is traced when it records. */
   span: Span;
   signal: AbortSignal;
+  /** Passed before each step's synchronous part (prompt conversion, request build). @default none */
+  gate?: TurnGate;
 }
 
 /**
@@ -40,6 +43,7 @@ export interface RunModelLoopOptions extends RunScope {
  */
 export async function runModelLoop(options: RunModelLoopOptions): Promise<RunCheckpoint> {
   const { spec, runTools, dependencies } = options;
+  await options.gate?.pass();
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
   const spans = new StepSpans(options.runId);
@@ -134,7 +138,8 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
     model: timer.wrap(resolved.model),
     system: cached.system,
     tools: cached.tools,
-    prepareStep: ({ messages }: { messages: ModelMessage[] }) => {
+    prepareStep: async ({ messages }: { messages: ModelMessage[] }) => {
+      await options.gate?.pass();
       perStep.startStep();
       const marked = cached.messages(messages);
       return marked === messages ? undefined : { messages: marked };

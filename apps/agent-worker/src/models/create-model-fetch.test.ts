@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { APICallError, generateText } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createModelFetch } from './create-model-fetch.js';
+
+type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
+
+const chatAnswer = {
+  id: 'chat-1',
+  object: 'chat.completion',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+};
+
+describe('createModelFetch', () => {
+  const handlers = new Map<string, Handler>();
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => handlers.get(request.url ?? '')?.(request, body, response));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('sends the method, headers and body, and answers with the status, headers and body', async () => {
+    handlers.set('/echo', (request, body, response) => {
+      response.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-seen': request.headers['x-key'] ?? '' });
+      response.end(JSON.stringify({ method: request.method, body, length: request.headers['content-length'] }));
+    });
+    const answer = await createModelFetch()(`${base}/echo`, {
+      method: 'POST',
+      headers: { 'X-Key': 'k1', 'x-unset': undefined } as unknown as Record<string, string>,
+      body: '{"é":1}',
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.statusText).toBe('Made');
+    expect(answer.ok).toBe(true);
+    expect(answer.headers.get('x-seen')).toBe('k1');
+    expect(await answer.json()).toEqual({ method: 'POST', body: '{"é":1}', length: '8' });
+  });
+
+  it('passes an event stream on as it arrives', async () => {
+    let finish: (() => void) | undefined;
+    handlers.set('/stream', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: one\n\n');
+      finish = () => response.end('data: two\n\n');
+    });
+    const answer = await createModelFetch()(`${base}/stream`, { method: 'POST', body: '{}' });
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: one\n\n');
+    finish?.();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: two\n\n');
+  });
+
+  it('rejects with the abort reason, and with TypeError("fetch failed") when it cannot connect', async () => {
+    handlers.set('/never', () => undefined);
+    const controller = new AbortController();
+    const pending = createModelFetch()(`${base}/never`, { method: 'POST', body: '{}', signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = await createModelFetch()(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as TypeError).message).toBe('fetch failed');
+    expect(((refused as TypeError).cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('follows a redirect through the fallback and hands it what it does not carry itself', async () => {
+    handlers.set('/moved', (_request, _body, response) => {
+      response.writeHead(307, { location: '/echo' });
+      response.end();
+    });
+    const seen: string[] = [];
+    const fallback = (input: string | URL | Request) => {
+      seen.push(String(input));
+      return Promise.resolve(new Response('from fallback'));
+    };
+    const modelFetch = createModelFetch({ fallback });
+    expect(await (await modelFetch(`${base}/moved`, { method: 'POST', body: '{}' })).text()).toBe('from fallback');
+    await modelFetch('file:///etc/hostname');
+    await modelFetch(`${base}/echo`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
+    expect(seen).toEqual([`${base}/moved`, 'file:///etc/hostname', `${base}/echo`]);
+  });
+
+  it('keeps the AI SDK answer and its retry classification of provider errors and outages', async () => {
+    handlers.set('/ok/chat/completions', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(chatAnswer));
+    });
+    for (const status of [400, 503]) {
+      handlers.set(`/${status}/chat/completions`, (_request, _body, response) => {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: `status ${status}` } }));
+      });
+    }
+    const fetch = createModelFetch();
+    const modelAt = (path: string) =>
+      createOpenAICompatible({ name: 'loopback', baseURL: `${base}${path}`, fetch }).chatModel('m');
+    const call = (path: string) => generateText({ model: modelAt(path), prompt: 'hi', maxRetries: 0 });
+    expect((await call('/ok')).text).toBe('hello');
+    const rejected = await call('/400').catch((error: unknown) => error);
+    expect(APICallError.isInstance(rejected) && [rejected.statusCode, rejected.isRetryable]).toEqual([400, false]);
+    const outage = await call('/503').catch((error: unknown) => error);
+    expect(APICallError.isInstance(outage) && [outage.statusCode, outage.isRetryable]).toEqual([503, true]);
+    const unreachable = await generateText({
+      model: createOpenAICompatible({ name: 'loopback', baseURL: 'http://127.0.0.1:1', fetch }).chatModel('m'),
+      prompt: 'hi',
+      maxRetries: 0,
+    }).catch((error: unknown) => error);
+    expect(APICallError.isInstance(unreachable) && unreachable.isRetryable).toBe(true);
+  });
+});

@@ -1,0 +1,163 @@
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+/** The `fetch` the AI SDK providers take (their `fetch` option). */
+export type ModelFetch = typeof globalThis.fetch;
+
+/** Options of {@link createModelFetch}. */
+export interface ModelFetchOptions {
+  /**
+   * Where requests this transport does not handle itself go (a `Request` object, a body other
+   * than a string or bytes, a scheme other than http(s), a redirect). @default globalThis.fetch
+   */
+  fallback?: ModelFetch;
+}
+
+// Idle pooled sockets close after this long, like undici's default keep-alive timeout, so a
+// connection the provider has dropped in the meantime is rarely picked for the next call.
+const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * A `fetch` for model providers over `node:http(s)` with keep-alive agents. The providers call
+ * `fetch` once per model call with a JSON string body and read the whole answer; WHATWG `fetch`
+ * spends about 2.5 ms of CPU per such call on request cloning, web streams and header checks, most
+ * of a parked run's CPU besides the model itself. This transport sends the body as it is and hands
+ * back a `Response` built from the collected answer (an event stream is passed on as a stream, not
+ * collected).
+ *
+ * What the providers rely on stays as `fetch` does it: the abort signal rejects with its reason
+ * (an `AbortError` by default) at any point; a failure to connect or a connection lost before the
+ * answer is complete rejects with `TypeError('fetch failed', { cause })`, which the AI SDK turns into
+ * a retryable `APICallError`; status, status text and headers are the server's. Anything else goes
+ * to `fallback`. No environment proxy is consulted, as Node 20's `fetch` consults none either.
+ */
+export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
+  const fallback = options.fallback ?? ((input, init) => globalThis.fetch(input, init));
+  const agents = {
+    'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
+  return async (input, init) => {
+    const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;
+    // The body goes out as given: no encoded copy is held for as long as the model takes.
+    const body = init?.body ?? undefined;
+    const sendable = body === undefined || typeof body === 'string' || body instanceof Uint8Array;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !sendable) {
+      return await fallback(input, init);
+    }
+    const response = await send({
+      url,
+      agent: agents[url.protocol],
+      method: init?.method ?? 'GET',
+      headers: plainHeaders(init?.headers, body),
+      body,
+      signal: init?.signal ?? undefined,
+    });
+    // Redirects are rare for a model API; WHATWG fetch follows them, so let it.
+    return response === 'redirect' ? await fallback(input, init) : response;
+  };
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request headers as one plain object, with the body's length. */
+function plainHeaders(given: RequestInit['headers'], body: string | Uint8Array | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (given instanceof Headers || Array.isArray(given)) {
+    for (const [name, value] of new Headers(given)) headers[name] = value;
+  } else if (given) {
+    // The providers pass a plain object in which an unset header may be `undefined`.
+    for (const [name, value] of Object.entries(given as Record<string, string | undefined>)) {
+      if (value !== undefined) headers[name.toLowerCase()] = value;
+    }
+  }
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  return headers;
+}
+
+interface SendOptions {
+  url: URL;
+  agent: HttpAgent;
+  method: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** One request; resolves with the answer, or `'redirect'` for a 3xx with a location. */
+function send(options: SendOptions): Promise<Response | 'redirect'> {
+  const { url, signal } = options;
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+    method: options.method,
+    headers: options.headers,
+    agent: options.agent,
+  });
+  request.end(options.body);
+  return answerOf(request, signal);
+}
+
+/** The answer to a sent request, collected (an event stream is passed on as it arrives). */
+function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Promise<Response | 'redirect'> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (action: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      action();
+    };
+    const fail = (cause: unknown) => settle(() => reject(new TypeError('fetch failed', { cause })));
+    function onAbort() {
+      settle(() => reject(abortError(signal as AbortSignal)));
+      request.destroy();
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.on('error', fail);
+    request.on('response', (answer) => {
+      if (answer.statusCode && answer.statusCode >= 300 && answer.statusCode < 400 && answer.headers.location) {
+        answer.resume();
+        settle(() => resolve('redirect'));
+        return;
+      }
+      if (isEventStream(answer)) {
+        // Handed over as it arrives; an abort from here on ends the stream with the signal's reason.
+        settle(() => resolve(responseOf(answer, Readable.toWeb(answer) as ReadableStream<Uint8Array>)));
+        if (signal) signal.addEventListener('abort', () => answer.destroy(abortError(signal)), { once: true });
+        return;
+      }
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('error', fail);
+      answer.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
+      answer.on('end', () => settle(() => resolve(responseOf(answer, Buffer.concat(chunks)))));
+    });
+  });
+}
+
+function isEventStream(answer: IncomingMessage): boolean {
+  return (answer.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+function responseOf(answer: IncomingMessage, body: Buffer | ReadableStream<Uint8Array>): Response {
+  const status = answer.statusCode ?? 200;
+  const headers = new Headers();
+  const raw = answer.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index] as string, raw[index + 1] as string);
+  // A Response refuses a body for these statuses.
+  const empty = status === 204 || status === 205 || status === 304;
+  return new Response(empty ? null : body, { status, statusText: answer.statusMessage ?? '', headers });
+}
+
+/** What `fetch` rejects with on abort: the signal's reason, an `AbortError` by default. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+}
