@@ -68,7 +68,15 @@ describe('description enrichment through a warmer and a worker (loopback model, 
       what: 'an enrichment for every tool',
     });
     expect([...chat.asked].sort()).toEqual(entry.tools.map((tool) => tool.name).sort());
-    expect(enrichmentLines(captured.lines, 'everything')[0]).toMatchObject({ calls: digests.length, failed: 0 });
+    // The pass logs after its last write: wait for the line rather than expect it at once.
+    const [first] = await waitFor(
+      async () => {
+        const lines = enrichmentLines(captured.lines, 'everything');
+        return lines.length > 0 ? lines : undefined;
+      },
+      { what: 'the log of the first enrichment pass' },
+    );
+    expect(first).toMatchObject({ calls: digests.length, failed: 0 });
 
     await requestRefresh(harness.queue, { serverId: 'everything', reason: 'on-demand' });
     const [, second] = await waitFor(
