@@ -26,6 +26,20 @@ function enrichmentLines(lines: Array<Record<string, unknown>>, serverId: string
   return lines.filter((line) => line.msg === 'enriched catalog tools' && line.serverId === serverId);
 }
 
+/** Stops what a suite started, the worker first. */
+async function closeSuite(parts: {
+  worker?: AgentWorker;
+  queue?: Queue;
+  harness?: WarmerHarness;
+  chat?: FakeEnrichmentChat;
+}) {
+  await parts.worker?.close();
+  await parts.queue?.obliterate({ force: true }).catch(() => {});
+  await parts.queue?.close();
+  await parts.harness?.close();
+  await parts.chat?.close();
+}
+
 describe('description enrichment through a warmer and a worker (loopback model, real Redis)', () => {
   let chat: FakeEnrichmentChat;
   let harness: WarmerHarness;
@@ -44,13 +58,7 @@ describe('description enrichment through a warmer and a worker (loopback model, 
     entry = await waitFor(() => harness.entry('everything'), { what: 'the first catalog entry' });
   });
 
-  afterAll(async () => {
-    await worker?.close();
-    await queue?.obliterate({ force: true }).catch(() => {});
-    await queue?.close();
-    await harness?.close();
-    await chat?.close();
-  });
+  afterAll(() => closeSuite({ worker, queue, harness, chat }));
 
   it('the first warm asks the model once per tool, a rewarm asks it nothing', async () => {
     expect(entry.tools.length).toBeGreaterThan(5);
@@ -60,13 +68,13 @@ describe('description enrichment through a warmer and a worker (loopback model, 
       what: 'an enrichment for every tool',
     });
     expect([...chat.asked].sort()).toEqual(entry.tools.map((tool) => tool.name).sort());
-    // The pass logs its summary after its last write, so the line may trail the entries.
+    // The pass logs after its last write: wait for the line rather than expect it at once.
     const [first] = await waitFor(
       async () => {
         const lines = enrichmentLines(captured.lines, 'everything');
-        return lines.length >= 1 ? lines : undefined;
+        return lines.length > 0 ? lines : undefined;
       },
-      { what: 'the summary of the first enrichment pass' },
+      { what: 'the log of the first enrichment pass' },
     );
     expect(first).toMatchObject({ calls: digests.length, failed: 0 });
 
@@ -116,6 +124,79 @@ describe('description enrichment through a warmer and a worker (loopback model, 
     const query = examplesWordOf('getTinyImage');
     const names = await searchThroughRun(queue, { runId: 'enriched-1', server: 'everything', query });
     expect(names[0]).toBe('mcp__everything__getTinyImage');
+  });
+});
+
+describe('examples written after a worker started (loopback model, real Redis)', () => {
+  let chat: FakeEnrichmentChat;
+  let harness: WarmerHarness;
+  let worker: AgentWorker | undefined;
+  let queue: Queue | undefined;
+
+  beforeAll(async () => {
+    chat = await startFakeEnrichmentChat();
+    harness = await createWarmerHarness();
+  });
+
+  afterAll(() => closeSuite({ worker, queue, harness, chat }));
+
+  it('reach a running worker when the warmer announces them, without a version change or a restart', async () => {
+    const env = { AGENTQ_SEARCH_ENRICH_MODEL: model, OPENAI_COMPATIBLE_BASE_URL: chat.baseUrl };
+    const keys = keyNames(harness.ctx.prefix);
+    // The model answers nothing until released: the list is written, its examples are not.
+    chat.held = true;
+    await harness.startWarmer({ env });
+    await harness.putServer(everything);
+    await waitFor(() => harness.entry('everything'), { what: 'the catalog entry' });
+    const version = await harness.ctx.redis.get(keys.catalogVersion('everything'));
+    expect(version).toBeTruthy();
+
+    const { logger, lines } = capturingLogger();
+    worker = await startTestWorker({ redisUrl: harness.ctx.redisUrl, prefix: harness.ctx.prefix, env, logger });
+    queue = runsQueue({ redis: harness.ctx.redis, prefix: harness.ctx.prefix });
+    const query = examplesWordOf('getTinyImage');
+    // The worker's registry now holds the server, read before any example existed.
+    const before = await searchThroughRun(queue, { runId: 'late-1', server: 'everything', query });
+    expect(before[0]).not.toBe('mcp__everything__getTinyImage');
+    await waitFor(
+      async () => {
+        const counts = (await harness.ctx.redis.pubsub('NUMSUB', keys.toolsEnriched)) as [string, number];
+        return Number(counts[1]) > 0 ? true : undefined;
+      },
+      { what: "the worker's subscription to tools.enriched" },
+    );
+
+    chat.held = false;
+    await waitFor(
+      () => lines.find((line) => line.msg === 'read the new examples of a server' && line.serverId === 'everything'),
+      { what: 'the worker re-reading the announced examples', timeoutMs: 120_000 },
+    );
+    const after = await searchThroughRun(queue, { runId: 'late-2', server: 'everything', query });
+    expect(after[0]).toBe('mcp__everything__getTinyImage');
+    expect(await harness.ctx.redis.get(keys.catalogVersion('everything'))).toBe(version);
+  });
+
+  it('ignores a malformed announcement with a warning', async () => {
+    const { logger, lines } = capturingLogger();
+    const other = await startTestWorker({
+      redisUrl: harness.ctx.redisUrl,
+      prefix: harness.ctx.prefix,
+      env: { AGENTQ_SEARCH_ENRICH_MODEL: model, OPENAI_COMPATIBLE_BASE_URL: chat.baseUrl },
+      logger,
+    });
+    try {
+      const channel = keyNames(harness.ctx.prefix).toolsEnriched;
+      await waitFor(
+        async () => {
+          // Published until this worker has subscribed and warned (its subscription is not awaited).
+          await harness.ctx.redis.publish(channel, 'Not A Server!');
+          return lines.find((line) => line.msg === 'ignored a malformed tools-enriched message');
+        },
+        { what: 'the warning about the malformed message' },
+      );
+    } finally {
+      await other.close();
+    }
   });
 });
 

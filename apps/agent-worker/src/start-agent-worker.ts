@@ -45,6 +45,7 @@ import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
 import { createRunProcessor } from './run/create-run-processor.js';
+import { followToolEnrichments } from './search/follow-tool-enrichments.js';
 import { resolveWorkerTuning, type AgentWorkerTuning } from './worker-options.js';
 
 /** Options of {@link startAgentWorker}. */
@@ -201,6 +202,10 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const enrichments = config.searchEnrichModel
     ? createToolEnrichmentStore({ redis: connection, prefix, modelId: config.searchEnrichModel, logger })
     : undefined;
+  // Examples a warmer writes after a list reach this process's index when it announces them.
+  const enrichmentFollower = enrichments
+    ? followToolEnrichments({ registry, store: enrichments, subscriber: sessionSubscriber, prefix, logger })
+    : undefined;
 
   // One sandbox thread per worker process, started by the first script: only where the operator
   // allows code mode, and only runs that turn it on use it.
@@ -340,6 +345,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
         await step('close MCP pool', () => pool.close());
         await step('close code sandbox', async () => sandbox?.close());
         await step('close session subscription', async () => {
+          await enrichmentFollower?.close();
           await sessionGenerations.close();
           await sessionSubscriber.quit();
         });

@@ -21,6 +21,7 @@ import {
   createRedisConnection,
   keyNames,
   parseServerChangeEvent,
+  publishToolsEnriched,
   requestRefresh,
   subscribeToChannels,
   waitForRedis,
@@ -134,6 +135,8 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
         store: createToolEnrichmentStore({ redis, prefix, modelId: enricher.modelId, logger }),
         logger,
         maxToolsPerList: config.searchEnrichMaxTools,
+        // Workers index the new examples at once instead of at the server's next catalog version.
+        onEnriched: (serverId) => publishToolsEnriched(redis, prefix, serverId),
       })
     : undefined;
   const writer = new CatalogWriter({

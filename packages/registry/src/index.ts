@@ -90,6 +90,9 @@ export type {
   ToolEnrichmentUsage,
 } from './enrichment/create-tool-enricher.js';
 export { createCatalogToolEnrichment, enrichCatalogTools } from './enrichment/enrich-catalog-tools.js';
+export { createExamplesRefresher } from './enrichment/create-examples-refresher.js';
+export type { CreateExamplesRefresherOptions, ExamplesRefresher } from './enrichment/create-examples-refresher.js';
+export { refreshServerExamples } from './mcp/sync-mcp-tools-to-registry.js';
 export type {
   CatalogToolEnrichment,
   CreateCatalogToolEnrichmentOptions,

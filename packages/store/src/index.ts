@@ -15,6 +15,8 @@ export {
   createToolEnrichmentStore,
   MAX_TOOL_EXAMPLE_CHARS,
   MAX_TOOL_EXAMPLES,
+  parseToolsEnrichedMessage,
+  publishToolsEnriched,
   toolExamplesSchema,
 } from './catalog/tool-enrichments.js';
 export type { CreateToolEnrichmentStoreOptions, ToolEnrichmentStore } from './catalog/tool-enrichments.js';

@@ -68,6 +68,7 @@ describe('keyNames', () => {
       keys.loginRateLimit,
       keys.toolEmbedding('s', 's'),
       keys.toolEnrichment('s', 's'),
+      keys.toolsEnriched,
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -89,6 +90,7 @@ describe('keyNames', () => {
       keys.runShardCounts,
       keys.toolEmbedding('m', 't'),
       keys.toolEnrichment('m', 't'),
+      keys.toolsEnriched,
     ];
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
     const perServer = [
@@ -185,6 +187,7 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   kbUpdated: { single: 'P:kb.updated', cluster: '{P}:kb.updated' },
   toolEmbedding: { single: 'P:embedding.A.B', cluster: '{P}:embedding.A.B' },
   toolEnrichment: { single: 'P:enrichment.A.B', cluster: '{P}:enrichment.A.B' },
+  toolsEnriched: { single: 'P:tools.enriched', cluster: '{P}:tools.enriched' },
   oauthTokens: { single: 'P:oauth.A', cluster: '{P.srv.A}:oauth.A' },
   oauthRefreshLease: { single: 'P:lock.oauth.A', cluster: '{P.srv.A}:lock.oauth.A' },
   oauthFlow: { single: 'P:oauth.flow.A', cluster: '{P}:oauth.flow.A' },

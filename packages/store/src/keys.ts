@@ -134,6 +134,11 @@ export interface KeyNames {
    */
   toolEnrichment(modelDigest: string, textDigest: string): string;
   /**
+   * Pub/sub channel carrying a server id after a warmer stored new example requests for its tools,
+   * so workers index them without waiting for a catalog version change.
+   */
+  readonly toolsEnriched: string;
+  /**
    * BullMQ's hash of one job: `P:<queue>:<jobId>`, with `P` the queue's BullMQ prefix (a run
    * shard's prefix for `agent-runs` and `approvals`). BullMQ writes it; a script that checks a
    * job's data (the run a decision belongs to) reads it in the job's slot.
@@ -198,6 +203,7 @@ export function keyNames(prefix: string): KeyNames {
     kbUpdated: `${prefix}:kb.updated`,
     toolEmbedding: (modelDigest, textDigest) => `${prefix}:embedding.${modelDigest}.${textDigest}`,
     toolEnrichment: (modelDigest, textDigest) => `${prefix}:enrichment.${modelDigest}.${textDigest}`,
+    toolsEnriched: `${prefix}:tools.enriched`,
     queueJob: (queue, jobId) => `${prefix}:${queue}:${jobId}`,
     queueJobLock: (queue, jobId) => `${prefix}:${queue}:${jobId}:lock`,
     queueMeta: (queue) => `${prefix}:${queue}:meta`,

@@ -8,6 +8,7 @@ import {
   runSpecSchema,
   silentLogger,
   type Config,
+  type Logger,
   type RunCheckpoint,
   type RunSpecInput,
 } from '@agentq/shared';
@@ -44,10 +45,12 @@ export async function startTestWorker(options: {
   prefix: string;
   env?: Record<string, string>;
   tuning?: AgentWorkerTuning;
+  /** @default a silent logger */
+  logger?: Logger;
 }): Promise<AgentWorker> {
   return await startAgentWorker({
     config: testConfig(options),
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     env: { ...process.env, ...options.env },
     tuning: { ...fastTuning, ...options.tuning },
   });

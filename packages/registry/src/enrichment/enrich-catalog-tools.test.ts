@@ -1,4 +1,4 @@
-import { silentLogger } from '@agentq/shared';
+import { createLogger, silentLogger } from '@agentq/shared';
 import type { ToolEnrichmentStore } from '@agentq/store';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,16 @@ function memoryStore(): ToolEnrichmentStore & { entries: Map<string, readonly st
     read: async (digests) =>
       new Map(digests.flatMap((digest) => (entries.has(digest) ? [[digest, [...(entries.get(digest) ?? [])]]] : []))),
   };
+}
+
+/** A debug logger keeping its lines as objects. */
+function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const write = (text: string) => {
+    for (const line of text.split('\n'))
+      if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+  };
+  return { logger: createLogger({ level: 'debug', destination: { write } }), lines };
 }
 
 const good = JSON.stringify({ requests: ['is it going to rain in Oslo', 'weekend weather at the coast'] });
@@ -146,6 +156,31 @@ describe('createCatalogToolEnrichment', () => {
     await enrichment.idle();
     expect([...store.entries.keys()].sort()).toEqual(tools.map(toolEnrichmentDigest).sort());
     expect(model.doGenerateCalls).toHaveLength(2);
+    await enrichment.close();
+  });
+
+  it('announces a pass that stored new examples, not one that reused them, and logs a failed announcement', async () => {
+    const store = memoryStore();
+    const announced: string[] = [];
+    const { logger, lines } = capturingLogger();
+    const enrichment = createCatalogToolEnrichment({
+      enricher: createToolEnricher({ model: answering(good), modelId: 'm' }),
+      store,
+      logger,
+      onEnriched: async (serverId) => {
+        announced.push(serverId);
+        if (serverId === 'broken') throw new Error('redis down');
+      },
+    });
+    enrichment.enrichTools('weather', tools);
+    await enrichment.idle();
+    enrichment.enrichTools('weather', tools);
+    await enrichment.idle();
+    expect(announced).toEqual(['weather']);
+    enrichment.enrichTools('broken', [makeCatalogTool('other')]);
+    await enrichment.idle();
+    expect(announced).toEqual(['weather', 'broken']);
+    expect(lines.some((line) => String(line.msg).startsWith('could not announce new tool examples'))).toBe(true);
     await enrichment.close();
   });
 });

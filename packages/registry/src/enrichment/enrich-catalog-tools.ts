@@ -102,6 +102,11 @@ export interface CreateCatalogToolEnrichmentOptions {
   timeoutMs?: number;
   /** Model calls in flight at once, per list. @default 2 */
   concurrency?: number;
+  /**
+   * Called after a pass over a server's list that stored new examples (the warmer publishes
+   * `P:tools.enriched`); a failure is logged. @default none
+   */
+  onEnriched?: (serverId: string) => Promise<void>;
 }
 
 /**
@@ -115,6 +120,16 @@ export function createCatalogToolEnrichment(options: CreateCatalogToolEnrichment
   const waiting = new Map<string, readonly CatalogTool[]>();
   let closing: Promise<void> | undefined;
 
+  const announce = async (serverId: string) => {
+    try {
+      await options.onEnriched?.(serverId);
+    } catch (error) {
+      options.logger.warn(
+        { serverId, error: error instanceof Error ? error.message : String(error) },
+        'could not announce new tool examples; workers read them at the next catalog version',
+      );
+    }
+  };
   const runOne = async (serverId: string, tools: readonly CatalogTool[]) => {
     try {
       const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.timeoutMs ?? 300_000)]);
@@ -127,6 +142,7 @@ export function createCatalogToolEnrichment(options: CreateCatalogToolEnrichment
         signal,
       });
       options.logger.debug({ serverId, ...result }, 'enriched catalog tools');
+      if (result.enriched > 0) await announce(serverId);
       if (result.failed > 0) {
         options.logger.warn(
           { serverId, failed: result.failed },

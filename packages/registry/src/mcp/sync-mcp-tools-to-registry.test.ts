@@ -9,7 +9,7 @@ import {
 } from '../test-support/fixtures.js';
 import type { ToolEnrichmentStore } from '@agentq/store';
 import { toolEnrichmentDigest } from '../enrichment/tool-enrichment-text.js';
-import { syncMcpToolsToRegistry } from './sync-mcp-tools-to-registry.js';
+import { refreshServerExamples, syncMcpToolsToRegistry } from './sync-mcp-tools-to-registry.js';
 
 const caller = new FakeMcpCaller();
 
@@ -281,5 +281,44 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     };
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: new Set(['fs:read_file']), caller, enrichments });
     expect(names(registry)).toEqual(['mcp__fs__readFile']);
+  });
+
+  it('refreshServerExamples indexes examples stored after the sync, for the servers the registry holds', async () => {
+    const { reader, registry } = world();
+    const stored = new Map<string, string[]>();
+    const enrichments = enrichmentStore(stored);
+    await syncMcpToolsToRegistry(registry, reader, { selectedToolIds: new Set(['fs:read_file']), caller, enrichments });
+    const index = registry.searchIndex as NonNullable<ToolRegistry['searchIndex']>;
+    expect(index.search('quarterly spreadsheet')).toEqual([]);
+
+    stored.set(toolEnrichmentDigest(makeCatalogTool('read_file')), ['open my quarterly spreadsheet']);
+    expect(await refreshServerExamples(registry, enrichments, 'fs')).toBe(1);
+    expect(index.search('quarterly spreadsheet').map((hit) => hit.entry.name)).toEqual(['mcp__fs__readFile']);
+
+    // A server this registry never synced costs no read.
+    const reads = enrichments.reads.length;
+    expect(await refreshServerExamples(registry, enrichments, 'gh')).toBe(0);
+    expect(enrichments.reads).toHaveLength(reads);
+  });
+
+  it('refreshServerExamples leaves a server a sync replaced during its read to that sync', async () => {
+    const { reader, registry } = world();
+    const old = makeCatalogTool('read_file');
+    const stored = new Map([[toolEnrichmentDigest(old), ['open my quarterly spreadsheet']]]);
+    const selectedToolIds = new Set(['fs:read_file']);
+    await syncMcpToolsToRegistry(registry, reader, { selectedToolIds, caller });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = enrichmentStore(stored);
+    const refreshing = refreshServerExamples(
+      registry,
+      { ...slow, read: async (digests) => gate.then(() => slow.read(digests)) },
+      'fs',
+    );
+    reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file', { description: 'Reads.' })], 'v2');
+    await syncMcpToolsToRegistry(registry, reader, { selectedToolIds, caller });
+    release();
+    expect(await refreshing).toBe(0);
+    expect(registry.searchIndex?.search('quarterly spreadsheet')).toEqual([]);
   });
 });

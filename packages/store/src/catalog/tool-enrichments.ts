@@ -1,4 +1,4 @@
-import { digestOf, silentLogger, type Logger } from '@agentq/shared';
+import { digestOf, serverIdSchema, silentLogger, type Logger } from '@agentq/shared';
 import { keyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { missingContentKeys, TOOL_VECTOR_TTL_MS } from './tool-vectors.js';
@@ -92,4 +92,18 @@ export function createToolEnrichmentStore(options: CreateToolEnrichmentStoreOpti
       return out;
     },
   };
+}
+
+/**
+ * Announces on `P:tools.enriched` that new examples of `serverId`'s tools were stored, so workers
+ * that hold the server index them without waiting for its catalog version to change.
+ */
+export async function publishToolsEnriched(redis: RedisConnection, prefix: string, serverId: string): Promise<void> {
+  await redis.publish(keyNames(prefix).toolsEnriched, serverIdSchema.parse(serverId));
+}
+
+/** The server id a `P:tools.enriched` message carries, or `undefined` when it is not a server id. */
+export function parseToolsEnrichedMessage(message: string): string | undefined {
+  const parsed = serverIdSchema.safeParse(message);
+  return parsed.success ? parsed.data : undefined;
 }
