@@ -72,7 +72,9 @@ function train(data: readonly TrainingQuery[], options: { depth: number; l2: num
   const { mean, scale } = standardisation(data);
   const size = RERANK_FEATURES.length;
   const standard = data.map((one) => ({
-    rows: one.features.map((row) => Array.from(row, (value, index) => (value - (mean[index] ?? 0)) / (scale[index] ?? 1))),
+    rows: one.features.map((row) =>
+      Array.from(row, (value, index) => (value - (mean[index] ?? 0)) / (scale[index] ?? 1)),
+    ),
     relevant: one.relevant,
   }));
   const usable = standard.filter((one) => one.relevant.includes(true) && one.relevant.includes(false));
@@ -96,7 +98,8 @@ function train(data: readonly TrainingQuery[], options: { depth: number; l2: num
         }
       }
     }
-    for (let index = 0; index < size; index += 1) weights[index] = (weights[index] ?? 0) - rate * (gradient[index] ?? 0);
+    for (let index = 0; index < size; index += 1)
+      weights[index] = (weights[index] ?? 0) - rate * (gradient[index] ?? 0);
   }
   const round = (value: number) => Number(value.toFixed(6));
   return validateRerankModel({

@@ -32,7 +32,8 @@ async function until<T>(check: () => T | undefined | Promise<T | undefined>): Pr
  */
 const suite: BenchSuite = {
   name: 'approvals-decision-latency',
-  description: 'decision -> next step of the run, over bare BullMQ promote -> parent picked up (goal <= 1.3, issue #22)',
+  description:
+    'decision -> next step of the run, over bare BullMQ promote -> parent picked up (goal <= 1.3, issue #22)',
   async run(context) {
     const redis = new Redis(context.redisUrl, { maxRetriesPerRequest: null });
     const prefix = `bench-${randomUUID()}`;

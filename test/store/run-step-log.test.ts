@@ -182,7 +182,11 @@ describe('the step log of a run', () => {
     const eventsConnection = connection.duplicate();
     const queue = new Queue('agent-runs', { connection, prefix: ctx.prefix });
     // From the stream's start: the report cannot slip in before the reader's first XREAD.
-    const events = new QueueEvents('agent-runs', { connection: eventsConnection, prefix: ctx.prefix, lastEventId: '0' });
+    const events = new QueueEvents('agent-runs', {
+      connection: eventsConnection,
+      prefix: ctx.prefix,
+      lastEventId: '0',
+    });
     try {
       await events.waitUntilReady();
       await queue.add('run', {}, { jobId: 'log-progress' });

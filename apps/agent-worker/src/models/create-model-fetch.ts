@@ -150,7 +150,8 @@ function responseOf(answer: IncomingMessage, body: Buffer | ReadableStream<Uint8
   const status = answer.statusCode ?? 200;
   const headers = new Headers();
   const raw = answer.rawHeaders;
-  for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index] as string, raw[index + 1] as string);
+  for (let index = 0; index + 1 < raw.length; index += 2)
+    headers.append(raw[index] as string, raw[index + 1] as string);
   // A Response refuses a body for these statuses.
   const empty = status === 204 || status === 205 || status === 304;
   return new Response(empty ? null : body, { status, statusText: answer.statusMessage ?? '', headers });

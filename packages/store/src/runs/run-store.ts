@@ -177,10 +177,7 @@ export class RunStore {
       messagesKey,
       stepsKey,
       ...(progress
-        ? [
-            this.keys.queueJob(QUEUE_NAMES.agentRuns, runId),
-            this.keys.queueEvents(QUEUE_NAMES.agentRuns),
-          ]
+        ? [this.keys.queueJob(QUEUE_NAMES.agentRuns, runId), this.keys.queueEvents(QUEUE_NAMES.agentRuns)]
         : [headKey, headKey]),
     ];
     const firstMessage = this.firstUnstored(runId, 'm', checkpoint.messages);
