@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,54 @@ describe('createModelFetch', () => {
     expect(refused).toBeInstanceOf(TypeError);
     expect((refused as TypeError).message).toBe('fetch failed');
     expect(((refused as TypeError).cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('fails a status or header that a Response refuses as a lost connection, without throwing elsewhere', async () => {
+    handlers.set('/weird', (_request, _body, response) => {
+      response.writeHead(999, 'Weird', { 'content-type': 'application/json' });
+      response.end('{}');
+    });
+    const failed = await createModelFetch()(`${base}/weird`, { method: 'POST', body: '{}' }).catch(
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(TypeError);
+    expect((failed as TypeError).message).toBe('fetch failed');
+    expect(String((failed as TypeError).cause)).toMatch(/status/);
+  });
+
+  it('fails a call whose server goes silent, whether before the answer or within its body', async () => {
+    handlers.set('/silent', () => undefined);
+    handlers.set('/stalls', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"partial":');
+    });
+    const modelFetch = createModelFetch({ silenceMs: 200 });
+    for (const path of ['/silent', '/stalls']) {
+      const failed = await modelFetch(`${base}${path}`, { method: 'POST', body: '{}' }).catch(
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(TypeError);
+      expect(String(((failed as TypeError).cause as Error).message)).toMatch(/sent nothing for 200 ms|closed before/);
+    }
+  });
+
+  it('decodes a compressed answer as fetch does, and drops the headers of the wire encoding', async () => {
+    const plain = JSON.stringify({ text: 'x'.repeat(2_000) });
+    const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+    for (const [encoding, encode] of Object.entries(encoders)) {
+      handlers.set(`/packed-${encoding}`, (_request, _body, response) => {
+        const packed = encode(Buffer.from(plain));
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+          'content-length': packed.byteLength,
+        });
+        response.end(packed);
+      });
+      const answer = await createModelFetch()(`${base}/packed-${encoding}`, { method: 'POST', body: '{}' });
+      expect(await answer.text()).toBe(plain);
+      expect([answer.headers.get('content-encoding'), answer.headers.get('content-length')]).toEqual([null, null]);
+    }
   });
 
   it('follows a redirect through the fallback and hands it what it does not carry itself', async () => {

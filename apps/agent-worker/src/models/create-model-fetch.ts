@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /** The `fetch` the AI SDK providers take (their `fetch` option). */
 export type ModelFetch = typeof globalThis.fetch;
@@ -12,11 +13,20 @@ export interface ModelFetchOptions {
    * than a string or bytes, a scheme other than http(s), a redirect). @default globalThis.fetch
    */
   fallback?: ModelFetch;
+  /**
+   * How long the server may send nothing (while connecting, before the answer's headers, or
+   * within its body) before the call fails as a lost connection. @default 300 000
+   */
+  silenceMs?: number;
 }
 
 // Idle pooled sockets close after this long, like undici's default keep-alive timeout, so a
 // connection the provider has dropped in the meantime is rarely picked for the next call.
 const IDLE_SOCKET_MS = 4_000;
+// A call fails (retryably, as a lost connection) when the server sends nothing for this long:
+// while connecting, before the answer's headers, or within its body. undici's headers and body
+// timeouts are the same 300 s.
+const SILENCE_MS = 300_000;
 
 /**
  * A `fetch` for model providers over `node:http(s)` with keep-alive agents. The providers call
@@ -53,6 +63,7 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
       headers: plainHeaders(init?.headers, body),
       body,
       signal: init?.signal ?? undefined,
+      silenceMs: options.silenceMs,
     });
     // Redirects are rare for a model API; WHATWG fetch follows them, so let it.
     return response === 'redirect' ? await fallback(input, init) : response;
@@ -89,17 +100,23 @@ interface SendOptions {
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
   signal: AbortSignal | undefined;
+  silenceMs: number | undefined;
 }
 
 /** One request; resolves with the answer, or `'redirect'` for a 3xx with a location. */
 function send(options: SendOptions): Promise<Response | 'redirect'> {
   const { url, signal } = options;
   if (signal?.aborted) return Promise.reject(abortError(signal));
+  const silenceMs = options.silenceMs ?? SILENCE_MS;
   const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
     method: options.method,
     headers: options.headers,
     agent: options.agent,
+    // Set before the socket connects, so it bounds the connect, the wait for the answer's
+    // headers and every pause in its body, as undici's connect, headers and body timeouts do.
+    timeout: silenceMs,
   });
+  request.on('timeout', () => request.destroy(new Error(`the model server sent nothing for ${silenceMs} ms`)));
   request.end(options.body);
   return answerOf(request, signal);
 }
@@ -115,6 +132,19 @@ function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Prom
       action();
     };
     const fail = (cause: unknown) => settle(() => reject(new TypeError('fetch failed', { cause })));
+    // A status or header a `Response` refuses (a status of 999, say) fails this call like a lost
+    // connection; thrown inside an event listener it would take the whole process down.
+    const answerWith = (answer: IncomingMessage, body: Buffer | ReadableStream<Uint8Array>) => {
+      let response: Response;
+      try {
+        response = responseOf(answer, body);
+      } catch (error) {
+        answer.destroy();
+        fail(error);
+        return;
+      }
+      settle(() => resolve(response));
+    };
     function onAbort() {
       settle(() => reject(abortError(signal as AbortSignal)));
       request.destroy();
@@ -127,18 +157,39 @@ function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Prom
         settle(() => resolve('redirect'));
         return;
       }
+      const body = decoded(answer, fail);
       if (isEventStream(answer)) {
         // Handed over as it arrives; an abort from here on ends the stream with the signal's reason.
-        settle(() => resolve(responseOf(answer, Readable.toWeb(answer) as ReadableStream<Uint8Array>)));
-        if (signal) signal.addEventListener('abort', () => answer.destroy(abortError(signal)), { once: true });
+        answerWith(answer, Readable.toWeb(body) as ReadableStream<Uint8Array>);
+        if (!signal) return;
+        const endStream = () => answer.destroy(abortError(signal));
+        signal.addEventListener('abort', endStream, { once: true });
+        answer.once('close', () => signal.removeEventListener('abort', endStream));
         return;
       }
       const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('error', fail);
+      body.on('data', (chunk: Buffer) => chunks.push(chunk));
+      body.on('error', fail);
       answer.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
-      answer.on('end', () => settle(() => resolve(responseOf(answer, Buffer.concat(chunks)))));
+      body.on('end', () => answerWith(answer, Buffer.concat(chunks)));
     });
+  });
+}
+
+/** The answer's body, decompressed when the server compressed it (as `fetch` does). */
+function decoded(answer: IncomingMessage, fail: (cause: unknown) => void): Readable {
+  const encoding = (answer.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (!decoder) return answer;
+  return pipeline(answer, decoder, (error) => {
+    if (error) fail(error);
   });
 }
 
@@ -146,12 +197,19 @@ function isEventStream(answer: IncomingMessage): boolean {
   return (answer.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
 }
 
+// Headers that describe the bytes on the wire, not the decoded body handed on.
+const WIRE_HEADERS = new Set(['content-encoding', 'content-length']);
+
 function responseOf(answer: IncomingMessage, body: Buffer | ReadableStream<Uint8Array>): Response {
   const status = answer.statusCode ?? 200;
   const headers = new Headers();
   const raw = answer.rawHeaders;
-  for (let index = 0; index + 1 < raw.length; index += 2)
-    headers.append(raw[index] as string, raw[index + 1] as string);
+  const wasEncoded = answer.headers['content-encoding'] !== undefined;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index] as string;
+    if (wasEncoded && WIRE_HEADERS.has(name.toLowerCase())) continue;
+    headers.append(name, raw[index + 1] as string);
+  }
   // A Response refuses a body for these statuses.
   const empty = status === 204 || status === 205 || status === 304;
   return new Response(empty ? null : body, { status, statusText: answer.statusMessage ?? '', headers });

@@ -272,6 +272,30 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     expect(index.search('quarterly spreadsheet')).toEqual([]);
   });
 
+  it('an older read that waited for examples does not overwrite what a later sync applied meanwhile', async () => {
+    const { reader, registry } = world();
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const enrichments: ToolEnrichmentStore = {
+      missing: async () => [],
+      write: async () => {},
+      read: async () => {
+        calls += 1;
+        if (calls === 1) await held;
+        return new Map();
+      },
+    };
+    const options = { selectedToolIds: new Set(['fs:read_file']), caller, enrichments };
+    const older = syncMcpToolsToRegistry(registry, reader, options);
+    await vi.waitFor(() => expect(calls).toBe(1));
+    reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file', { description: 'Reads v2.' })], 'v2');
+    await syncMcpToolsToRegistry(registry, reader, options);
+    release?.();
+    await older;
+    expect(registry.getByName('mcp__fs__readFile')?.description).toBe('Reads v2.');
+  });
+
   it('a failing enrichment store leaves the sync and its tools intact', async () => {
     const { reader, registry } = world();
     const enrichments: ToolEnrichmentStore = {

@@ -156,6 +156,9 @@ export async function syncMcpToolsToRegistry(
   const state = stateOf(registry);
   const caller = options.caller ?? refusingCaller;
   const changed: ServerState[] = [];
+  // What each server's state was when this read arrived: another sync that applies its read
+  // while this one waits for examples must not be overwritten by this, possibly older, read.
+  const heldBefore = options.enrichments ? new Map([...serverIds].map((id) => [id, state.servers.get(id)])) : undefined;
   const examples = options.enrichments
     ? await prefetchExamples(registry, options.enrichments, reads, logger)
     : undefined;
@@ -179,6 +182,10 @@ export async function syncMcpToolsToRegistry(
       continue;
     }
     if (read.version !== undefined) catalogVersion[serverId] = read.version;
+    if (heldBefore && state.servers.get(serverId) !== heldBefore.get(serverId)) {
+      logger.debug({ serverId }, 'another sync applied this server meanwhile; leaving it to the next sync');
+      continue;
+    }
     const server = changedServer(read, serverId, state.servers.get(serverId));
     if (!server) continue;
     state.servers.set(serverId, server);
