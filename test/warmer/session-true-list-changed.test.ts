@@ -36,18 +36,24 @@ interface Observation {
 function observe(): { stop(): Promise<Observation[]> } {
   const seen: Observation[] = [];
   let running = true;
+  const record = async () => {
+    const entry = await harness.entry(serverId).catch(() => null);
+    if (entry && seen.at(-1)?.version !== entry.version) {
+      seen.push({ names: entry.tools.map((tool) => tool.name), version: entry.version, readBy: entry.readBy });
+    }
+  };
   const loop = (async () => {
     while (running) {
-      const entry = await harness.entry(serverId).catch(() => null);
-      if (entry && seen.at(-1)?.version !== entry.version) {
-        seen.push({ names: entry.tools.map((tool) => tool.name), version: entry.version, readBy: entry.readBy });
-      }
+      await record();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   })();
   const stop = async () => {
     running = false;
     await loop;
+    // One read after the loop: on a loaded machine the loop's last read can have been sent before
+    // the newest write, and the caller's own reads may have seen it since.
+    await record();
     return seen;
   };
   stopObserving = stop;
