@@ -1,4 +1,5 @@
-import { matchGlob } from '@agentq/shared';
+import { mcpWireName } from '@agentq/registry';
+import { matchGlob, parseToolId } from '@agentq/shared';
 import type { ToolSet } from 'ai';
 
 /**
@@ -20,17 +21,28 @@ export interface ApplyRunApprovalPolicyOptions {
 
 /**
  * Returns `tools` with `needsApproval: true` on every tool a `requireFor` pattern names, by wire
- * name or by `serverId:toolName` id. Tools that already need approval (an MCP server's
- * `alwaysAsk`) keep it. The result is a new set; registry entries are never changed, because the
- * policy belongs to this run only.
+ * name, by `serverId:toolName` id, or by the tool's own plain wire name
+ * (`mcp__<camel(server)>__<camel(tool)>`). The wire name a run sees depends on the other servers
+ * and tools in the store (a look-alike server id such as `github-` suffixes both servers'
+ * segments; two tools of one server that camelCase alike are both suffixed), so a pattern written
+ * against the plain name would stop matching the moment someone adds a look-alike. The plain name
+ * depends on the tool's own id only, so such an addition can add gating but never remove it.
+ * Tools that already need approval (an MCP server's `alwaysAsk`) keep it. The result is a new set;
+ * registry entries are never changed, because the policy belongs to this run only.
  */
 export function applyRunApprovalPolicy(tools: ToolSet, options: ApplyRunApprovalPolicyOptions): ToolSet {
   if (options.requireFor.length === 0) return tools;
   const out: ToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
+    const names = [name];
     const id = options.toolIdsByWireName.get(name);
-    const gated = options.requireFor.some(
-      (pattern) => matchesApprovalPattern(pattern, name) || (id !== undefined && matchesApprovalPattern(pattern, id)),
+    if (id !== undefined) {
+      names.push(id);
+      const parsed = parseToolId(id);
+      if (parsed) names.push(mcpWireName(parsed.serverId, parsed.toolName));
+    }
+    const gated = options.requireFor.some((pattern) =>
+      names.some((candidate) => matchesApprovalPattern(pattern, candidate)),
     );
     out[name] = gated ? { ...tool, needsApproval: true } : tool;
   }
