@@ -31,6 +31,33 @@ describe('checkServerDefinition', () => {
     );
   });
 
+  it('lets the API give a listed command its arguments and secrets, never an environment or working directory', () => {
+    const listed = { AGENTQ_STDIO_COMMANDS: 'mcp-server-memory', AGENTQ_SECRET_HOSTS: 'TOKEN=api.example.com' };
+    const withTransport = (extra: object): ServerDefinitionInput => ({
+      id: 's',
+      transport: { type: 'stdio', command: 'mcp-server-memory', args: ['--any', 'thing'], ...extra },
+    });
+    expect(codeOf(withTransport({ env: { TOKEN: '${AGENTQ_SECRET_TOKEN}' } }), 'api', listed)).toBe('ok');
+    // Each of these would make the allowed program run the caller's code.
+    for (const [key, value] of [
+      ['NODE_OPTIONS', '--import=data:text/javascript,process.exit(7)'],
+      ['LD_PRELOAD', '/tmp/evil.so'],
+      ['PATH', '/tmp/evil'],
+      ['npm_config_registry', 'http://127.0.0.1:1/'],
+      ['HARMLESS_LOOKING', 'plain value'],
+      ['MIXED', 'prefix-${AGENTQ_SECRET_TOKEN}'],
+    ]) {
+      expect(codeOf(withTransport({ env: { [key as string]: value } }), 'api', listed)).toBe(
+        `FORBIDDEN transport.env.${key}`,
+      );
+    }
+    expect(codeOf(withTransport({ cwd: '/tmp' }), 'api', listed)).toBe('FORBIDDEN transport.cwd');
+    // The operator's paths keep both.
+    const chosen = withTransport({ env: { NODE_OPTIONS: '--max-old-space-size=256' }, cwd: '/srv' });
+    expect(codeOf(chosen, 'operator', listed)).toBe('ok');
+    expect(codeOf(chosen, 'api', { ...listed, AGENTQ_ALLOW_STDIO_FROM_API: 'true' })).toBe('ok');
+  });
+
   it('refuses settings, provider keys and unlisted names from every origin', () => {
     const env = { AGENTQ_SECRET_NAMES: 'LISTED,OPENAI_API_KEY,REDIS_URL' };
     for (const name of [

@@ -128,6 +128,9 @@ export function checkServerDefinition(
         'AGENTQ_ALLOW_STDIO_FROM_API=true',
     });
   }
+  if (origin === 'api' && transport.type === 'stdio' && !policy.allowStdioFromApi) {
+    checkListedCommandEnvironment(definition.id, transport, prefix);
+  }
   const issues: ValidationIssue[] = [];
   if (definition.auth && transport.type === 'stdio') {
     issues.push({ field: `${prefix}auth`, message: 'auth applies to HTTP transports only' });
@@ -159,6 +162,42 @@ export function checkServerDefinition(
     }
   }
   if (issues.length > 0) throw new ValidationError({ what: `server definition ${definition.id}`, issues });
+}
+
+const SINGLE_PLACEHOLDER = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/**
+ * A command listed in `AGENTQ_STDIO_COMMANDS` lets API callers choose its arguments, not the
+ * process it becomes. A caller-chosen environment would: `NODE_OPTIONS`, `LD_PRELOAD`, `PATH`,
+ * `PYTHONSTARTUP`, an npm registry setting and their many kin turn any program into a runner of
+ * the caller's code, and a working directory chooses the config files a program reads. No list of
+ * such variables is ever complete, so the rule is the other way round: over the API, a listed
+ * command's `env` values may only be a single `${SECRET}` placeholder (a value the operator wrote,
+ * already checked to be an allowed, host-bound secret), and `cwd` is refused. The operator's own
+ * paths (import, `AGENTQ_ALLOW_STDIO_FROM_API=true`) may set both.
+ */
+function checkListedCommandEnvironment(
+  serverId: string,
+  transport: Extract<ServerDefinition['transport'], { type: 'stdio' }>,
+  prefix: string,
+): void {
+  const refuse = (field: string, what: string) => {
+    throw new AgentqError({
+      code: 'FORBIDDEN',
+      field: `${prefix}${field}`,
+      message:
+        `MCP server ${serverId}: ${what}. Over the API, a command listed in AGENTQ_STDIO_COMMANDS takes ` +
+        'arguments and ${SECRET} placeholders in env only, since an environment variable or working ' +
+        'directory chosen by the caller can make any program run other code; the operator can import the ' +
+        'definition (agentq servers import) or set AGENTQ_ALLOW_STDIO_FROM_API=true',
+    });
+  };
+  if (transport.cwd !== undefined) refuse('transport.cwd', 'cwd cannot be set');
+  for (const [key, value] of Object.entries(transport.env)) {
+    if (!SINGLE_PLACEHOLDER.test(value)) {
+      refuse(`transport.env.${key}`, `env ${key} must be a single \${NAME} secret placeholder`);
+    }
+  }
 }
 
 /**
