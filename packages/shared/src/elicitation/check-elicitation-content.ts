@@ -14,7 +14,7 @@ export function checkElicitationContent(
   const properties = asRecord(schema?.properties);
   if (!schema || !properties) return 'the requested schema is not an object of fields';
   const required = Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : [];
-  const missing = required.find((name) => !(name in content));
+  const missing = required.find((name) => !Object.hasOwn(content, name));
   if (missing !== undefined) return `field ${missing} is required`;
   return checkElicitationFields(content, properties);
 }
@@ -25,7 +25,7 @@ export function checkElicitationFields(
   properties: Record<string, unknown>,
 ): string | undefined {
   for (const [name, value] of Object.entries(content)) {
-    const field = asRecord(properties[name]);
+    const field = Object.hasOwn(properties, name) ? asRecord(properties[name]) : undefined;
     if (!field) return `field ${name} was not asked for`;
     const problem = checkValue(value, field);
     if (problem) return `field ${name} ${problem}`;
@@ -48,7 +48,9 @@ function checkValue(value: unknown, field: Record<string, unknown>): string | un
       if (allowed && !allowed.includes(value)) return 'is not one of the allowed values';
       if (typeof field.minLength === 'number' && value.length < field.minLength) return 'is too short';
       if (typeof field.maxLength === 'number' && value.length > field.maxLength) return 'is too long';
-      const format = typeof field.format === 'string' ? formats[field.format] : undefined;
+      // Own keys only: a server may send any text as `format`, `constructor` included.
+      const format =
+        typeof field.format === 'string' && Object.hasOwn(formats, field.format) ? formats[field.format] : undefined;
       if (format && !format.test(value)) return `is not a valid ${String(field.format)}`;
       return undefined;
     }
