@@ -84,6 +84,7 @@ export {
   settleElicitation,
 } from './elicitations/elicitation-records.js';
 export type { ElicitationRecord, ElicitationRecordsOptions } from './elicitations/elicitation-records.js';
+export { unansweredElicitationsOfRun } from './elicitations/unanswered-elicitations-of-run.js';
 export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {
   ChunkSetRead,
