@@ -67,12 +67,14 @@ export type { CachedSessionGenerationsOptions } from './servers/cached-session-g
 export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 export {
+  approvalsOfGoneRuns,
   pendingApprovalIds,
   queueApprovalRegistrations,
   readApprovalRecord,
   readApprovalRecords,
   recordDecision,
   registerApprovalRequests,
+  runGoneDecision,
   settleApproval,
 } from './approvals/approval-records.js';
 export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';

@@ -35,6 +35,8 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
       message: `Run ${runId} is running on a worker and cannot be removed now`,
     });
   }
+  // Read before the removal: once the run's job is gone, its approvals are no longer listed.
+  const pending = await listPendingApprovals(context, { runId });
   try {
     await job.remove({ removeChildren: true });
   } catch (error) {
@@ -46,7 +48,6 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
   }
   // Its approvals leave the inbox with it, recorded as denied so that a late decision gets a
   // definite answer instead of NOT_FOUND.
-  const pending = await listPendingApprovals(context, { runId });
   for (const approval of pending) {
     await settleApproval({
       redis: context.redis,
