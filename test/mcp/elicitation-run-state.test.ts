@@ -195,6 +195,7 @@ describe('a run waiting on an elicitation', () => {
     const run = await client.getRun('asks-2');
     expect(run.state).toBe('waiting-input');
     expect(run.pendingElicitations.map((question) => question.elicitationId)).toEqual(['elic-now']);
+    expect(await client.cancelRun('asks-2')).toEqual({ runId: 'asks-2', previousState: 'waiting-input' });
   });
 
   it('stays waiting-approval while the checkpoint lists approvals, and shows the question too', async () => {

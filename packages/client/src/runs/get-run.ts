@@ -135,11 +135,7 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
   const parked =
     jobState === 'waiting-children' ||
     (checkpoint?.status === 'waiting-approval' && jobState !== 'completed' && jobState !== 'failed');
-  const state: RunState = parked
-    ? (checkpoint?.pendingApprovals.length ?? 0) > 0
-      ? 'waiting-approval'
-      : 'waiting-input'
-    : runStateOf(jobState);
+  const state: RunState = parked ? parkedRunState(checkpoint) : runStateOf(jobState);
 
   const pendingApprovals: RunPendingApproval[] = [];
   if (parked && checkpoint) {
@@ -208,6 +204,14 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
   }
   if (state === 'failed') info.error = { message: job.failedReason || 'failed' };
   return { run: info, incarnation };
+}
+
+/**
+ * What a parked run waits for, from its checkpoint (of the job's incarnation, or `null`):
+ * `waiting-approval` while it lists approvals, else `waiting-input` (see {@link RunState}).
+ */
+export function parkedRunState(checkpoint: { pendingApprovals: readonly unknown[] } | null): RunState {
+  return (checkpoint?.pendingApprovals.length ?? 0) > 0 ? 'waiting-approval' : 'waiting-input';
 }
 
 /**
