@@ -10,7 +10,14 @@ export {
   newRunId,
   runIdSchema,
 } from './runs/run-id.js';
-export type { RunInfo, RunPendingApproval, RunProgress, RunState, RunStepInfo } from './runs/get-run.js';
+export type {
+  RunInfo,
+  RunPendingApproval,
+  RunPendingElicitation,
+  RunProgress,
+  RunState,
+  RunStepInfo,
+} from './runs/get-run.js';
 export type { WaitForRunOptions } from './runs/wait-for-run.js';
 export type { RunCallStatus, RunTimeline, RunTimelineCall, RunTimelineStep } from './runs/get-run-timeline.js';
 export { runTimingOf } from './runs/run-timing.js';

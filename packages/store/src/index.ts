@@ -67,12 +67,14 @@ export type { CachedSessionGenerationsOptions } from './servers/cached-session-g
 export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 export {
+  approvalsOfGoneRuns,
   pendingApprovalIds,
   queueApprovalRegistrations,
   readApprovalRecord,
   readApprovalRecords,
   recordDecision,
   registerApprovalRequests,
+  runGoneDecision,
   settleApproval,
 } from './approvals/approval-records.js';
 export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
@@ -84,6 +86,7 @@ export {
   settleElicitation,
 } from './elicitations/elicitation-records.js';
 export type { ElicitationRecord, ElicitationRecordsOptions } from './elicitations/elicitation-records.js';
+export { unansweredElicitationsOfRun } from './elicitations/unanswered-elicitations-of-run.js';
 export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {
   ChunkSetRead,

@@ -1,5 +1,12 @@
 import { type Logger } from '@agentq/shared';
-import { pendingApprovalIds, readApprovalRecords, type RedisConnection } from '@agentq/store';
+import {
+  approvalsOfGoneRuns,
+  pendingApprovalIds,
+  readApprovalRecords,
+  runGoneDecision,
+  settleApproval,
+  type RedisConnection,
+} from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { promoteQuietly } from './add-approval-job.js';
 
@@ -20,16 +27,27 @@ export interface SweepDecidedApprovalsOptions {
  * Promotes approval jobs whose decision is recorded but which are still delayed: `decide` records
  * first and promotes second, so a crash in between would otherwise hold the decision until the
  * approval expires. Returns how many it promoted.
+ *
+ * It also settles the undecided approvals in its batch that nothing else will: those whose run is
+ * gone (`no-decision`, the answer a late decision already gets) and those past their expiry whose
+ * approval job did not settle them (`expired`). An approval whose run job was removed loses its
+ * approval job with it, so without this it would stay pending for good, and, scored by an expiry
+ * long past, fill the low end of every batch ahead of the decisions waiting to be delivered.
  */
 export async function sweepDecidedApprovals(options: SweepDecidedApprovalsOptions): Promise<number> {
+  const now = Date.now();
   const ids = await pendingApprovalIds({
     redis: options.redis,
     prefix: options.prefix,
-    maxScore: Date.now() - (options.graceMs ?? 5_000),
+    maxScore: now - (options.graceMs ?? 5_000),
     limit: options.batchSize ?? 500,
   });
   if (ids.length === 0) return 0;
   const records = await readApprovalRecords({ redis: options.redis, prefix: options.prefix, approvalIds: ids });
+  const settled = await settleStranded(options, {
+    now,
+    requests: records.filter((record) => record.decision === null).map((record) => record.request),
+  });
   let promoted = 0;
   for (const record of records) {
     if (!record.decision || record.outcome !== 'decision') continue;
@@ -39,5 +57,35 @@ export async function sweepDecidedApprovals(options: SweepDecidedApprovalsOption
   }
   if (promoted > 0)
     options.logger.info({ promoted }, 'delivered decided approvals the deciding process did not promote');
+  if (settled.runGone + settled.expired > 0)
+    options.logger.info(settled, 'settled approvals whose run is gone or whose expiry passed unsettled');
   return promoted;
+}
+
+/** Settles undecided approvals whose run is gone, or whose expiry passed, and counts them. */
+async function settleStranded(
+  options: SweepDecidedApprovalsOptions,
+  batch: { now: number; requests: Parameters<typeof approvalsOfGoneRuns>[0]['requests'] },
+): Promise<{ runGone: number; expired: number }> {
+  const counts = { runGone: 0, expired: 0 };
+  const gone = await approvalsOfGoneRuns({ redis: options.redis, prefix: options.prefix, requests: batch.requests });
+  for (const request of batch.requests) {
+    const runGone = gone.has(request.approvalId);
+    if (!runGone && request.expiresAt > batch.now) continue;
+    // The settle keeps a decision recorded in the meantime; only an undecided approval gets this.
+    await settleApproval({
+      redis: options.redis,
+      prefix: options.prefix,
+      approvalId: request.approvalId,
+      fallback: runGone
+        ? { outcome: 'no-decision', decision: runGoneDecision(batch.now) }
+        : {
+            outcome: 'expired',
+            decision: { approved: false, reason: 'expired', decidedBy: 'agentq:expired', decidedAt: batch.now },
+          },
+    });
+    if (runGone) counts.runGone += 1;
+    else counts.expired += 1;
+  }
+  return counts;
 }

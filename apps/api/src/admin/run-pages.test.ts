@@ -13,6 +13,7 @@ function pageWith(calls: RunTimelineCall[], runUsage: RunTimeline['usage'] = usa
     createdAt: 1_000,
     finishedAt: 2_000,
     pendingApprovals: [],
+    pendingElicitations: [],
   } as unknown as RunInfo;
   const timeline: RunTimeline = {
     run,
@@ -34,6 +35,45 @@ const call = (extra: Partial<RunTimelineCall> & Pick<RunTimelineCall, 'toolName'
 });
 
 describe('runPage', () => {
+  it('shows the question a run waits on, escaped, with the ways to answer it', () => {
+    const html = pageWith([]);
+    expect(html).not.toContain('pending-questions');
+    const timeline: RunTimeline = {
+      run: {
+        runId: 'r1',
+        state: 'waiting-input',
+        progress: {},
+        attemptsMade: 1,
+        createdAt: 1_000,
+        pendingApprovals: [],
+        pendingElicitations: [
+          {
+            elicitationId: 'elic-r0-1',
+            toolCallId: 'c1',
+            toolName: 'mcp__deploy__deploy',
+            serverId: 'deploy',
+            message: 'Deploy <b>billing</b> where?',
+            requestedAt: 1_000,
+            expiresAt: 90_000,
+          },
+        ],
+      } as unknown as RunInfo,
+      steps: [],
+      inProgress: [],
+      usage,
+      catalogVersion: {},
+      warnings: [],
+    };
+    const page = runPage({ timeline, csrf: 'token' });
+    expect(page).toContain('id="run-state">waiting-input<');
+    const section = page.slice(page.indexOf('id="pending-questions"'));
+    expect(section).toContain('data-elicitation-id="elic-r0-1"');
+    expect(section).toContain('Deploy &lt;b&gt;billing&lt;/b&gt; where?');
+    expect(section).toContain('<code>agentq elicitations answer elic-r0-1</code>');
+    expect(section).toContain('<code>POST /v1/elicitations/elic-r0-1/answer</code>');
+    expect(section).toContain('href="/admin/approvals"');
+  });
+
   it('shows a native search like a tool_search call: its query and the tools it found, escaped', () => {
     const html = pageWith([
       call({

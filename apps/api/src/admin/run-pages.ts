@@ -20,7 +20,7 @@ function refreshSecondsOf(state: string, requested: number | undefined): number 
   if (state === 'completed' || state === 'failed' || state === 'unknown') return undefined;
   // The refresh holds while a form is being filled in (see LIVE_REFRESH_SCRIPT); a pending decision
   // still gets a slower one, so the page does not flicker under someone reading the request.
-  return requested ?? (state === 'waiting-approval' ? 10 : 2);
+  return requested ?? (state === 'waiting-approval' || state === 'waiting-input' ? 10 : 2);
 }
 
 /** A run's duration as its header shows it: from enqueue, across pauses, with the approval waits. */
@@ -151,6 +151,22 @@ function callItem(call: RunTimelineCall, options: { csrf: string; runId: string 
 </li>`;
 }
 
+/** The questions a run parked on, each with where to answer it. */
+function pendingQuestions(run: RunTimeline['run']): string {
+  if (run.pendingElicitations.length === 0) return '';
+  const items = run.pendingElicitations.map((question) => {
+    const id = escapeHtml(question.elicitationId);
+    return `<div class="question" data-elicitation-id="${id}">
+  <p><code>${escapeHtml(question.serverId)}</code> asks during <code>${escapeHtml(question.toolName)}</code> (expires ${escapeHtml(
+    formatTime(question.expiresAt),
+  )}):</p>
+  <p class="message">${escapeHtml(question.message)}</p>
+  <p class="muted">Answer it in the <a href="/admin/approvals">inbox</a>, with <code>agentq elicitations answer ${id}</code> or <code>POST /v1/elicitations/${id}/answer</code>.</p>
+</div>`;
+  });
+  return `<h2>Waiting for input</h2>\n<section id="pending-questions">${items.join('\n')}</section>`;
+}
+
 /** The catalog versions a step was shown, one `server@version` each (readable with `agentq catalog --version`). */
 function catalogVersionsLine(versions: Readonly<Record<string, string>> | undefined): string {
   const entries = Object.entries(versions ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -211,6 +227,7 @@ export function runPage(options: {
   <tr><th>Job</th><td><a id="bull-board-link" href="${escapeHtml(jobLink)}">${escapeHtml(QUEUE_NAMES.agentRuns)} job in Bull Board</a> · attempts ${run.attemptsMade}</td></tr>
 </table>
 ${timeline.warnings.map((warning) => `<div class="error">${escapeHtml(warning.message)}</div>`).join('\n')}
+${pendingQuestions(run)}
 <h2>Timeline</h2>
 ${steps || (inProgress ? '' : '<p id="no-steps" class="muted">No step has finished yet.</p>')}
 ${inProgress}

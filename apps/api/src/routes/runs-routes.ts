@@ -26,7 +26,12 @@ function enqueueBodySchema(runSpecSchema: RunSpecSchema) {
 const runInfoSchema = z
   .looseObject({
     runId: z.string(),
-    state: z.enum(['waiting', 'active', 'delayed', 'waiting-approval', 'completed', 'failed', 'unknown']),
+    state: z
+      .enum(['waiting', 'active', 'delayed', 'waiting-approval', 'waiting-input', 'completed', 'failed', 'unknown'])
+      .meta({
+        description:
+          '`waiting-approval`: parked on the approvals in `pendingApprovals`. `waiting-input`: parked on a question an MCP server asked (`pendingElicitations`), answered with `POST /v1/elicitations/{elicitationId}/answer`. A parked run whose checkpoint lists approvals is `waiting-approval`, even if it also has a question.',
+      }),
     progress: z.record(z.string(), z.unknown()),
     result: runResultSchema.optional(),
     error: z.strictObject({ message: z.string() }).optional(),
@@ -35,6 +40,17 @@ const runInfoSchema = z
     startedAt: z.number().optional(),
     finishedAt: z.number().optional(),
     pendingApprovals: z.array(z.looseObject({ approvalId: z.string(), toolCallId: z.string(), toolName: z.string() })),
+    pendingElicitations: z.array(
+      z.strictObject({
+        elicitationId: z.string(),
+        toolCallId: z.string(),
+        toolName: z.string(),
+        serverId: z.string(),
+        message: z.string().meta({ description: "The server's question to the person." }),
+        requestedAt: z.number(),
+        expiresAt: z.number(),
+      }),
+    ),
     steps: z
       .array(
         z.strictObject({

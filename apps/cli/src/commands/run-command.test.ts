@@ -56,6 +56,7 @@ describe('describeRun (agentq status)', () => {
     startedAt: 30_000,
     finishedAt: 31_000,
     pendingApprovals: [],
+    pendingElicitations: [],
     steps: [
       { step: 0, catalogVersion: { svc: 'v1', fs: 'f1' } },
       { step: 1, catalogVersion: { fs: 'f1', svc: 'v1' } },
@@ -84,6 +85,33 @@ describe('describeRun (agentq status)', () => {
     const at = lines.indexOf('  catalog versions:');
     expect(lines.slice(at + 1, at + 3)).toEqual(['    steps 0-1: fs@f1 svc@v1', '    step 2: fs@f1 svc@v2']);
     expect(describeRun({ ...completed, steps: [] }, 'p')).not.toContain('  catalog versions:');
+  });
+
+  it('names the question a run waits on and how to answer it', () => {
+    const parked: RunInfo = {
+      ...completed,
+      state: 'waiting-input',
+      result: undefined,
+      finishedAt: undefined,
+      pendingElicitations: [
+        {
+          elicitationId: 'elic-r0-1',
+          toolCallId: 'c1',
+          toolName: 'mcp__deploy__deploy',
+          serverId: 'deploy',
+          message: 'Where should billing go?',
+          requestedAt: 1,
+          expiresAt: 2,
+        },
+      ],
+    };
+    const lines = describeRun(parked, 'p');
+    expect(lines[0]).toBe('run r1: waiting-input');
+    expect(lines.slice(-3)).toEqual([
+      '  waiting for an answer to elic-r0-1 (deploy, mcp__deploy__deploy)',
+      '    Where should billing go?',
+      '    answer: agentq elicitations answer elic-r0-1',
+    ]);
   });
 
   it('says how many steps a running run has finished', () => {

@@ -198,6 +198,11 @@ export function describeRun(run: RunInfo, page: string): string[] {
   lines.push(...describeCatalogVersions(run.steps));
   for (const approval of run.pendingApprovals)
     lines.push(`  waiting for approval ${approval.approvalId} (${approval.toolName})`);
+  for (const question of run.pendingElicitations) {
+    lines.push(`  waiting for an answer to ${question.elicitationId} (${question.serverId}, ${question.toolName})`);
+    lines.push(`    ${question.message}`);
+    lines.push(`    answer: agentq elicitations answer ${question.elicitationId}`);
+  }
   if (run.result) lines.push('', run.result.text);
   if (run.error) lines.push(`  error: ${run.error.message}`);
   return lines;

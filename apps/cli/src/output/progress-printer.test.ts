@@ -16,6 +16,7 @@ function timeline(state: RunInfo['state'], steps: RunTimeline['steps'], inProgre
     attemptsMade: 0,
     createdAt: 0,
     pendingApprovals: [],
+    pendingElicitations: [],
   } as unknown as RunInfo;
   return { run, steps, inProgress, usage, catalogVersion: {}, warnings: [] } satisfies RunTimeline;
 }
@@ -105,5 +106,32 @@ describe('createProgressPrinter', () => {
       '    approve: npm run agentq -- approvals approve appr-1',
       '    deny:    npm run agentq -- approvals deny appr-1 --reason "..."',
     ]);
+  });
+
+  it('says a run parked on a question waits for an answer, not for approval, and how to answer', () => {
+    const lines: string[] = [];
+    const printer = createProgressPrinter({ out: (line) => lines.push(line), agentq: 'npx agentq' });
+    const parked = timeline('waiting-input', [], [call('c1', 'mcp__deploy__deploy', { status: 'running' })]);
+    parked.run.pendingElicitations = [
+      {
+        elicitationId: 'elic-1',
+        toolCallId: 'c1',
+        toolName: 'mcp__deploy__deploy',
+        serverId: 'deploy',
+        message: 'Where should billing go?',
+        requestedAt: 1,
+        expiresAt: 2,
+      },
+    ];
+    printer.show(parked);
+    printer.show(parked);
+    expect(lines).toEqual([
+      '  step 1',
+      '    mcp__deploy__deploy',
+      '  waiting for an answer to a question from an MCP server',
+      '    deploy asks (mcp__deploy__deploy): Where should billing go?',
+      '    answer: npx agentq elicitations answer elic-1',
+    ]);
+    expect(lines.join('\n')).not.toContain('approval');
   });
 });

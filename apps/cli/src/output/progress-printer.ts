@@ -27,6 +27,7 @@ export function createProgressPrinter(options: ProgressPrinterOptions) {
   const printedSteps = new Set<number>();
   const printedCalls = new Set<string>();
   const announcedApprovals = new Set<string>();
+  const announcedQuestions = new Set<string>();
   let lastState = '';
 
   const step = (index: number, text?: string) => {
@@ -63,6 +64,7 @@ export function createProgressPrinter(options: ProgressPrinterOptions) {
         if (run.state === 'waiting') out('  queued');
         if (run.state === 'delayed') out(`  retrying after a failure (attempt ${run.attemptsMade + 1})`);
         if (run.state === 'waiting-approval') out('  waiting for approval');
+        if (run.state === 'waiting-input') out('  waiting for an answer to a question from an MCP server');
         if (run.state === 'completed') out('  completed');
         if (run.state === 'failed') out('  failed');
       }
@@ -73,6 +75,12 @@ export function createProgressPrinter(options: ProgressPrinterOptions) {
         out(`    ${approval.toolName}${input}`);
         out(`    approve: ${options.agentq} approvals approve ${approval.approvalId}`);
         out(`    deny:    ${options.agentq} approvals deny ${approval.approvalId} --reason "..."`);
+      }
+      for (const question of run.pendingElicitations) {
+        if (announcedQuestions.has(question.elicitationId)) continue;
+        announcedQuestions.add(question.elicitationId);
+        out(`    ${question.serverId} asks (${question.toolName}): ${truncate(question.message, 200)}`);
+        out(`    answer: ${options.agentq} elicitations answer ${question.elicitationId}`);
       }
     },
   };

@@ -1,5 +1,5 @@
 import { type ApprovalJob } from '@agentq/shared';
-import { pendingApprovalIds, readApprovalRecords } from '@agentq/store';
+import { approvalsOfGoneRuns, pendingApprovalIds, readApprovalRecords } from '@agentq/store';
 import { approvalShards, type ApprovalContext } from './approval-context.js';
 
 /** A pending approval: run, tool, arguments as shown to the approver, requested time and expiry. */
@@ -7,26 +7,30 @@ export type PendingApprovalInfo = ApprovalJob;
 
 /**
  * Approvals waiting for a decision, soonest expiry first, optionally of one run, over every run
- * shard. Decided
- * approvals are not listed, even before their run has picked the decision up.
+ * shard. Listed are only those a decision can still land on: decided approvals are not listed
+ * (even before their run has picked the decision up), nor approvals past their expiry, nor those
+ * whose run is gone (its job removed, or the run id now another run); the approval sweeper
+ * settles those.
  */
 export async function listPendingApprovals(
   context: Pick<ApprovalContext, 'redis' | 'prefix' | 'shards'>,
   filter: { runId?: string } = {},
 ): Promise<PendingApprovalInfo[]> {
   const router = approvalShards(context);
+  const now = Date.now();
   // One run's approvals live in its shard; a listing of all reads every shard, in parallel.
   const shards = filter.runId === undefined ? await router.everyKnownShard() : await router.candidatesFor(filter.runId);
   const perShard = await Promise.all(
     shards.map(async (shard) => {
       const ids = await pendingApprovalIds({ redis: context.redis, prefix: shard.prefix });
-      return await readApprovalRecords({ redis: context.redis, prefix: shard.prefix, approvalIds: ids });
+      const records = await readApprovalRecords({ redis: context.redis, prefix: shard.prefix, approvalIds: ids });
+      const open = records
+        .filter((record) => record.decision === null && record.request.expiresAt > now)
+        .map((record) => record.request)
+        .filter((request) => filter.runId === undefined || request.runId === filter.runId);
+      const gone = await approvalsOfGoneRuns({ redis: context.redis, prefix: shard.prefix, requests: open });
+      return open.filter((request) => !gone.has(request.approvalId));
     }),
   );
-  return perShard
-    .flat()
-    .filter((record) => record.decision === null)
-    .map((record) => record.request)
-    .filter((request) => filter.runId === undefined || request.runId === filter.runId)
-    .sort((a, b) => a.expiresAt - b.expiresAt || a.approvalId.localeCompare(b.approvalId));
+  return perShard.flat().sort((a, b) => a.expiresAt - b.expiresAt || a.approvalId.localeCompare(b.approvalId));
 }

@@ -1,7 +1,7 @@
-import { AgentqError, parseWith } from '@agentq/shared';
+import { AgentqError, isOfRunIncarnation, parseWith, runIncarnationOf } from '@agentq/shared';
 import { deleteRunState, settleApproval } from '@agentq/store';
 import { listPendingApprovals } from '../approvals/list-pending-approvals.js';
-import { runStateOf, type RunState } from './get-run.js';
+import { parkedRunState, runStateOf, type RunState } from './get-run.js';
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
 import { runIdSchema } from './run-id.js';
@@ -35,6 +35,14 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
       message: `Run ${runId} is running on a worker and cannot be removed now`,
     });
   }
+  // Read before the removal: once the run's job is gone, its approvals are no longer listed, and
+  // what a parked run waited for is told by its checkpoint, deleted with it.
+  const pending = await listPendingApprovals(context, { runId });
+  const stored = state === 'waiting-children' ? await context.runStoreOf(found.shard).read(runId) : null;
+  const previousState =
+    state === 'waiting-children'
+      ? parkedRunState(stored !== null && isOfRunIncarnation(stored, runIncarnationOf(job)) ? stored : null)
+      : runStateOf(state);
   try {
     await job.remove({ removeChildren: true });
   } catch (error) {
@@ -46,7 +54,6 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
   }
   // Its approvals leave the inbox with it, recorded as denied so that a late decision gets a
   // definite answer instead of NOT_FOUND.
-  const pending = await listPendingApprovals(context, { runId });
   for (const approval of pending) {
     await settleApproval({
       redis: context.redis,
@@ -60,5 +67,5 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
   }
   // The checkpoint and the tool-result journal go together: no orphaned journal after a cancel.
   await deleteRunState({ redis: context.redis, keys: found.shard.keys, runId });
-  return { runId, previousState: runStateOf(state) };
+  return { runId, previousState };
 }

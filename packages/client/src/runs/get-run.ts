@@ -9,7 +9,7 @@ import {
   type RunResult,
   type RunSpec,
 } from '@agentq/shared';
-import { readApprovalRecords } from '@agentq/store';
+import { readApprovalRecords, unansweredElicitationsOfRun } from '@agentq/store';
 import type { ClientContext } from '../client-context.js';
 import { findRun } from './find-run.js';
 import { runIdSchema } from './run-id.js';
@@ -20,9 +20,16 @@ import { runIdSchema } from './run-id.js';
  * - `active`: a worker is running it;
  * - `delayed`: waiting to retry after an infrastructure failure;
  * - `waiting-approval`: parked until its pending approvals are decided or expire;
+ * - `waiting-input`: parked on a question an MCP server put to a person during a tool call (an
+ *   elicitation, server policy `ask`) until it is answered or expires;
  * - `completed` / `failed`: finished.
+ *
+ * A parked run is `waiting-approval` while its checkpoint lists approvals, and `waiting-input`
+ * otherwise: only approvals and elicitations park a run, and approvals are always in the
+ * checkpoint. Should a run ever wait on both, it reads `waiting-approval` and lists both.
  */
-export type RunState = 'waiting' | 'active' | 'delayed' | 'waiting-approval' | 'completed' | 'failed' | 'unknown';
+export type RunState =
+  'waiting' | 'active' | 'delayed' | 'waiting-approval' | 'waiting-input' | 'completed' | 'failed' | 'unknown';
 
 /** One tool call a parked run is waiting on. */
 export interface RunPendingApproval {
@@ -35,6 +42,22 @@ export interface RunPendingApproval {
   expiresAt?: number;
   /** Set once decided, before the run has picked the decision up: who, when and through which path. */
   decision?: DecisionRecord;
+}
+
+/**
+ * One question a parked run is waiting on: answer it with `agentq elicitations answer <id>` or
+ * `POST /v1/elicitations/{id}/answer`.
+ */
+export interface RunPendingElicitation {
+  elicitationId: string;
+  /** The tool call that was running when the server asked. */
+  toolCallId: string;
+  toolName: string;
+  serverId: string;
+  /** The server's question to the person. */
+  message: string;
+  requestedAt: number;
+  expiresAt: number;
 }
 
 /** Progress a worker reports while it runs. */
@@ -76,11 +99,16 @@ export interface RunInfo {
   /** When the run finished, epoch ms. */
   finishedAt?: number;
   pendingApprovals: RunPendingApproval[];
+  /** Unanswered questions of a parked run, soonest expiry first (see `waiting-input`). */
+  pendingElicitations: RunPendingElicitation[];
   /** The steps the run has recorded so far, each with its catalog versions. */
   steps: RunStepInfo[];
 }
 
-/** Reads a run's state, progress, result or error, and pending approvals. `NOT_FOUND` when unknown. */
+/**
+ * Reads a run's state, progress, result or error, and pending approvals and questions. `NOT_FOUND`
+ * when unknown.
+ */
 export async function getRun(context: ClientContext, runId: string): Promise<RunInfo> {
   return (await readRun(context, runId)).run;
 }
@@ -107,10 +135,10 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
   const parked =
     jobState === 'waiting-children' ||
     (checkpoint?.status === 'waiting-approval' && jobState !== 'completed' && jobState !== 'failed');
-  const state: RunState = parked ? 'waiting-approval' : runStateOf(jobState);
+  const state: RunState = parked ? parkedRunState(checkpoint) : runStateOf(jobState);
 
   const pendingApprovals: RunPendingApproval[] = [];
-  if (state === 'waiting-approval' && checkpoint) {
+  if (parked && checkpoint) {
     for (const pending of checkpoint.pendingApprovals) {
       const entry: RunPendingApproval = {
         approvalId: pending.approvalId,
@@ -137,6 +165,20 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
     }
   }
 
+  const pendingElicitations: RunPendingElicitation[] = parked
+    ? (await unansweredElicitationsOfRun({ redis: context.redis, prefix: shard.prefix, runId, incarnation })).map(
+        ({ request }) => ({
+          elicitationId: request.elicitationId,
+          toolCallId: request.toolCallId,
+          toolName: request.toolName,
+          serverId: request.serverId,
+          message: request.message,
+          requestedAt: request.requestedAt,
+          expiresAt: request.expiresAt,
+        }),
+      )
+    : [];
+
   const spec = context.runSpecSchema.safeParse(job.data);
   const info: RunInfo = {
     runId,
@@ -148,6 +190,7 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
     startedAt: job.processedOn ?? undefined,
     finishedAt: job.finishedOn ?? undefined,
     pendingApprovals,
+    pendingElicitations,
     steps: (checkpoint?.steps ?? []).map(({ step, at, catalogVersion }) => ({
       step,
       ...(at === undefined ? {} : { at }),
@@ -163,7 +206,19 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
   return { run: info, incarnation };
 }
 
-/** The run state of a BullMQ job state. */
+/**
+ * What a parked run waits for, from its checkpoint (of the job's incarnation, or `null`):
+ * `waiting-approval` while it lists approvals, else `waiting-input` (see {@link RunState}).
+ */
+export function parkedRunState(checkpoint: { pendingApprovals: readonly unknown[] } | null): RunState {
+  return (checkpoint?.pendingApprovals.length ?? 0) > 0 ? 'waiting-approval' : 'waiting-input';
+}
+
+/**
+ * The run state of a BullMQ job state alone. A parked job (`waiting-children`) reads
+ * `waiting-approval` here; only {@link getRun}, which reads the run's records, tells a run waiting
+ * for input apart.
+ */
 export function runStateOf(state: string): RunState {
   switch (state) {
     case 'waiting':

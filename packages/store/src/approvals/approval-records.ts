@@ -14,6 +14,7 @@ import {
 } from '@agentq/shared';
 import { trace, type SpanContext } from '@opentelemetry/api';
 import type { ChainableCommander } from 'ioredis';
+import { z } from 'zod';
 import { keyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
@@ -108,12 +109,7 @@ export async function recordDecision(
   const incarnation = bound?.success ? (bound.data.incarnation ?? '') : '';
   const runJobKey =
     bound?.success && incarnation !== '' ? keys.queueJob(QUEUE_NAMES.agentRuns, bound.data.runId) : recordKey;
-  const unsettled: DecisionRecord = {
-    approved: false,
-    reason: 'run cancelled or removed',
-    decidedBy: 'agentq:no-decision',
-    decidedAt: now,
-  };
+  const unsettled = runGoneDecision(now);
   const [status, text, requestText] = (await runStoreScript(
     options.redis,
     'approvalRecordDecision',
@@ -207,6 +203,47 @@ export async function settleApproval(
   const parsed = safeParseJson(text, decisionRecordSchema, 'recorded decision');
   if (!parsed.success) return { outcome: options.fallback.outcome, decision: options.fallback.decision };
   return { outcome: outcome as ApprovalOutcome, decision: parsed.data };
+}
+
+/**
+ * The no-decision record of an approval whose run is gone (cancelled, removed, or replaced by
+ * another run under the same id): what a decision arriving after that gets back, and what the
+ * approval sweeper records for such an approval.
+ */
+export function runGoneDecision(now: number): DecisionRecord {
+  return { approved: false, reason: 'run cancelled or removed', decidedBy: 'agentq:no-decision', decidedAt: now };
+}
+
+/** The part of a run job's data that says which run it is. */
+const runJobIncarnationSchema = z.looseObject({ incarnation: z.unknown().optional() });
+
+/**
+ * Of `requests`, the ids of the approvals whose run is gone: its job no longer exists (cancelled,
+ * removed from Bull Board, cleaned after it failed for good), or the run id now holds another
+ * incarnation. The same rule `recordDecision` refuses a decision by: no decision can land on these.
+ */
+export async function approvalsOfGoneRuns(
+  options: ApprovalRecordsOptions & { requests: readonly ApprovalJob[] },
+): Promise<Set<string>> {
+  const keys = keyNames(options.prefix);
+  const gone = new Set<string>();
+  if (options.requests.length === 0) return gone;
+  const pipeline = options.redis.pipeline();
+  for (const request of options.requests) pipeline.hget(keys.queueJob(QUEUE_NAMES.agentRuns, request.runId), 'data');
+  const results = (await pipeline.exec()) ?? [];
+  options.requests.forEach((request, index) => {
+    const [error, data] = results[index] ?? [null, null];
+    if (error) throw error;
+    if (typeof data !== 'string') {
+      gone.add(request.approvalId);
+      return;
+    }
+    const job = safeParseJson(data, runJobIncarnationSchema, `run ${request.runId}`);
+    const current = job.success ? job.data.incarnation : undefined;
+    if (request.incarnation !== undefined && typeof current === 'string' && current !== request.incarnation)
+      gone.add(request.approvalId);
+  });
+  return gone;
 }
 
 /** One approval's record, or `null` when unknown. */
