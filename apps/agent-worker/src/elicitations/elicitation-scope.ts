@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { approvalIdFor } from '@agentq/store';
 import {
   digestOf,
@@ -95,18 +94,6 @@ export class ElicitationScope {
 export async function mayRepeatElicitedCall(run: ElicitationRun, toolCallId: string): Promise<boolean> {
   const record = await elicitationOfToolCall({ redis: run.redis, prefix: run.prefix, runId: run.runId, toolCallId });
   return record !== null && record.request.incarnation === run.incarnation && record.response !== null;
-}
-
-const scopes = new AsyncLocalStorage<ElicitationScope>();
-
-/** Runs `action` (a tool's execute) with `scope` as the current call's elicitation scope. */
-export function withElicitationScope<T>(scope: ElicitationScope, action: () => T): T {
-  return scopes.run(scope, action);
-}
-
-/** The elicitation scope of the tool call in progress, if any (a warmer's calls have none). */
-export function currentElicitationScope(): ElicitationScope | undefined {
-  return scopes.getStore();
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

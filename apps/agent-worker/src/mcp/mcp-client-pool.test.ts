@@ -3,6 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AgentqError, serverDefinitionSchema, silentLogger, type ServerDefinition } from '@agentq/shared';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { ToolCallAlreadyClaimed, withToolCallScope } from '../run/tool-call-claims.js';
 import { McpClientPool } from './mcp-client-pool.js';
 
 function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {
@@ -75,6 +76,32 @@ describe('McpClientPool', () => {
     expect(b.content).toEqual([{ type: 'text', text: 'two' }]);
     expect(servers.connects).toBe(1);
     expect(pool.size).toBe(1);
+  });
+
+  it("claims the run's tool call its signal belongs to once connected, and fails the call when refused", async () => {
+    const servers = inMemoryServers();
+    pool = new McpClientPool({ logger: silentLogger(), openTransport: servers.openTransport });
+    const request = { serverId: 'mem', definition: definition(), toolName: 'echo', input: { text: 'hi' } };
+    const claims: string[] = [];
+    const run = new AbortController();
+    const callAs = (toolCallId: string, refuse = false) =>
+      withToolCallScope(
+        { toolCallId, messages: [], abortSignal: run.signal },
+        {
+          claim: async () => {
+            // The connection is open before the claim: a worker that dies while a server starts has claimed nothing.
+            claims.push(`${toolCallId} after ${servers.connects} connect(s)`);
+            if (refuse) throw new ToolCallAlreadyClaimed({ claimedBy: 'other' });
+          },
+        },
+        (options) => pool.callTool({ ...request, signal: options.abortSignal, toolCallId }),
+      );
+    expect((await callAs('c1')).content).toEqual([{ type: 'text', text: 'hi' }]);
+    await expect(callAs('c2', true)).rejects.toBeInstanceOf(ToolCallAlreadyClaimed);
+    // A request outside a run's tool call (the run's own signal, or none) claims nothing.
+    await pool.callTool({ ...request, signal: run.signal });
+    await pool.callTool(request);
+    expect(claims).toEqual(['c1 after 1 connect(s)', 'c2 after 1 connect(s)']);
   });
 
   it('never caches a failed connect', async () => {

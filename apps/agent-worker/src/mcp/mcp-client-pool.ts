@@ -18,8 +18,8 @@ import {
 } from '@agentq/mcp-connect';
 import { type OAuthTokenStore } from '@agentq/store';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { currentElicitationScope, type ElicitationScope } from '../elicitations/elicitation-scope.js';
-import { claimCurrentToolCall } from '../run/tool-call-claims.js';
+import type { ElicitationScope } from '../elicitations/elicitation-scope.js';
+import { toolCallScopeOf } from '../run/tool-call-claims.js';
 
 /** One MCP tool call, as the registry's MCP entries make it. */
 export interface McpPoolCallRequest {
@@ -169,6 +169,8 @@ export class McpClientPool {
     const sessionGeneration = await this.sessionGeneration(request.serverId);
     if (this.closing) throw new AgentqError({ code: 'POOL_CLOSED', message: 'the MCP client pool is closed' });
     const entry = this.acquire(request.definition, sessionGeneration);
+    // The run's tool call this request makes, found by the signal it was handed (see withToolCallScope).
+    const call = toolCallScopeOf(request.signal);
     let endTurn: (() => void) | undefined;
     try {
       const connection = await entry.ready;
@@ -176,10 +178,10 @@ export class McpClientPool {
         // An elicitation names no tool call: with one call at a time on the client, a question
         // belongs to the call in flight, whose run parks on it.
         endTurn = await this.takeTurn(entry);
-        entry.asking = currentElicitationScope();
+        entry.asking = call?.elicitation;
       }
       // Last moment before the request leaves: claim the run's tool call (at most once, ever).
-      await claimCurrentToolCall();
+      await call?.claim();
       return await callServerTool({
         client: connection.client,
         serverId: request.serverId,

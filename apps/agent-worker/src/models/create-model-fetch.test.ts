@@ -67,6 +67,33 @@ describe('createModelFetch', () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: two\n\n');
   });
 
+  it('keeps every connection of a wave of calls for the next, past the 256 Node keeps by default', async () => {
+    const wave = 300;
+    let waiting: ServerResponse[] = [];
+    let allArrived: () => void = () => undefined;
+    handlers.set('/held', (_request, _body, response) => {
+      waiting.push(response);
+      if (waiting.length === wave) allArrived();
+    });
+    let connections = 0;
+    const count = () => (connections += 1);
+    server.on('connection', count);
+    const modelFetch = createModelFetch();
+    try {
+      for (let round = 0; round < 2; round += 1) {
+        const arrived = new Promise<void>((resolve) => (allArrived = resolve));
+        const answers = Array.from({ length: wave }, () => modelFetch(`${base}/held`, { method: 'POST', body: '{}' }));
+        await arrived;
+        for (const response of waiting) response.end('{}');
+        waiting = [];
+        await Promise.all(answers.map(async (answer) => await (await answer).text()));
+      }
+    } finally {
+      server.off('connection', count);
+    }
+    expect(connections).toBe(wave);
+  });
+
   it('rejects with the abort reason, and with TypeError("fetch failed") when it cannot connect', async () => {
     handlers.set('/never', () => undefined);
     const controller = new AbortController();

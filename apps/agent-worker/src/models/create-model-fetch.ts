@@ -23,6 +23,11 @@ export interface ModelFetchOptions {
 // Idle pooled sockets close after this long, like undici's default keep-alive timeout, so a
 // connection the provider has dropped in the meantime is rarely picked for the next call.
 const IDLE_SOCKET_MS = 4_000;
+// Every idle socket is kept until it has been idle that long. Node's default keeps 256 and closes
+// the rest as they come free, so a worker with more model calls in flight than that opened (and,
+// over TLS, handshook) a new connection for most calls past the 256th of each wave. The sockets
+// kept never outnumber the calls that were in flight at once.
+const MAX_FREE_SOCKETS = Number.POSITIVE_INFINITY;
 // A call fails (retryably, as a lost connection) when the server sends nothing for this long:
 // while connecting, before the answer's headers, or within its body. undici's headers and body
 // timeouts are the same 300 s.
@@ -45,8 +50,8 @@ const SILENCE_MS = 300_000;
 export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
   const fallback = options.fallback ?? ((input, init) => globalThis.fetch(input, init));
   const agents = {
-    'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
-    'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxFreeSockets: MAX_FREE_SOCKETS }),
+    'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxFreeSockets: MAX_FREE_SOCKETS }),
   };
   return async (input, init) => {
     const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;

@@ -3,7 +3,7 @@ import { tool, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { INTERRUPTED_TOOL_CALL, recordToolExecutions } from './record-tool-executions.js';
-import { claimCurrentToolCall } from './tool-call-claims.js';
+import { toolCallScopeOf } from './tool-call-claims.js';
 import type { RecordedToolResult, RunStore, ToolCallClaim } from '@agentq/store';
 
 /** An in-memory stand-in for the store's two tool-call operations. */
@@ -38,8 +38,8 @@ describe('recordToolExecutions', () => {
     const base: ToolSet = {
       count: tool({
         inputSchema: z.object({}),
-        execute: async () => {
-          await claimCurrentToolCall();
+        execute: async (_input, executionOptions) => {
+          await toolCallScopeOf(executionOptions.abortSignal)?.claim();
           return ++runs;
         },
       }),
@@ -72,8 +72,8 @@ describe('recordToolExecutions', () => {
     const base: ToolSet = {
       count: tool({
         inputSchema: z.object({}),
-        execute: async () => {
-          await claimCurrentToolCall();
+        execute: async (_input, executionOptions) => {
+          await toolCallScopeOf(executionOptions.abortSignal)?.claim();
           return ++runs;
         },
       }),
@@ -96,8 +96,8 @@ describe('recordToolExecutions', () => {
     const base: ToolSet = {
       count: tool({
         inputSchema: z.object({}),
-        execute: async () => {
-          await claimCurrentToolCall();
+        execute: async (_input, executionOptions) => {
+          await toolCallScopeOf(executionOptions.abortSignal)?.claim();
           return ++runs;
         },
       }),
@@ -143,8 +143,8 @@ describe('recordToolExecutions', () => {
     const base: ToolSet = {
       count: tool({
         inputSchema: z.object({}),
-        execute: async (): Promise<number> => {
-          await claimCurrentToolCall();
+        execute: async (_input, executionOptions): Promise<number> => {
+          await toolCallScopeOf(executionOptions.abortSignal)?.claim();
           runs += 1;
           throw new Error('nope');
         },

@@ -2,13 +2,8 @@ import { activeSpan, type SecretValueSet } from '@agentq/shared';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
 import type { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
-import {
-  ElicitationScope,
-  mayRepeatElicitedCall,
-  withElicitationScope,
-  type ElicitationRun,
-} from '../elicitations/elicitation-scope.js';
-import { ToolCallAlreadyClaimed, withToolCallClaim } from './tool-call-claims.js';
+import { ElicitationScope, mayRepeatElicitedCall, type ElicitationRun } from '../elicitations/elicitation-scope.js';
+import { ToolCallAlreadyClaimed, withToolCallScope } from './tool-call-claims.js';
 
 // Keyed by the wrapped `execute`, not the tool object: copies of a wrapped tool (a cache marker,
 // a `defer_loading` option added by the native exposition) keep it and must not be wrapped twice.
@@ -71,7 +66,7 @@ export const INTERRUPTED_TOOL_CALL =
  *
  * Recording:
  * ever. A call is claimed in Redis (fenced by the run's lock) right before its request leaves (the
- * MCP pool claims once it has a connection; see {@link claimCurrentToolCall}) and its result
+ * MCP pool claims once it has a connection; see {@link withToolCallScope}) and its result
  * recorded after; tools that call nothing outside are not claimed, only recorded;
  * a call found recorded returns that result instead of executing again, and a call found claimed
  * without a result (its worker died mid-call) returns a tool error saying so, because it may have
@@ -138,10 +133,13 @@ async function executeOnce(call: JournaledCall): Promise<unknown> {
   const scope = options.elicitations
     ? new ElicitationScope(options.elicitations, { toolName: name, toolCallId, input })
     : undefined;
-  const execute = () => call.execute(input, executionOptions);
   let output: unknown;
   try {
-    output = mask(await withToolCallClaim(claim, () => (scope ? withElicitationScope(scope, execute) : execute())));
+    output = mask(
+      await withToolCallScope(executionOptions, { claim, elicitation: scope }, (options) =>
+        call.execute(input, options),
+      ),
+    );
   } catch (thrown) {
     if (scope?.parked) throw parked(scope.parked, options);
     const claimed = findClaimed(thrown);

@@ -49,6 +49,13 @@ export interface RunStoreOptions {
   finishedTtlSeconds?: number;
 }
 
+/** Where a log item is stored: its run, its list (messages or steps) and its index there. */
+interface StoredAt {
+  readonly runId: string;
+  readonly list: 'm' | 's';
+  readonly index: number;
+}
+
 /** Extra writes that must land in the same transaction as a checkpoint. */
 export type CheckpointSideWrites = (transaction: ReturnType<RedisConnection['multi']>) => void;
 
@@ -81,8 +88,8 @@ export class RunStore {
   private readonly logger: Logger;
   /** How long a finished run stays readable, in seconds. */
   readonly finishedTtlSeconds: number;
-  /** Log items known to be stored: object → `<runId> <list> <index>`. */
-  private readonly stored = new WeakMap<object, string>();
+  /** Log items known to be stored: object → the run, list and index it is stored at. */
+  private readonly stored = new WeakMap<object, StoredAt>();
 
   constructor(options: RunStoreOptions) {
     this.redis = options.redis;
@@ -226,17 +233,18 @@ export class RunStore {
   /** The index of the first item of `items` not known to be stored at its index for the run. */
   private firstUnstored(runId: string, list: 'm' | 's', items: readonly object[]): number {
     for (let index = 0; index < items.length; index += 1) {
-      if (this.stored.get(items[index] as object) !== `${runId} ${list} ${index}`) return index;
+      const at = this.stored.get(items[index] as object);
+      if (at === undefined || at.index !== index || at.list !== list || at.runId !== runId) return index;
     }
     return items.length;
   }
 
   private remember(runId: string, checkpoint: RunCheckpoint, firstMessage: number, firstStep: number): void {
     for (let index = firstMessage; index < checkpoint.messages.length; index += 1) {
-      this.stored.set(checkpoint.messages[index] as object, `${runId} m ${index}`);
+      this.stored.set(checkpoint.messages[index] as object, { runId, list: 'm', index });
     }
     for (let index = firstStep; index < checkpoint.steps.length; index += 1) {
-      this.stored.set(checkpoint.steps[index] as object, `${runId} s ${index}`);
+      this.stored.set(checkpoint.steps[index] as object, { runId, list: 's', index });
     }
   }
 
