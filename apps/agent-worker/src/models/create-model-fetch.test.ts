@@ -4,7 +4,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModelFetch } from './create-model-fetch.js';
+import { createModelFetch, ModelRedirectRefused } from './create-model-fetch.js';
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
@@ -160,21 +160,65 @@ describe('createModelFetch', () => {
     }
   });
 
-  it('follows a redirect through the fallback and hands it what it does not carry itself', async () => {
-    handlers.set('/moved', (_request, _body, response) => {
-      response.writeHead(307, { location: '/echo' });
-      response.end();
-    });
+  it('hands the fallback only what it does not carry itself', async () => {
     const seen: string[] = [];
     const fallback = (input: string | URL | Request) => {
       seen.push(String(input));
       return Promise.resolve(new Response('from fallback'));
     };
     const modelFetch = createModelFetch({ fallback });
-    expect(await (await modelFetch(`${base}/moved`, { method: 'POST', body: '{}' })).text()).toBe('from fallback');
-    await modelFetch('file:///etc/hostname');
+    expect(await (await modelFetch('file:///etc/hostname')).text()).toBe('from fallback');
     await modelFetch(`${base}/echo`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
-    expect(seen).toEqual([`${base}/moved`, 'file:///etc/hostname', `${base}/echo`]);
+    expect(seen).toEqual(['file:///etc/hostname', `${base}/echo`]);
+  });
+
+  it('follows 307 and 308 within the origin, each hop checked, and refuses every other redirect', async () => {
+    // Another origin (another port of the same host): it must never see the key or the prompt.
+    const elsewhere: string[] = [];
+    const other = createServer((request, response) => {
+      elsewhere.push(`${request.method} ${request.url} ${request.headers['x-api-key'] ?? ''}`);
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const redirect =
+      (status: number, location: string): Handler =>
+      (_request, _body, response) => {
+        response.writeHead(status, { location });
+        response.end();
+      };
+    handlers.set('/hop-1', redirect(307, '/hop-2'));
+    handlers.set('/hop-2', redirect(308, `${base}/echo`));
+    handlers.set('/away', redirect(307, `${otherBase}/steal`));
+    handlers.set('/away-later', redirect(307, '/away'));
+    handlers.set('/see-other', redirect(303, '/echo'));
+    handlers.set('/loop', redirect(307, '/loop'));
+    const modelFetch = createModelFetch({
+      fallback: () => Promise.reject(new Error('the fallback must not follow redirects')),
+    });
+    const call = (path: string) =>
+      modelFetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': 'sk-secret' }, body: '{"p":1}' });
+    try {
+      expect(await (await call('/hop-1')).json()).toEqual({ method: 'POST', body: '{"p":1}', length: '7' });
+      for (const [path, why] of [
+        ['/away', `towards ${otherBase}`],
+        ['/away-later', `towards ${otherBase}`],
+        ['/see-other', 'answered 303'],
+        ['/loop', 'too many redirects'],
+      ] as const) {
+        const error = await call(path).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toBeInstanceOf(ModelRedirectRefused);
+        expect((error as Error).message).toContain(why);
+        expect((error as Error).message).not.toContain('sk-secret');
+      }
+      expect(elsewhere).toEqual([]);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('keeps the AI SDK answer and its retry classification of provider errors and outages', async () => {

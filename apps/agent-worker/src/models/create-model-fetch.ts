@@ -10,7 +10,8 @@ export type ModelFetch = typeof globalThis.fetch;
 export interface ModelFetchOptions {
   /**
    * Where requests this transport does not handle itself go (a `Request` object, a body other
-   * than a string or bytes, a scheme other than http(s), a redirect). @default globalThis.fetch
+   * than a string or bytes, a scheme other than http(s)). Redirects never go there: see
+   * {@link createModelFetch}. @default globalThis.fetch
    */
   fallback?: ModelFetch;
   /**
@@ -28,6 +29,8 @@ const IDLE_SOCKET_MS = 4_000;
 // over TLS, handshook) a new connection for most calls past the 256th of each wave. The sockets
 // kept never outnumber the calls that were in flight at once.
 const MAX_FREE_SOCKETS = Number.POSITIVE_INFINITY;
+// Same-origin 307/308 hops followed before a call fails.
+const MAX_REDIRECTS = 5;
 // A call fails (retryably, as a lost connection) when the server sends nothing for this long:
 // while connecting, before the answer's headers, or within its body. undici's headers and body
 // timeouts are the same 300 s.
@@ -46,6 +49,13 @@ const SILENCE_MS = 300_000;
  * answer is complete rejects with `TypeError('fetch failed', { cause })`, which the AI SDK turns into
  * a retryable `APICallError`; status, status text and headers are the server's. Anything else goes
  * to `fallback`. No environment proxy is consulted, as Node 20's `fetch` consults none either.
+ *
+ * Redirects are where this transport differs on purpose. A model request carries the provider's
+ * key (`x-api-key` for Anthropic, which WHATWG `fetch` forwards across origins) and the whole
+ * prompt, so a redirect is followed only when it keeps the method and body (307, 308) and stays on
+ * the origin of the request (scheme, host and port), each hop checked, at most five; any other
+ * redirect fails the call with {@link ModelRedirectRefused}, naming where it pointed, before
+ * anything is sent there.
  */
 export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
   const fallback = options.fallback ?? ((input, init) => globalThis.fetch(input, init));
@@ -61,23 +71,47 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !sendable) {
       return await fallback(input, init);
     }
-    const response = await send({
-      url,
-      agent: agents[url.protocol],
-      method: init?.method ?? 'GET',
-      headers: plainHeaders(init?.headers, body),
-      body,
-      signal: init?.signal ?? undefined,
-      silenceMs: options.silenceMs,
-    });
-    // Redirects are rare for a model API; WHATWG fetch follows them, so let it.
-    return response === 'redirect' ? await fallback(input, init) : response;
+    const headers = plainHeaders(init?.headers, body);
+    for (let target = url, hops = 0; ; hops += 1) {
+      const answer = await send({
+        url: target,
+        agent: agents[target.protocol as 'http:' | 'https:'],
+        method: init?.method ?? 'GET',
+        headers,
+        body,
+        signal: init?.signal ?? undefined,
+        silenceMs: options.silenceMs,
+      });
+      if (answer instanceof Response) return answer;
+      const next = safeUrl(answer.location, target);
+      if (!next || next.origin !== url.origin || (answer.status !== 307 && answer.status !== 308)) {
+        throw new ModelRedirectRefused(target, answer.status, next?.origin ?? answer.location);
+      }
+      if (hops >= MAX_REDIRECTS) throw new ModelRedirectRefused(target, answer.status, 'too many redirects');
+      target = next;
+    }
   };
 }
 
-function safeUrl(text: string): URL | undefined {
+/**
+ * A model endpoint answered with a redirect this transport does not follow: to another origin, one
+ * that changes the method (301, 302, 303), or one hop too many. Not retryable: the base URL is
+ * wrong, and nothing was sent to where it pointed.
+ */
+export class ModelRedirectRefused extends Error {
+  constructor(from: URL, status: number, to: string) {
+    super(
+      `model endpoint ${from.origin}${from.pathname} answered ${status} towards ${to}; refused: model requests ` +
+        'carry the provider key and the prompt, so only 307/308 redirects within the same origin are followed ' +
+        '(check the provider base URL)',
+    );
+    this.name = 'ModelRedirectRefused';
+  }
+}
+
+function safeUrl(text: string, base?: URL): URL | undefined {
   try {
-    return new URL(text);
+    return new URL(text, base);
   } catch {
     return undefined;
   }
@@ -108,8 +142,14 @@ interface SendOptions {
   silenceMs: number | undefined;
 }
 
-/** One request; resolves with the answer, or `'redirect'` for a 3xx with a location. */
-function send(options: SendOptions): Promise<Response | 'redirect'> {
+/** A 3xx answer with a location, not yet followed. */
+interface RedirectAnswer {
+  status: number;
+  location: string;
+}
+
+/** One request; resolves with the answer, or the redirect for a 3xx with a location. */
+function send(options: SendOptions): Promise<Response | RedirectAnswer> {
   const { url, signal } = options;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   const silenceMs = options.silenceMs ?? SILENCE_MS;
@@ -127,7 +167,7 @@ function send(options: SendOptions): Promise<Response | 'redirect'> {
 }
 
 /** The answer to a sent request, collected (an event stream is passed on as it arrives). */
-function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Promise<Response | 'redirect'> {
+function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Promise<Response | RedirectAnswer> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (action: () => void) => {
@@ -157,9 +197,10 @@ function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Prom
     signal?.addEventListener('abort', onAbort, { once: true });
     request.on('error', fail);
     request.on('response', (answer) => {
-      if (answer.statusCode && answer.statusCode >= 300 && answer.statusCode < 400 && answer.headers.location) {
+      const { statusCode, headers } = answer;
+      if (statusCode && statusCode >= 300 && statusCode < 400 && headers.location) {
         answer.resume();
-        settle(() => resolve('redirect'));
+        settle(() => resolve({ status: statusCode, location: headers.location as string }));
         return;
       }
       const body = decoded(answer, fail);
