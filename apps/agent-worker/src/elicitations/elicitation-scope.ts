@@ -4,6 +4,7 @@ import {
   elicitationResponseSchema,
   type ElicitationRequestRecord,
   type ElicitationResponse,
+  type SecretValueSet,
 } from '@agentq/shared';
 import { elicitationOfToolCall, readElicitation, registerElicitation, type RedisConnection } from '@agentq/store';
 import { ElicitationParkedError } from './elicitation-parked-error.js';
@@ -25,6 +26,12 @@ export interface ElicitationRun {
   incarnation: string;
   /** How long a person has to answer (the run's approval timeout). */
   timeoutMs: number;
+  /**
+   * The process's secret values, masked out of a question's text and requested schema before it
+   * is stored and shown: a server can echo what it was given (a header, an env value) into both.
+   * @default nothing masked
+   */
+  secrets?: Pick<SecretValueSet, 'mask'>;
 }
 
 /**
@@ -53,8 +60,9 @@ export class ElicitationScope {
     // A second question in the same call after one already parked it: the call is discarded anyway.
     if (this.parked) return { action: 'cancel' };
     const { run, call } = this;
-    const requestedSchema = asRecord(request.requestedSchema) ?? {};
-    const message = request.message ?? '';
+    const mask = <T>(value: T): T => (run.secrets ? run.secrets.mask(value) : value);
+    const requestedSchema = mask(asRecord(request.requestedSchema) ?? {});
+    const message = mask(request.message ?? '');
     const digest = digestOf({ message, requestedSchema });
     const argsDigest = digestOf(call.input ?? {});
     const elicitationId = approvalIdFor({

@@ -95,6 +95,7 @@ function journalOptions(
       runId,
       incarnation: options.incarnation,
       timeoutMs: options.spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs,
+      secrets: dependencies.secrets,
     },
     // The attempt stops with the park as its reason; the run processor parks the run on it.
     onElicitationParked: (error) => attempt.abort(error),
