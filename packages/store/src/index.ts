@@ -77,13 +77,18 @@ export {
 } from './approvals/approval-records.js';
 export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
 export {
+  closeElicitationOfEndedRun,
   elicitationOfToolCall,
   listPendingElicitations,
   readElicitation,
   registerElicitation,
   settleElicitation,
 } from './elicitations/elicitation-records.js';
-export type { ElicitationRecord, ElicitationRecordsOptions } from './elicitations/elicitation-records.js';
+export type {
+  ElicitationOutcome,
+  ElicitationRecord,
+  ElicitationRecordsOptions,
+} from './elicitations/elicitation-records.js';
 export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {
   ChunkSetRead,
