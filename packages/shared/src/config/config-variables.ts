@@ -366,9 +366,12 @@ export const configVariables = [
     key: 'searchEnrichModel',
     schema: z
       .string()
-      .regex(/^(openai|openai-compatible):.+$/, 'must look like openai:<model> or openai-compatible:<model>'),
+      .regex(
+        /^(openai|openai-compatible|anthropic):.+$/,
+        'must look like openai:<model>, openai-compatible:<model> or anthropic:<model>',
+      ),
     description:
-      'Model that writes, once per tool version, a few example requests a user might make of each catalog tool, indexed as a low-weight field of tool search; for example `openai:gpt-4.1-mini` or `openai-compatible:qwen2.5:7b` (with `OPENAI_COMPATIBLE_BASE_URL`). Warmers send each new tool text (name, title, description, input schema) to it once, in the background, and never hold a list back for it. Unset: off.',
+      'Model that writes, once per tool version, a few example requests a user might make of each catalog tool, indexed as a low-weight field of tool search; for example `openai:gpt-4.1-mini`, `anthropic:claude-haiku-4-5` (with `ANTHROPIC_API_KEY`, the key of run models) or `openai-compatible:qwen2.5:7b` (with `OPENAI_COMPATIBLE_BASE_URL`). Warmers send each new tool text (name, title, description, input schema) to it once, in the background, and never hold a list back for it. Unset: off.',
   },
   {
     env: 'AGENTQ_SEARCH_ENRICH_EXAMPLES',

@@ -161,6 +161,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ AGENTQ_SEARCH_ENRICH_MODEL: 'openai-compatible:qwen2.5:7b' }).searchEnrichModel).toBe(
       'openai-compatible:qwen2.5:7b',
     );
+    expect(loadConfig({ AGENTQ_SEARCH_ENRICH_MODEL: 'anthropic:claude-haiku-4-5' }).searchEnrichModel).toBe(
+      'anthropic:claude-haiku-4-5',
+    );
     const error = configError({
       AGENTQ_SEARCH_ENRICH_MODEL: 'gpt-4',
       AGENTQ_SEARCH_ENRICH_EXAMPLES: '11',

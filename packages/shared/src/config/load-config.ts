@@ -70,7 +70,7 @@ export interface Config {
   embeddingModel: string | undefined;
   /** `AGENTQ_EMBEDDING_BASE_URL`. */
   embeddingBaseUrl: string | undefined;
-  /** `AGENTQ_SEARCH_ENRICH_MODEL`: `openai:<model>` or `openai-compatible:<model>`; unset, no enrichment. */
+  /** `AGENTQ_SEARCH_ENRICH_MODEL`: `openai:`, `openai-compatible:` or `anthropic:<model>`; unset, no enrichment. */
   searchEnrichModel: string | undefined;
   /** `AGENTQ_SEARCH_ENRICH_EXAMPLES`. */
   searchEnrichExamples: number;
