@@ -20,6 +20,8 @@ export {
   toolExamplesSchema,
 } from './catalog/tool-enrichments.js';
 export type { CreateToolEnrichmentStoreOptions, ToolEnrichmentStore } from './catalog/tool-enrichments.js';
+export { takeEnrichmentCall } from './enrichment/enrichment-budget.js';
+export type { EnrichmentCallGrant } from './enrichment/enrichment-budget.js';
 export type {
   CreateToolVectorStoreOptions,
   FillMissingVectorsResult,

@@ -374,6 +374,14 @@ export const configVariables = [
       'Model that writes, once per tool version, a few example requests a user might make of each catalog tool, indexed as a low-weight field of tool search; for example `openai:gpt-4.1-mini`, `anthropic:claude-haiku-4-5` (with `ANTHROPIC_API_KEY`, the key of run models) or `openai-compatible:qwen2.5:7b` (with `OPENAI_COMPATIBLE_BASE_URL`). Warmers send each new tool text (name, title, description, input schema) to it once, in the background, and never hold a list back for it. Unset: off.',
   },
   {
+    env: 'AGENTQ_SEARCH_ENRICH_MAX_PER_SERVER_HOUR',
+    key: 'searchEnrichMaxPerServerHour',
+    schema: positiveInt,
+    default: '200',
+    description:
+      "Most model calls `AGENTQ_SEARCH_ENRICH_MODEL` may cost for one MCP server per clock hour, over all warmers (a counter in Redis). Past it the server's tools are not sent until the next hour; their lists are written as usual, and a warning is logged once per server and hour. Bounds a server that rewrites its descriptions on every list.",
+  },
+  {
     env: 'AGENTQ_SEARCH_ENRICH_EXAMPLES',
     key: 'searchEnrichExamples',
     schema: positiveInt.max(10, 'must be at most 10'),

@@ -59,6 +59,7 @@ describe('loadConfig', () => {
       embeddingModel: undefined,
       embeddingBaseUrl: undefined,
       searchEnrichModel: undefined,
+      searchEnrichMaxPerServerHour: 200,
       searchEnrichExamples: 4,
       searchEnrichMaxTools: 200,
       allowPrivateFetch: false,

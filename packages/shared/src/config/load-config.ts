@@ -72,6 +72,8 @@ export interface Config {
   embeddingBaseUrl: string | undefined;
   /** `AGENTQ_SEARCH_ENRICH_MODEL`: `openai:`, `openai-compatible:` or `anthropic:<model>`; unset, no enrichment. */
   searchEnrichModel: string | undefined;
+  /** `AGENTQ_SEARCH_ENRICH_MAX_PER_SERVER_HOUR`: model calls one server may cost per hour, over all warmers. */
+  searchEnrichMaxPerServerHour: number;
   /** `AGENTQ_SEARCH_ENRICH_EXAMPLES`. */
   searchEnrichExamples: number;
   /** `AGENTQ_SEARCH_ENRICH_MAX_TOOLS`. */
