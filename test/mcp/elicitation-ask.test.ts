@@ -5,7 +5,7 @@ import type { AgentWorker } from '@agentq/agent-worker';
 import { runCli } from '@agentq/cli';
 import type { RunningApi } from '@agentq/api';
 import { runResultSchema } from '@agentq/shared';
-import { ServerStore } from '@agentq/store';
+import { registerElicitation, ServerStore } from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
@@ -242,6 +242,86 @@ describe('elicitation policy ask', () => {
     expect(late.body.error.code).toBe('EXPIRED');
     const record = await http.call('GET', `/v1/elicitations/${pending.request.elicitationId}`);
     expect(record.body.outcome).toBe('expired');
+  });
+
+  it('refuses the answer to a question of a cancelled run, and shows the question closed', async () => {
+    await enqueueRun(queue, { runId: 'elicit-5', spec: deploySpec('queue') });
+    const pending = await parkedElicitation('elicit-5');
+    const elicitationId: string = pending.request.elicitationId;
+    expect((await http.call('DELETE', '/v1/runs/elicit-5')).status).toBe(200);
+
+    const late = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, {
+      body: { action: 'accept', content: { environment: 'staging' } },
+    });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('CONFLICT');
+    expect(late.body.error.message).toContain('cancelled');
+    const record = await http.call('GET', `/v1/elicitations/${elicitationId}`);
+    expect(record.body.outcome).toBe('closed');
+    expect(record.body.response).toMatchObject({ response: { action: 'cancel' }, answeredBy: 'agentq:run-cancelled' });
+    const listed = await http.call('GET', '/v1/elicitations');
+    expect(
+      listed.body.elicitations.map((entry: { request: { elicitationId: string } }) => entry.request.elicitationId),
+    ).not.toContain(elicitationId);
+
+    const cli = await agentq(['elicitations', 'answer', elicitationId, '--decline']);
+    expect(cli.code).toBe(4);
+    expect(cli.lines.join('\n')).toContain('CONFLICT');
+    const shown = await agentq(['elicitations', 'show', elicitationId]);
+    expect(shown.lines.join('\n')).toContain('Closed without an answer: its run cancelled');
+  });
+
+  it('closes the question of a cancelled run when it is read, before anyone answers', async () => {
+    await enqueueRun(queue, { runId: 'elicit-6', spec: deploySpec('cache') });
+    const pending = await parkedElicitation('elicit-6');
+    const elicitationId: string = pending.request.elicitationId;
+    expect((await http.call('DELETE', '/v1/runs/elicit-6')).status).toBe(200);
+    const listed = await http.call('GET', '/v1/elicitations?runId=elicit-6');
+    expect(listed.body.elicitations).toEqual([]);
+    const cliList = await agentq(['elicitations', 'list', '--json']);
+    expect(cliList.lines.join('\n')).not.toContain(elicitationId);
+    expect((await http.call('GET', `/v1/elicitations/${elicitationId}`)).body.outcome).toBe('closed');
+    // Closed, not expired: its expiry is never settled by a job, and a replayed answer stays refused.
+    const again = await http.call('POST', `/v1/elicitations/${elicitationId}/answer`, { body: { action: 'decline' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('CONFLICT');
+  });
+
+  it('refuses the answer to a question left over by a run that finished', async () => {
+    await enqueueRun(queue, { runId: 'elicit-7', spec: deploySpec('logs') });
+    const pending = await parkedElicitation('elicit-7');
+    const first: string = pending.request.elicitationId;
+    expect((await agentq(['elicitations', 'answer', first, '--decline'])).code).toBe(0);
+    expect((await waitForJob(queue, 'elicit-7')).state).toBe('completed');
+    // A question of the same run that was never answered: nothing resumes on it any more.
+    const leftOver = { ...pending.request, elicitationId: `${first}-b`, toolCallId: 'call-left-over' };
+    await registerElicitation({ redis: ctx.redis, prefix: ctx.prefix, request: leftOver });
+    const listed = await http.call('GET', '/v1/elicitations?runId=elicit-7');
+    expect(listed.body.elicitations).toEqual([]);
+    const late = await http.call('POST', `/v1/elicitations/${leftOver.elicitationId}/answer`, {
+      body: { action: 'decline' },
+    });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('CONFLICT');
+    expect(late.body.error.message).toContain('completed');
+    expect((await http.call('GET', `/v1/elicitations/${leftOver.elicitationId}`)).body.response.answeredBy).toBe(
+      'agentq:run-completed',
+    );
+  });
+
+  it('refuses a replayed CLI answer: the first one stands', async () => {
+    await enqueueRun(queue, { runId: 'elicit-8', spec: deploySpec('dns') });
+    const pending = await parkedElicitation('elicit-8');
+    const elicitationId: string = pending.request.elicitationId;
+    expect((await agentq(['elicitations', 'answer', elicitationId, '--decline'])).code).toBe(0);
+    const replay = await agentq(['elicitations', 'answer', elicitationId, '--cancel']);
+    expect(replay.code).toBe(4);
+    expect(replay.lines.join('\n')).toContain('ALREADY_DECIDED');
+    expect((await waitForJob(queue, 'elicit-8')).state).toBe('completed');
+    expect((await answers()).filter((answer) => answer.service === 'dns').map((answer) => answer.action)).toEqual([
+      'cancel',
+      'decline',
+    ]);
   });
 
   it('refuses an unknown elicitation id', async () => {

@@ -42,6 +42,7 @@ import { createApprovalProcessor } from './approvals/create-approval-processor.j
 import { createElicitationProcessor } from './elicitations/create-elicitation-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
 import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
+import { codeSandboxLimitsOf } from './code-sandbox-limits.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
 import { createRunProcessor } from './run/create-run-processor.js';
@@ -209,7 +210,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
 
   // One sandbox thread per worker process, started by the first script: only where the operator
   // allows code mode, and only runs that turn it on use it.
-  const sandbox = config.codeMode === 'allowed' ? createCodeSandbox() : undefined;
+  const sandbox =
+    config.codeMode === 'allowed' ? createCodeSandbox({ limits: codeSandboxLimitsOf(config) }) : undefined;
   // Started in the background now, so the first script does not pay for the thread and its module.
   sandbox?.warm().catch((error: Error) => logger.warn({ error: error.message }, 'code sandbox did not start'));
   const codeSandbox: ToolExecSandbox | undefined = sandbox

@@ -38,6 +38,7 @@ import {
 } from '@agentq/registry';
 import { createEmbedder, createSearchEnricher } from '@agentq/models';
 import { Queue, Worker } from 'bullmq';
+import { createBudgetedEnricher } from './cache/budgeted-enricher.js';
 import { catalogBudgetOf } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';
 import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
@@ -135,6 +136,13 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
         store: createToolEnrichmentStore({ redis, prefix, modelId: enricher.modelId, logger }),
         logger,
         maxToolsPerList: config.searchEnrichMaxTools,
+        enricherFor: createBudgetedEnricher({
+          enricher,
+          redis,
+          prefix,
+          maxPerServerHour: config.searchEnrichMaxPerServerHour,
+          logger,
+        }),
         // Workers index the new examples at once instead of at the server's next catalog version.
         onEnriched: (serverId) => publishToolsEnriched(redis, prefix, serverId),
       })

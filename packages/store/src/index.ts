@@ -20,6 +20,8 @@ export {
   toolExamplesSchema,
 } from './catalog/tool-enrichments.js';
 export type { CreateToolEnrichmentStoreOptions, ToolEnrichmentStore } from './catalog/tool-enrichments.js';
+export { takeEnrichmentCall } from './enrichment/enrichment-budget.js';
+export type { EnrichmentCallGrant } from './enrichment/enrichment-budget.js';
 export type {
   CreateToolVectorStoreOptions,
   FillMissingVectorsResult,
@@ -79,13 +81,18 @@ export {
 } from './approvals/approval-records.js';
 export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
 export {
+  closeElicitationOfEndedRun,
   elicitationOfToolCall,
   listPendingElicitations,
   readElicitation,
   registerElicitation,
   settleElicitation,
 } from './elicitations/elicitation-records.js';
-export type { ElicitationRecord, ElicitationRecordsOptions } from './elicitations/elicitation-records.js';
+export type {
+  ElicitationOutcome,
+  ElicitationRecord,
+  ElicitationRecordsOptions,
+} from './elicitations/elicitation-records.js';
 export { unansweredElicitationsOfRun } from './elicitations/unanswered-elicitations-of-run.js';
 export { KnowledgeBaseStore } from './kb/knowledge-base-store.js';
 export type {

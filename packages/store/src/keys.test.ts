@@ -69,6 +69,7 @@ describe('keyNames', () => {
       keys.toolEmbedding('s', 's'),
       keys.toolEnrichment('s', 's'),
       keys.toolsEnriched,
+      keys.enrichBudget('s', 1),
     ];
     expect(new Set(names).size).toBe(names.length);
   });
@@ -91,6 +92,7 @@ describe('keyNames', () => {
       keys.toolEmbedding('m', 't'),
       keys.toolEnrichment('m', 't'),
       keys.toolsEnriched,
+      keys.enrichBudget('a', 1),
     ];
     for (const name of global) expect(name.startsWith('{agentq}:')).toBe(true);
     const perServer = [
@@ -188,6 +190,7 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   toolEmbedding: { single: 'P:embedding.A.B', cluster: '{P}:embedding.A.B' },
   toolEnrichment: { single: 'P:enrichment.A.B', cluster: '{P}:enrichment.A.B' },
   toolsEnriched: { single: 'P:tools.enriched', cluster: '{P}:tools.enriched' },
+  enrichBudget: { single: 'P:enrich-budget.A.B', cluster: '{P}:enrich-budget.A.B' },
   oauthTokens: { single: 'P:oauth.A', cluster: '{P.srv.A}:oauth.A' },
   oauthRefreshLease: { single: 'P:lock.oauth.A', cluster: '{P.srv.A}:lock.oauth.A' },
   oauthFlow: { single: 'P:oauth.flow.A', cluster: '{P}:oauth.flow.A' },

@@ -139,6 +139,11 @@ export interface KeyNames {
    */
   readonly toolsEnriched: string;
   /**
+   * Model calls of description enrichment spent on one server in one hour window (epoch hours):
+   * `P:enrich-budget.<serverId>.<hour>`, a counter every warmer increments, expiring after the window.
+   */
+  enrichBudget(serverId: string, hour: number): string;
+  /**
    * BullMQ's hash of one job: `P:<queue>:<jobId>`, with `P` the queue's BullMQ prefix (a run
    * shard's prefix for `agent-runs` and `approvals`). BullMQ writes it; a script that checks a
    * job's data (the run a decision belongs to) reads it in the job's slot.
@@ -204,6 +209,7 @@ export function keyNames(prefix: string): KeyNames {
     toolEmbedding: (modelDigest, textDigest) => `${prefix}:embedding.${modelDigest}.${textDigest}`,
     toolEnrichment: (modelDigest, textDigest) => `${prefix}:enrichment.${modelDigest}.${textDigest}`,
     toolsEnriched: `${prefix}:tools.enriched`,
+    enrichBudget: (serverId, hour) => `${prefix}:enrich-budget.${serverId}.${hour}`,
     queueJob: (queue, jobId) => `${prefix}:${queue}:${jobId}`,
     queueJobLock: (queue, jobId) => `${prefix}:${queue}:${jobId}:lock`,
     queueMeta: (queue) => `${prefix}:${queue}:meta`,

@@ -5,7 +5,7 @@ import {
   type ElicitationResult,
   type Logger,
 } from '@agentq/shared';
-import { readElicitation, settleElicitation, type RedisConnection } from '@agentq/store';
+import { readElicitation, settleElicitation, type ElicitationOutcome, type RedisConnection } from '@agentq/store';
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 
@@ -57,7 +57,7 @@ export function createElicitationProcessor(options: ElicitationProcessorOptions)
 function resultOf(
   elicitationId: string,
   response: ElicitationResponse,
-  outcome: 'answer' | 'expired' | null,
+  outcome: ElicitationOutcome | null,
 ): ElicitationResult {
   return elicitationResultSchema.parse({
     elicitationId,

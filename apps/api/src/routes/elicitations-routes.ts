@@ -13,7 +13,7 @@ import { commonErrors, conflictError, errorBodySchema, notFoundError, validation
 const elicitationSchema = z.strictObject({
   request: elicitationRequestSchema.loose(),
   response: elicitationResponseRecordSchema.loose().nullable(),
-  outcome: z.enum(['answer', 'expired']).nullable(),
+  outcome: z.enum(['answer', 'expired', 'closed']).nullable(),
 });
 
 /**
@@ -77,7 +77,11 @@ export function elicitationsRoutes(client: AgentqClient): ApiRoute[] {
           description: 'VALIDATION: the content breaks the requested schema (the field is named)',
         },
         404: notFoundError,
-        409: { ...conflictError, description: 'ALREADY_DECIDED: the first answer stands' },
+        409: {
+          ...conflictError,
+          description:
+            'ALREADY_DECIDED: the first answer stands; CONFLICT: the run was cancelled or finished, and the elicitation is closed',
+        },
         410: { description: 'EXPIRED: the elicitation timed out and was cancelled', schema: errorBodySchema },
         ...commonErrors,
       },

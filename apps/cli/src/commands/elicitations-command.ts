@@ -69,6 +69,10 @@ export async function showElicitationCommand(
       io.out(`Not answered yet; expires ${new Date(request.expiresAt).toISOString()}.`);
       return EXIT_CODES.ok;
     }
+    if (record.outcome === 'closed') {
+      io.out(`Closed without an answer: its run ${response.answeredBy.replace(/^agentq:run-/, '')} first.`);
+      return EXIT_CODES.ok;
+    }
     io.out(
       `${response.response.action} by ${response.answeredBy}${response.via ? ` via ${response.via}` : ''} at ${new Date(response.answeredAt).toISOString()}`,
     );

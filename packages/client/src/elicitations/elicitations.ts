@@ -10,6 +10,7 @@ import {
   type ElicitationResponseRecord,
 } from '@agentq/shared';
 import {
+  closeElicitationOfEndedRun,
   listPendingElicitations as listPendingRecords,
   readElicitation,
   settleElicitation,
@@ -47,13 +48,18 @@ function shardOf(context: Pick<ApprovalContext, 'redis' | 'prefix' | 'shards'>, 
   return approvalShards(context).forApproval(elicitationId.replace(/^elic-/, 'appr-'));
 }
 
-/** One elicitation's record. `NOT_FOUND` when unknown. */
+/**
+ * One elicitation's record. `NOT_FOUND` when unknown. An unanswered one whose run was cancelled or
+ * finished reads as closed (outcome `closed`), never as pending.
+ */
 export async function getElicitation(
   context: Pick<ApprovalContext, 'redis' | 'prefix' | 'shards'>,
   elicitationId: string,
 ): Promise<ElicitationInfo> {
   const shard = shardOf(context, elicitationId);
-  const record = await readElicitation({ redis: context.redis, prefix: shard.prefix, elicitationId });
+  const store = { redis: context.redis, prefix: shard.prefix, elicitationId };
+  let record = await readElicitation(store);
+  if (record && !record.response && (await closeElicitationOfEndedRun(store))) record = await readElicitation(store);
   if (!record)
     throw new AgentqError({ code: 'NOT_FOUND', field: 'elicitationId', message: `No elicitation ${elicitationId}` });
   return record;
@@ -80,7 +86,8 @@ export async function listPendingElicitations(
  * 1. Validates the answer: its shape, and an accepted form's content against the schema the server
  *    requested (required fields, types, allowed values, bounds): `VALIDATION`, naming the field.
  * 2. Records it first, in one atomic step: the first answer wins (`ALREADY_DECIDED` after that),
- *    an answer after the expiry is `EXPIRED`, an unknown id `NOT_FOUND`.
+ *    an answer after the expiry is `EXPIRED`, an unknown id `NOT_FOUND`, and an answer for a run
+ *    that was cancelled or finished `CONFLICT` (naming the run's state; the elicitation is closed).
  * 3. Promotes the run's delayed elicitation job, so the run resumes now: its tool call is made
  *    again, and the server's question gets the recorded answer.
  */

@@ -1,3 +1,4 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { AgentqError, type Config } from '@agentq/shared';
@@ -13,6 +14,8 @@ export type SearchEnricherConfig = Pick<
   | 'openaiBaseUrl'
   | 'openaiCompatibleBaseUrl'
   | 'openaiCompatibleApiKey'
+  | 'anthropicApiKey'
+  | 'anthropicBaseUrl'
 >;
 
 /** Options of {@link createSearchEnricher}. */
@@ -49,6 +52,18 @@ function modelOf(config: SearchEnricherConfig, options: CreateSearchEnricherOpti
       fetch: options.fetch,
       supportsStructuredOutputs: true,
     }).chatModel(model);
+  }
+  if (provider === 'anthropic') {
+    // The key and base URL of run models (`ANTHROPIC_API_KEY`, `AGENTQ_ANTHROPIC_BASE_URL`): one
+    // secret, redacted from logs like every secret setting, never a second copy for the warmers.
+    if (!config.anthropicApiKey) {
+      throw configError('AGENTQ_SEARCH_ENRICH_MODEL names anthropic:*, but ANTHROPIC_API_KEY is not set');
+    }
+    return createAnthropic({
+      apiKey: config.anthropicApiKey,
+      ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
+      fetch: options.fetch,
+    })(model);
   }
   throw configError(`AGENTQ_SEARCH_ENRICH_MODEL has an unknown provider "${provider}"`);
 }

@@ -107,6 +107,11 @@ export interface CreateCatalogToolEnrichmentOptions {
    * `P:tools.enriched`); a failure is logged. @default none
    */
   onEnriched?: (serverId: string) => Promise<void>;
+  /**
+   * The enricher for one server's list, in place of `enricher` (the warmer wraps it in the
+   * server's hourly budget). @default `enricher`
+   */
+  enricherFor?: (serverId: string) => ToolEnricher;
 }
 
 /**
@@ -134,7 +139,7 @@ export function createCatalogToolEnrichment(options: CreateCatalogToolEnrichment
     try {
       const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.timeoutMs ?? 300_000)]);
       const result = await enrichCatalogTools({
-        enricher: options.enricher,
+        enricher: options.enricherFor?.(serverId) ?? options.enricher,
         store: options.store,
         tools,
         maxTools: options.maxToolsPerList ?? 200,

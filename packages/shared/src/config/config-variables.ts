@@ -78,6 +78,9 @@ const positiveInt = z.coerce
   .int('must be a whole number')
   .positive('must be greater than 0');
 
+// The code sandbox's stack cap: the interpreter's frames live on the worker thread's own stack.
+const stackBytes = positiveInt.max(256 * 1024, 'must be at most 262144');
+
 // A setting that names where a secret is rather than holding it: one or more `${NAME}`.
 const secretPlaceholder = z
   .string()
@@ -363,9 +366,20 @@ export const configVariables = [
     key: 'searchEnrichModel',
     schema: z
       .string()
-      .regex(/^(openai|openai-compatible):.+$/, 'must look like openai:<model> or openai-compatible:<model>'),
+      .regex(
+        /^(openai|openai-compatible|anthropic):.+$/,
+        'must look like openai:<model>, openai-compatible:<model> or anthropic:<model>',
+      ),
     description:
-      'Model that writes, once per tool version, a few example requests a user might make of each catalog tool, indexed as a low-weight field of tool search; for example `openai:gpt-4.1-mini` or `openai-compatible:qwen2.5:7b` (with `OPENAI_COMPATIBLE_BASE_URL`). Warmers send each new tool text (name, title, description, input schema) to it once, in the background, and never hold a list back for it. Unset: off.',
+      'Model that writes, once per tool version, a few example requests a user might make of each catalog tool, indexed as a low-weight field of tool search; for example `openai:gpt-4.1-mini`, `anthropic:claude-haiku-4-5` (with `ANTHROPIC_API_KEY`, the key of run models) or `openai-compatible:qwen2.5:7b` (with `OPENAI_COMPATIBLE_BASE_URL`). Warmers send each new tool text (name, title, description, input schema) to it once, in the background, and never hold a list back for it. Unset: off.',
+  },
+  {
+    env: 'AGENTQ_SEARCH_ENRICH_MAX_PER_SERVER_HOUR',
+    key: 'searchEnrichMaxPerServerHour',
+    schema: positiveInt,
+    default: '200',
+    description:
+      "Most model calls `AGENTQ_SEARCH_ENRICH_MODEL` may cost for one MCP server per clock hour, over all warmers (a counter in Redis). Past it the server's tools are not sent until the next hour; their lists are written as usual, and a warning is logged once per server and hour. Bounds a server that rewrites its descriptions on every list.",
   },
   {
     env: 'AGENTQ_SEARCH_ENRICH_EXAMPLES',
@@ -525,6 +539,74 @@ export const configVariables = [
     default: 'off',
     description:
       "Whether assistants may turn on code mode (`settings.codeMode`): a `tool_exec` tool that runs model-written JavaScript, calling the run's tools, in a WebAssembly QuickJS sandbox on a thread of the worker. `off`: no run gets `tool_exec`, whatever its settings.",
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_TIMEOUT_MS',
+    key: 'codeModeTimeoutMs',
+    schema: positiveInt,
+    default: '30000',
+    description:
+      'Code mode: wall time of one `tool_exec` script, its tool calls included, in milliseconds. A script still running then is stopped with `EXEC_TIMEOUT`.',
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_BLOCKING_MS',
+    key: 'codeModeMaxBlockingMs',
+    schema: positiveInt,
+    default: '250',
+    description:
+      'Code mode: longest stretch a script may compute without giving the event loop back, in milliseconds (`EXEC_CPU_LIMIT` past it): the most one script can delay the other work of its worker.',
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_CPU_MS',
+    key: 'codeModeMaxCpuMs',
+    schema: positiveInt,
+    default: '2000',
+    description:
+      'Code mode: compute time of one script, summed over its stretches (tool calls not counted), in milliseconds (`EXEC_CPU_LIMIT` past it).',
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MEMORY_LIMIT_BYTES',
+    key: 'codeModeMemoryLimitBytes',
+    schema: positiveInt,
+    default: '33554432',
+    description:
+      "Code mode: a script's heap, in bytes. An allocation past it fails inside the script (`EXEC_MEMORY_LIMIT` when uncaught).",
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_STACK_BYTES',
+    key: 'codeModeMaxStackBytes',
+    schema: stackBytes,
+    default: '131072',
+    description:
+      "Code mode: a script's stack, in bytes (deep recursion fails with `EXEC_MEMORY_LIMIT`). At most 262144: past that the worker thread's own stack would overflow first.",
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_TOOL_CALLS',
+    key: 'codeModeMaxToolCalls',
+    schema: positiveInt,
+    default: '100',
+    description: 'Code mode: most tool calls one script may make (`EXEC_TOOL_CALL_LIMIT` past it).',
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_OUTPUT_BYTES',
+    key: 'codeModeMaxOutputBytes',
+    schema: positiveInt,
+    default: '32768',
+    description: 'Code mode: largest value a script may return, in bytes of JSON (`EXEC_OUTPUT_INVALID` past it).',
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_LOG_BYTES',
+    key: 'codeModeMaxLogBytes',
+    schema: positiveInt,
+    default: '4096',
+    description: 'Code mode: most a script may log with `console.log`, in bytes; later lines are dropped.',
+  },
+  {
+    env: 'AGENTQ_CODE_MODE_MAX_TOOL_RESULT_BYTES',
+    key: 'codeModeMaxToolResultBytes',
+    schema: positiveInt,
+    default: '4194304',
+    description: 'Code mode: largest tool result handed to a script, in bytes of JSON.',
   },
   {
     env: 'AGENTQ_SEARXNG_URL',

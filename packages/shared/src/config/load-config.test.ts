@@ -22,6 +22,15 @@ describe('loadConfig', () => {
       cluster: false,
       clusterNodes: undefined,
       codeMode: 'off',
+      codeModeTimeoutMs: 30_000,
+      codeModeMaxBlockingMs: 250,
+      codeModeMaxCpuMs: 2_000,
+      codeModeMemoryLimitBytes: 33_554_432,
+      codeModeMaxStackBytes: 131_072,
+      codeModeMaxToolCalls: 100,
+      codeModeMaxOutputBytes: 32_768,
+      codeModeMaxLogBytes: 4_096,
+      codeModeMaxToolResultBytes: 4_194_304,
       runShards: 1,
       workerShards: undefined,
       mcpPoolSize: 64,
@@ -50,6 +59,7 @@ describe('loadConfig', () => {
       embeddingModel: undefined,
       embeddingBaseUrl: undefined,
       searchEnrichModel: undefined,
+      searchEnrichMaxPerServerHour: 200,
       searchEnrichExamples: 4,
       searchEnrichMaxTools: 200,
       allowPrivateFetch: false,
@@ -151,6 +161,9 @@ describe('loadConfig', () => {
     expect([defaults.searchEnrichExamples, defaults.searchEnrichMaxTools]).toEqual([4, 200]);
     expect(loadConfig({ AGENTQ_SEARCH_ENRICH_MODEL: 'openai-compatible:qwen2.5:7b' }).searchEnrichModel).toBe(
       'openai-compatible:qwen2.5:7b',
+    );
+    expect(loadConfig({ AGENTQ_SEARCH_ENRICH_MODEL: 'anthropic:claude-haiku-4-5' }).searchEnrichModel).toBe(
+      'anthropic:claude-haiku-4-5',
     );
     const error = configError({
       AGENTQ_SEARCH_ENRICH_MODEL: 'gpt-4',
@@ -260,6 +273,9 @@ describe('loadConfig', () => {
       AGENTQ_RUN_ATTEMPTS: '1.5',
       AGENTQ_MODEL: 'gpt-4o',
       OPENAI_COMPATIBLE_BASE_URL: 'not a url',
+      AGENTQ_CODE_MODE_TIMEOUT_MS: '0',
+      AGENTQ_CODE_MODE_MAX_TOOL_CALLS: 'lots',
+      AGENTQ_CODE_MODE_MAX_STACK_BYTES: '1048576',
     };
     const error = configError(bad);
     expect(error.code).toBe('CONFIG_INVALID');

@@ -70,8 +70,10 @@ export interface Config {
   embeddingModel: string | undefined;
   /** `AGENTQ_EMBEDDING_BASE_URL`. */
   embeddingBaseUrl: string | undefined;
-  /** `AGENTQ_SEARCH_ENRICH_MODEL`: `openai:<model>` or `openai-compatible:<model>`; unset, no enrichment. */
+  /** `AGENTQ_SEARCH_ENRICH_MODEL`: `openai:`, `openai-compatible:` or `anthropic:<model>`; unset, no enrichment. */
   searchEnrichModel: string | undefined;
+  /** `AGENTQ_SEARCH_ENRICH_MAX_PER_SERVER_HOUR`: model calls one server may cost per hour, over all warmers. */
+  searchEnrichMaxPerServerHour: number;
   /** `AGENTQ_SEARCH_ENRICH_EXAMPLES`. */
   searchEnrichExamples: number;
   /** `AGENTQ_SEARCH_ENRICH_MAX_TOOLS`. */
@@ -105,6 +107,24 @@ export interface Config {
   maxToolCallsPerStep: number;
   /** `AGENTQ_CODE_MODE`: whether assistants may turn on `tool_exec` (code mode). */
   codeMode: 'off' | 'allowed';
+  /** `AGENTQ_CODE_MODE_TIMEOUT_MS`. */
+  codeModeTimeoutMs: number;
+  /** `AGENTQ_CODE_MODE_MAX_BLOCKING_MS`. */
+  codeModeMaxBlockingMs: number;
+  /** `AGENTQ_CODE_MODE_MAX_CPU_MS`. */
+  codeModeMaxCpuMs: number;
+  /** `AGENTQ_CODE_MODE_MEMORY_LIMIT_BYTES`. */
+  codeModeMemoryLimitBytes: number;
+  /** `AGENTQ_CODE_MODE_MAX_STACK_BYTES`. */
+  codeModeMaxStackBytes: number;
+  /** `AGENTQ_CODE_MODE_MAX_TOOL_CALLS`. */
+  codeModeMaxToolCalls: number;
+  /** `AGENTQ_CODE_MODE_MAX_OUTPUT_BYTES`. */
+  codeModeMaxOutputBytes: number;
+  /** `AGENTQ_CODE_MODE_MAX_LOG_BYTES`. */
+  codeModeMaxLogBytes: number;
+  /** `AGENTQ_CODE_MODE_MAX_TOOL_RESULT_BYTES`. */
+  codeModeMaxToolResultBytes: number;
   /** `AGENTQ_SEARXNG_URL`: the SearXNG instance of `web_search`. */
   searxngUrl: string | undefined;
   /** `AGENTQ_WEB_SEARCH_PROVIDER`: the default `web_search` provider. */

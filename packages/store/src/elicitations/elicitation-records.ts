@@ -2,6 +2,7 @@ import {
   AgentqError,
   elicitationRequestSchema,
   elicitationResponseRecordSchema,
+  QUEUE_NAMES,
   safeParseJson,
   type ElicitationRequestRecord,
   type ElicitationResponseRecord,
@@ -17,15 +18,23 @@ import { runStoreScript } from '../scripts/store-scripts.js';
  *
  * `P:elicitation.<elicitationId>` is a hash: `request` ({@link ElicitationRequestRecord} JSON: what
  * the person sees), `expiresAt`, and once settled `response` ({@link ElicitationResponseRecord}
- * JSON) with `outcome` (`answer` or `expired`). `P:elicitations.pending` holds the unanswered ids
+ * JSON) with `outcome` (`answer`, `expired`, or `closed` with `runState` when its run was cancelled
+ * or finished first). `P:elicitations.pending` holds the unanswered ids
  * scored by expiry. `P:run.<runId>:elicitations` maps a tool call id to the last elicitation its
  * call asked, so that the call, once answered, may go out again (see the worker's tool journal).
  */
 export interface ElicitationRecord {
   request: ElicitationRequestRecord;
   response: ElicitationResponseRecord | null;
-  outcome: 'answer' | 'expired' | null;
+  /**
+   * `closed`: the run that asked was cancelled (or removed) or finished before an answer came; the
+   * recorded answer is `cancel`, by `agentq:run-<state>`.
+   */
+  outcome: ElicitationOutcome | null;
 }
+
+/** How an elicitation was settled. */
+export type ElicitationOutcome = 'answer' | 'expired' | 'closed';
 
 /** Options shared by the elicitation record functions. */
 export interface ElicitationRecordsOptions {
@@ -81,7 +90,7 @@ export async function readElicitation(
   return {
     request: request.data,
     response: response?.success ? response.data : null,
-    outcome: outcome === 'answer' || outcome === 'expired' ? outcome : null,
+    outcome: outcome === 'answer' || outcome === 'expired' || outcome === 'closed' ? outcome : null,
   };
 }
 
@@ -97,8 +106,11 @@ export async function elicitationOfToolCall(
 /**
  * Records the answer (or, with `outcome: 'expired'`, the settlement at expiry), first and
  * atomically. Throws `AgentqError` with code `NOT_FOUND`, `ALREADY_DECIDED` (the first answer
- * stands; it is in the error's `cause`) or `EXPIRED`. Returns the request it answers. The answer
- * must already be checked against the request's schema (this function does not read it).
+ * stands; it is in the error's `cause`), `EXPIRED`, or `CONFLICT` when the run that asked is no
+ * longer waiting for it: cancelled (or removed) or finished, as its own job record in Redis says.
+ * Such an elicitation is closed in the same step, so it is not pending any more. Returns the
+ * request it answers. The answer must already be checked against the request's schema (this
+ * function does not read it).
  */
 export async function settleElicitation(
   options: ElicitationRecordsOptions & {
@@ -108,26 +120,27 @@ export async function settleElicitation(
     now?: number;
   },
 ): Promise<ElicitationRequestRecord> {
-  const keys = keyNames(options.prefix);
   const response = elicitationResponseRecordSchema.parse(options.response);
-  const [status, text] = (await runStoreScript(
-    options.redis,
-    'elicitationAnswer',
-    [keys.elicitation(options.elicitationId), keys.pendingElicitations],
-    [
-      options.elicitationId,
-      JSON.stringify(response),
-      String(options.now ?? Date.now()),
-      options.outcome,
-      String(settledTtlSeconds),
-    ],
-  )) as [string, string | undefined];
+  const [status, text] = await runAnswerScript({
+    ...options,
+    mode: options.outcome,
+    response: JSON.stringify(response),
+  });
   const field = 'elicitationId';
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field, message: `No elicitation ${options.elicitationId}` });
   }
   if (status === 'EXPIRED') {
     throw new AgentqError({ code: 'EXPIRED', field, message: `Elicitation ${options.elicitationId} expired` });
+  }
+  if (status === 'CLOSED') {
+    const runState = text === 'completed' || text === 'failed' ? text : 'cancelled';
+    const what = runState === 'cancelled' ? 'was cancelled (or removed)' : `already ${runState}`;
+    throw new AgentqError({
+      code: 'CONFLICT',
+      field,
+      message: `Elicitation ${options.elicitationId} is closed: its run ${what}, so no answer can resume it`,
+    });
   }
   if (status === 'ALREADY_ANSWERED') {
     const first = safeParseJson(text, elicitationResponseRecordSchema, 'elicitation answer');
@@ -143,7 +156,60 @@ export async function settleElicitation(
   return request.data;
 }
 
-/** Unanswered elicitations, soonest expiry first; `runId` narrows them to one run. */
+/**
+ * Closes an unanswered elicitation whose run was cancelled (or removed) or finished, as the run's
+ * own job record in Redis says; returns whether the elicitation is closed (now or before). Readers
+ * call it before showing a question as pending.
+ */
+export async function closeElicitationOfEndedRun(
+  options: ElicitationRecordsOptions & { elicitationId: string; now?: number },
+): Promise<boolean> {
+  const [status] = await runAnswerScript({ ...options, mode: 'probe', response: '' });
+  return status === 'CLOSED';
+}
+
+async function runAnswerScript(
+  options: ElicitationRecordsOptions & {
+    elicitationId: string;
+    mode: 'answer' | 'expired' | 'probe';
+    response: string;
+    now?: number;
+  },
+): Promise<[string, string | undefined]> {
+  const keys = keyNames(options.prefix);
+  const recordKey = keys.elicitation(options.elicitationId);
+  const now = options.now ?? Date.now();
+  // The request never changes once registered, so the run it names can be read before the script.
+  const stored = options.mode === 'expired' ? null : await options.redis.hget(recordKey, 'request');
+  const request = stored
+    ? safeParseJson(stored, elicitationRequestSchema, `elicitation ${options.elicitationId}`)
+    : null;
+  const runJobKey = request?.success ? keys.queueJob(QUEUE_NAMES.agentRuns, request.data.runId) : recordKey;
+  const closed: ElicitationResponseRecord = {
+    response: { action: 'cancel' },
+    answeredBy: 'agentq:run-%s',
+    answeredAt: now,
+  };
+  return (await runStoreScript(
+    options.redis,
+    'elicitationAnswer',
+    [recordKey, keys.pendingElicitations, runJobKey],
+    [
+      options.elicitationId,
+      options.response,
+      String(now),
+      options.mode,
+      String(settledTtlSeconds),
+      request?.success ? request.data.incarnation : '',
+      JSON.stringify(closed),
+    ],
+  )) as [string, string | undefined];
+}
+
+/**
+ * Unanswered elicitations, soonest expiry first; `runId` narrows them to one run. An elicitation
+ * whose run was cancelled or finished is closed on the way and not listed.
+ */
 export async function listPendingElicitations(
   options: ElicitationRecordsOptions & { runId?: string; limit?: number },
 ): Promise<ElicitationRecord[]> {
@@ -152,9 +218,9 @@ export async function listPendingElicitations(
   const records: ElicitationRecord[] = [];
   for (const elicitationId of ids) {
     const record = await readElicitation({ ...options, elicitationId });
-    if (record && !record.response && (!options.runId || record.request.runId === options.runId)) {
-      records.push(record);
-    }
+    if (!record || record.response || (options.runId && record.request.runId !== options.runId)) continue;
+    if (await closeElicitationOfEndedRun({ ...options, elicitationId })) continue;
+    records.push(record);
   }
   return records;
 }

@@ -1,0 +1,72 @@
+--[[
+  Records the answer to an elicitation, first and atomically: the first answer wins and is never
+  replaced, so a replayed request or a second person answering gets the first answer back as a
+  refusal. An answer after the expiry is refused; the expiry itself settles the elicitation with
+  the answer `cancel` through this script too (ARGV[4] = 'expired').
+
+  An answer can only resume a run that is still there. The run's own BullMQ job hash says so: gone
+  (cancelled or removed), holding another incarnation under the same id, or finished (`finishedOn`:
+  completed with a `returnvalue`, else failed). Then the elicitation is closed in the same step,
+  with the answer `cancel` and the outcome `closed`, so it leaves the pending set and no later
+  answer can land. ARGV[4] = 'probe' only does that check: it closes the elicitation of a run that
+  ended and records nothing else.
+
+  KEYS[1] the elicitation record hash: P:elicitation.<elicitationId>
+  KEYS[2] the pending elicitations set: P:elicitations.pending
+  KEYS[3] the run's BullMQ job hash: P:agent-runs:<runId> (KEYS[1] again for 'expired', which
+          never looks at the run, or when the request cannot be read)
+  ARGV[1] elicitation id
+  ARGV[2] answer record JSON ('' for 'probe')
+  ARGV[3] now, epoch ms
+  ARGV[4] 'answer' for a person's answer, 'expired' for the settlement at expiry, 'probe'
+  ARGV[5] time to live of a settled record, in seconds
+  ARGV[6] the request's run incarnation ('' for none)
+  ARGV[7] the answer record JSON of a closed elicitation, with `%s` where the run's state goes
+
+  Returns {'NOT_FOUND'}, {'EXPIRED', answer?}, {'CLOSED', runState}, {'ALREADY_ANSWERED', answer},
+  {'OPEN'} (probe only) or {'OK', request}.
+]]
+if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
+local existing = redis.call('HGET', KEYS[1], 'response')
+if existing then
+  local outcome = redis.call('HGET', KEYS[1], 'outcome')
+  if outcome == 'expired' then return {'EXPIRED', existing} end
+  if outcome == 'closed' then return {'CLOSED', redis.call('HGET', KEYS[1], 'runState') or 'cancelled'} end
+  return {'ALREADY_ANSWERED', existing}
+end
+
+local function runEnded()
+  if KEYS[3] == KEYS[1] then return nil end
+  local data = redis.call('HGET', KEYS[3], 'data')
+  if not data then return 'cancelled' end
+  if ARGV[6] ~= '' then
+    local ok, decoded = pcall(cjson.decode, data)
+    if ok and type(decoded) == 'table' and type(decoded['incarnation']) == 'string'
+      and decoded['incarnation'] ~= ARGV[6] then
+      return 'cancelled'
+    end
+  end
+  if redis.call('HEXISTS', KEYS[3], 'finishedOn') == 1 then
+    if redis.call('HEXISTS', KEYS[3], 'returnvalue') == 1 then return 'completed' end
+    return 'failed'
+  end
+  return nil
+end
+
+if ARGV[4] ~= 'expired' then
+  -- Checked before the expiry: the expiry of a run that is gone is never settled by its job.
+  local ended = runEnded()
+  if ended then
+    redis.call('HSET', KEYS[1], 'response', string.format(ARGV[7], ended), 'outcome', 'closed', 'runState', ended)
+    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+    redis.call('ZREM', KEYS[2], ARGV[1])
+    return {'CLOSED', ended}
+  end
+  if ARGV[4] == 'probe' then return {'OPEN'} end
+end
+local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
+if ARGV[4] == 'answer' and expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
+redis.call('HSET', KEYS[1], 'response', ARGV[2], 'outcome', ARGV[4])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+redis.call('ZREM', KEYS[2], ARGV[1])
+return {'OK', redis.call('HGET', KEYS[1], 'request')}
