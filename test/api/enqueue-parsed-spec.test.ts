@@ -1,22 +1,11 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { AgentqError, QUEUE_NAMES } from '@agentq/shared';
+import { QUEUE_NAMES } from '@agentq/shared';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
-const spec = (prompt = 'hello') => ({
-  assistant: { model: 'scripted:test', script: [{ text: 'done' }] },
-  input: { prompt },
-});
-
-async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; field?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (AgentqError.isInstance(error)) return { code: error.code, field: error.field };
-    throw error;
-  }
-  throw new Error('expected a rejection');
+function spec(prompt: string) {
+  return { assistant: { model: 'scripted:parsed', script: [{ text: 'done' }] }, input: { prompt } };
 }
 
 describe('enqueueRun of a spec the client already parsed', () => {
@@ -63,7 +52,7 @@ describe('enqueueRun of a spec the client already parsed', () => {
     await client.enqueueRun(spec('plain'));
     expect(parse).toHaveBeenCalledTimes(3);
     // Untrusted data is still refused, naming the field.
-    expect(await failureOf(client.enqueueRun({ ...parsed, assistant: { model: 'no-provider' } }))).toEqual({
+    await expect(client.enqueueRun({ ...parsed, assistant: { model: 'no-provider' } })).rejects.toMatchObject({
       code: 'VALIDATION',
       field: 'assistant.model',
     });
@@ -85,6 +74,6 @@ describe('enqueueRun of a spec the client already parsed', () => {
 
   it('a spec parsed under other limits is parsed again under this client’s', async () => {
     const parsed = client.parsedRunSpecSchema.parse(spec('x'.repeat(200)));
-    expect(await failureOf(strict.enqueueRun(parsed))).toEqual({ code: 'VALIDATION', field: 'input.prompt' });
+    await expect(strict.enqueueRun(parsed)).rejects.toMatchObject({ code: 'VALIDATION', field: 'input.prompt' });
   });
 });
