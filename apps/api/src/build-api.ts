@@ -30,6 +30,7 @@ import { fastifyPath, parseRequestPart, type ApiRoute } from './http/api-route.j
 import { createRouteAuthorizer } from './http/authorize-route.js';
 import { errorResponse, UNEXPECTED_ERROR_LOG, unsupportedMediaType } from './http/error-response.js';
 import { buildFavicon } from './http/favicon.js';
+import { RequestLogController } from './http/request-log.js';
 import { createApiMetrics } from './metrics/create-api-metrics.js';
 import { buildOpenApiDocument } from './openapi/build-openapi-document.js';
 import { approvalsRoutes } from './routes/approvals-routes.js';
@@ -150,6 +151,8 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
 
   const app = Fastify({
     loggerInstance: options.logger.child({ component: 'api' }) as unknown as FastifyBaseLogger,
+    // One plain line per request (see RequestLogController).
+    logController: new RequestLogController(),
     // The body limit follows the run spec's input limit, with room for the rest of an ordinary
     // spec (patterns, ids and metadata have their own caps): an input at its limit still arrives
     // and gets the schema's named refusal, while a body far over it is refused (413) unparsed.

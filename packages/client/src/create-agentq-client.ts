@@ -43,7 +43,13 @@ import {
 import type { ClientContext } from './client-context.js';
 import { getCatalog, getCatalogSnapshot, type CatalogSnapshotView, type CatalogView } from './catalog/get-catalog.js';
 import { cancelRun, type CancelledRun } from './runs/cancel-run.js';
-import { enqueueRun, type EnqueueRunOptions, type EnqueuedRun } from './runs/enqueue-run.js';
+import {
+  enqueueRun,
+  parsedRunSpecSchemaOf,
+  type EnqueueRunOptions,
+  type EnqueuedRun,
+  type ParsedRunSpecSchema,
+} from './runs/enqueue-run.js';
 import {
   addKbSource,
   addKbSources,
@@ -147,6 +153,12 @@ export interface AgentqClient {
   readonly redis: RedisConnection;
   /** The run spec schema under this client's limits: what `enqueueRun` and `scheduleRun` accept. */
   readonly runSpecSchema: RunSpecSchema;
+  /**
+   * `runSpecSchema`, whose result `enqueueRun` takes without parsing it again: for a caller that
+   * validates a spec inside a larger input (the REST API's request body). What it returns is deeply
+   * frozen, so the spec enqueued is the spec checked.
+   */
+  readonly parsedRunSpecSchema: ParsedRunSpecSchema;
   enqueueRun(spec: unknown, options?: EnqueueRunOptions): Promise<EnqueuedRun>;
   getRun(runId: string): Promise<RunInfo>;
   /**
@@ -319,6 +331,7 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
     shards: context.shards,
     redis,
     runSpecSchema: context.runSpecSchema,
+    parsedRunSpecSchema: parsedRunSpecSchemaOf(context.runSpecSchema),
     enqueueRun: guard((spec, enqueueOptions) => enqueueRun(context, { spec, options: enqueueOptions })),
     getRun: guard((runId) => getRun(context, runId)),
     getRunTimeline: guard((runId) => getRunTimeline(context, runId)),

@@ -1,8 +1,8 @@
 export { createAgentqClient } from './create-agentq-client.js';
 export type { AgentqClient, AgentqClientOptions, ServerWriteOptions } from './create-agentq-client.js';
 
-export { RUN_JOB_NAME } from './runs/enqueue-run.js';
-export type { EnqueueRunOptions, EnqueuedRun } from './runs/enqueue-run.js';
+export { RUN_JOB_NAME, parsedRunSpecSchemaOf } from './runs/enqueue-run.js';
+export type { EnqueueRunOptions, EnqueuedRun, ParsedRunSpec, ParsedRunSpecSchema } from './runs/enqueue-run.js';
 export {
   RUN_ID_MAX_LENGTH,
   SCHEDULED_RUN_ID_MAX_LENGTH,

@@ -1,5 +1,11 @@
-import { customRunIdSchema, runIdSchema, type AgentqClient } from '@agentq/client';
-import { runResultSchema, runSpecSchema, type RunSpecSchema } from '@agentq/shared';
+import {
+  customRunIdSchema,
+  parsedRunSpecSchemaOf,
+  runIdSchema,
+  type AgentqClient,
+  type ParsedRunSpecSchema,
+} from '@agentq/client';
+import { runResultSchema, runSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, conflictError, notFoundError, validationError } from './common-schemas.js';
@@ -8,9 +14,10 @@ const runParams = z.strictObject({ runId: runIdSchema });
 
 /**
  * `{ runId?, spec }`, or the run spec itself as the body (then a run id is generated). Built from
- * the client's run spec schema, so the route enforces the deployment's limits, not the defaults.
+ * the client's run spec schema, so the route enforces the deployment's limits, not the defaults,
+ * and in the form whose result the client's `enqueueRun` does not parse again.
  */
-function enqueueBodySchema(runSpecSchema: RunSpecSchema) {
+function enqueueBodySchema(runSpecSchema: ParsedRunSpecSchema) {
   const wrappedEnqueueBody = z.strictObject({
     runId: customRunIdSchema.optional().meta({
       description: 'Idempotency key and job id. Sending the same spec again under it adds nothing.',
@@ -89,7 +96,9 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
       summary: 'Enqueue a run',
       tag: 'runs',
       // A client-less document build (OpenAPI) gets the default limits.
-      body: enqueueBodySchema(client.runSpecSchema ?? runSpecSchema),
+      body: enqueueBodySchema(
+        client.parsedRunSpecSchema ?? parsedRunSpecSchemaOf(client.runSpecSchema ?? runSpecSchema),
+      ),
       responses: {
         201: { description: 'Run enqueued', schema: z.strictObject({ runId: z.string(), created: z.boolean() }) },
         200: {

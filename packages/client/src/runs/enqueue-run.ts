@@ -13,6 +13,7 @@ import {
   withoutTrace,
   withSpan,
   type RunSpec,
+  type RunSpecSchema,
   type ValidationIssue,
 } from '@agentq/shared';
 import type { ClientContext } from '../client-context.js';
@@ -38,6 +39,58 @@ export interface EnqueuedRun {
 
 /** The BullMQ job name of every run. */
 export const RUN_JOB_NAME = 'run';
+
+declare const parsedRunSpecBrand: unique symbol;
+
+/** A run spec as a client's `parsedRunSpecSchema` returned it: deeply frozen, and known to that client. */
+export type ParsedRunSpec = RunSpec & { readonly [parsedRunSpecBrand]: true };
+
+/**
+ * The specs a {@link parsedRunSpecSchemaOf} schema returned, each with the run spec schema (and so
+ * the limits) it passed. Only a parse puts a spec here: no JSON value or caller-built object can.
+ */
+const parsedSpecs = new WeakMap<object, RunSpecSchema>();
+const markingSchemas = new WeakMap<RunSpecSchema, ParsedRunSpecSchema>();
+
+function freezeDeep<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const member of Object.values(value)) freezeDeep(member);
+  return Object.freeze(value);
+}
+
+function markParsed(schema: RunSpecSchema, spec: RunSpec): ParsedRunSpec {
+  parsedSpecs.set(freezeDeep(spec), schema);
+  return spec as ParsedRunSpec;
+}
+
+function buildParsedRunSpecSchema(schema: RunSpecSchema) {
+  return schema.transform((spec) => markParsed(schema, spec));
+}
+
+/** {@link parsedRunSpecSchemaOf}'s schema. */
+export type ParsedRunSpecSchema = ReturnType<typeof buildParsedRunSpecSchema>;
+
+/**
+ * `schema` followed by a step that freezes each spec it returns and records it as parsed by
+ * `schema`: `enqueueRun` of a client whose run spec schema is `schema` takes such a spec as it is
+ * instead of parsing it again. For a caller that validates a spec inside a larger input (the REST
+ * API's request body, whose errors name `spec.…`). The spec is frozen, so what was checked is what
+ * is enqueued; anything else handed to `enqueueRun` is parsed there.
+ */
+export function parsedRunSpecSchemaOf(schema: RunSpecSchema): ParsedRunSpecSchema {
+  let marking = markingSchemas.get(schema);
+  if (!marking) {
+    marking = buildParsedRunSpecSchema(schema);
+    markingSchemas.set(schema, marking);
+  }
+  return marking;
+}
+
+/** `spec` as parsed by `schema`: taken as it is when `schema`'s marking step returned it, else parsed. */
+function runSpecFor(schema: RunSpecSchema, spec: unknown): RunSpec {
+  if (typeof spec === 'object' && spec !== null && parsedSpecs.get(spec) === schema) return spec as RunSpec;
+  return parseWith(schema, spec, 'run spec');
+}
 
 /**
  * Refuses a spec naming an MCP server the store does not know (in `assistant.mcpServers` or as the
@@ -69,13 +122,14 @@ export async function assertServersKnown(context: ClientContext, spec: RunSpec):
  * Validates a run spec with the shared schema and adds it to the `agent-runs` queue of the run's
  * shard. Nothing is written when
  * the spec or the id is invalid (`VALIDATION`, naming the field), or when the spec names an MCP
- * server the store does not know (`VALIDATION`, naming the field and the server id).
+ * server the store does not know (`VALIDATION`, naming the field and the server id). A spec the
+ * client's own `parsedRunSpecSchema` returned is not parsed again.
  */
 export async function enqueueRun(
   context: ClientContext,
   input: { spec: unknown; options?: EnqueueRunOptions },
 ): Promise<EnqueuedRun> {
-  const parsed = parseWith(context.runSpecSchema, input.spec, 'run spec');
+  const parsed = runSpecFor(context.runSpecSchema, input.spec);
   // The enqueue opens the run's trace: under the caller's span, or under the trace context the
   // spec carries (a REST caller's `traceparent`); every worker attempt continues it.
   const { trace: callerTrace, ...untraced } = parsed;
