@@ -1,8 +1,9 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { AgentqError, capResponseBody, createGuardedFetch, hostPatternOf, type Config } from '@agentq/shared';
+import { AgentqError, capResponseBody, type Config } from '@agentq/shared';
 import type { Embedder } from '@agentq/registry';
 import { embedMany, type EmbeddingModel } from 'ai';
+import { guardedProviderFetch } from '../guarded-provider-fetch.js';
 
 /** The settings {@link createEmbedder} reads. */
 export type EmbedderConfig = Pick<
@@ -41,22 +42,11 @@ function embeddingFetch(
   options: CreateEmbedderOptions,
   target: { baseURL: string | undefined; apiKey: string | undefined },
 ): typeof globalThis.fetch {
-  let allowHosts = config.fetchAllowHosts ?? [];
-  if (target.baseURL !== undefined) {
-    try {
-      allowHosts = [...allowHosts, hostPatternOf(target.baseURL)];
-    } catch {
-      throw configError('the embedding base URL is not a valid URL');
-    }
-  }
   const base =
     options.fetch ??
-    (createGuardedFetch({
-      allowPrivate: config.allowPrivateFetch ?? false,
-      allowHosts,
-      secrets: target.apiKey ? [{ value: target.apiKey }] : [],
-      label: 'embedding server',
-    }) as typeof globalThis.fetch);
+    guardedProviderFetch(config, { ...target, label: 'embedding server' }, () =>
+      configError('the embedding base URL is not a valid URL'),
+    );
   const maxBytes = config.embeddingMaxBytes ?? 134_217_728;
   const errorBodyMaxBytes = config.errorBodyMaxBytes ?? 8192;
   const tooLarge = () =>

@@ -4,6 +4,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { AgentqError, type Config } from '@agentq/shared';
 import { createToolEnricher, type ToolEnricher } from '@agentq/registry';
 import type { LanguageModel } from 'ai';
+import { guardedProviderFetch, type ProviderFetchConfig } from '../guarded-provider-fetch.js';
 
 /** The settings {@link createSearchEnricher} reads. */
 export type SearchEnricherConfig = Pick<
@@ -16,11 +17,16 @@ export type SearchEnricherConfig = Pick<
   | 'openaiCompatibleApiKey'
   | 'anthropicApiKey'
   | 'anthropicBaseUrl'
->;
+> &
+  ProviderFetchConfig;
 
 /** Options of {@link createSearchEnricher}. */
 export interface CreateSearchEnricherOptions {
-  /** Passed to the provider, for tests and proxies. @default the global fetch */
+  /**
+   * Passed to the provider, for tests and proxies.
+   * @default a guarded fetch ({@link guardedProviderFetch}): the model's base URL allowed even when
+   * private, every other address and redirect hop checked, the key never sent to another origin
+   */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -33,11 +39,20 @@ function modelOf(config: SearchEnricherConfig, options: CreateSearchEnricherOpti
   const separator = spec.indexOf(':');
   const provider = spec.slice(0, separator);
   const model = spec.slice(separator + 1);
+  const fetchFor = (baseURL: string | undefined, apiKey: string | undefined) =>
+    options.fetch ??
+    guardedProviderFetch(config, { baseURL, apiKey, label: 'search enrichment model' }, () =>
+      configError(`the base URL of AGENTQ_SEARCH_ENRICH_MODEL (${provider}) is not a valid URL`),
+    );
   if (provider === 'openai') {
     if (!config.openaiApiKey) {
       throw configError('AGENTQ_SEARCH_ENRICH_MODEL names openai:*, but OPENAI_API_KEY is not set');
     }
-    return createOpenAI({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl, fetch: options.fetch })(model);
+    return createOpenAI({
+      apiKey: config.openaiApiKey,
+      baseURL: config.openaiBaseUrl,
+      fetch: fetchFor(config.openaiBaseUrl, config.openaiApiKey),
+    })(model);
   }
   if (provider === 'openai-compatible') {
     if (!config.openaiCompatibleBaseUrl) {
@@ -49,7 +64,7 @@ function modelOf(config: SearchEnricherConfig, options: CreateSearchEnricherOpti
       name: 'openai-compatible',
       baseURL: config.openaiCompatibleBaseUrl,
       apiKey: config.openaiCompatibleApiKey,
-      fetch: options.fetch,
+      fetch: fetchFor(config.openaiCompatibleBaseUrl, config.openaiCompatibleApiKey),
       supportsStructuredOutputs: true,
     }).chatModel(model);
   }
@@ -62,7 +77,7 @@ function modelOf(config: SearchEnricherConfig, options: CreateSearchEnricherOpti
     return createAnthropic({
       apiKey: config.anthropicApiKey,
       ...(config.anthropicBaseUrl === undefined ? {} : { baseURL: config.anthropicBaseUrl }),
-      fetch: options.fetch,
+      fetch: fetchFor(config.anthropicBaseUrl, config.anthropicApiKey),
     })(model);
   }
   throw configError(`AGENTQ_SEARCH_ENRICH_MODEL has an unknown provider "${provider}"`);
