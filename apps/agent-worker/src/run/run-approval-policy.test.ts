@@ -24,11 +24,11 @@ describe('applyRunApprovalPolicy', () => {
     };
     const gated = applyRunApprovalPolicy(tools, {
       requireFor: ['fs:write_file', 'mcp__github__*'],
-      toolIdsByWireName: new Map([
-        ['mcp__fs__writeFile', 'fs:write_file'],
-        ['mcp__fs__readFile', 'fs:read_file'],
-        ['mcp__github__createIssue', 'github:create_issue'],
-      ]),
+      toolIds: {
+        mcp__fs__writeFile: 'fs:write_file',
+        mcp__fs__readFile: 'fs:read_file',
+        mcp__github__createIssue: 'github:create_issue',
+      },
     });
     expect(gated.mcp__fs__writeFile?.needsApproval).toBe(true);
     expect(gated.mcp__github__createIssue?.needsApproval).toBe(true);
@@ -38,6 +38,6 @@ describe('applyRunApprovalPolicy', () => {
 
   it('returns the same set when the run has no policy', () => {
     const tools: ToolSet = { a: make() };
-    expect(applyRunApprovalPolicy(tools, { requireFor: [], toolIdsByWireName: new Map() })).toBe(tools);
+    expect(applyRunApprovalPolicy(tools, { requireFor: [], toolIds: {} })).toBe(tools);
   });
 });

@@ -15,7 +15,7 @@ export interface ApplyRunApprovalPolicyOptions {
   /** The run's `approval.requireFor` patterns. */
   requireFor: readonly string[];
   /** MCP tool id (`serverId:toolName`) by wire name, so patterns may name either. */
-  toolIdsByWireName: ReadonlyMap<string, string>;
+  toolIds: Readonly<Record<string, string>>;
 }
 
 /**
@@ -28,7 +28,7 @@ export function applyRunApprovalPolicy(tools: ToolSet, options: ApplyRunApproval
   if (options.requireFor.length === 0) return tools;
   const out: ToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
-    const id = options.toolIdsByWireName.get(name);
+    const id = Object.hasOwn(options.toolIds, name) ? options.toolIds[name] : undefined;
     const gated = options.requireFor.some(
       (pattern) => matchesApprovalPattern(pattern, name) || (id !== undefined && matchesApprovalPattern(pattern, id)),
     );
