@@ -37,7 +37,10 @@ export interface BuildRunToolsOptions {
    * @default none
    */
   shownNames?: Readonly<Record<string, string>>;
-  /** Wraps the run's tools (before deferral, so nested `tool_invoke` calls are wrapped too). */
+  /**
+   * Wraps the run's tools (before deferral, so nested `tool_invoke` calls are wrapped too, and
+   * before the run's approval policy, so that the wrapped tools can be shared by every run).
+   */
   wrap: (tools: ToolSet) => ToolSet;
   logger: Logger;
   /** Stored tool vectors and the query embedder, for hybrid search. @default none (lexical search) */
@@ -113,10 +116,13 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
   const scope = { mcpToolIds: selected, settings: spec.assistant.settings };
   const selectedEntries = options.registry.selectActive(scope);
   const { entries, registry } = keepShownNames(selectedEntries, options.registry, options.shownNames ?? {});
-  const { base, toolIdsByWireName, schemaDigests, wireNames } = await runToolSetOf(entries, scope, freshness);
+  const { base, schemaDigests, wireNames } = await runToolSetOf(entries, scope, freshness);
   const codeMode = spec.assistant.settings.codeMode === true ? options.codeSandbox : undefined;
-  const gated = applyRunApprovalPolicy(base, { requireFor: spec.approval.requireFor, toolIdsByWireName });
-  const allTools = options.wrap(gated);
+  // Wrapped first, gated after: the wrapped tools are shared by every run, the gate is this run's.
+  const allTools = applyRunApprovalPolicy(options.wrap(base), {
+    requireFor: spec.approval.requireFor,
+    toolIds: wireNames,
+  });
   const exposition = await applyDeferExposition(allTools, registry, options.contextWindow, {
     state: options.state,
     logger: options.logger,
@@ -245,19 +251,17 @@ function unavailableWarnings(servers: readonly ServerFreshness[]): RunWarning[] 
   });
 }
 
-/** The run's own tools (freshness notes added) with their MCP tool ids, schema digests and wire names. */
+/** The run's own tools (freshness notes added) with their schema digests and wire names (→ MCP tool id). */
 async function runToolSetOf(
   entries: ReadonlyArray<ToolEntry>,
   scope: Parameters<NonNullable<ToolEntry['forRun']>>[0],
   freshness: ReadonlyMap<string, string>,
 ): Promise<{
   base: ToolSet;
-  toolIdsByWireName: Map<string, string>;
   schemaDigests: Map<string, string>;
   wireNames: Record<string, string>;
 }> {
   const base: ToolSet = {};
-  const toolIdsByWireName = new Map<string, string>();
   const schemaDigests = new Map<string, string>();
   const wireNames: Record<string, string> = {};
   for (const entry of entries) {
@@ -265,12 +269,11 @@ async function runToolSetOf(
     const note = entry.mcp ? freshness.get(entry.namespace) : undefined;
     base[entry.name] = note === undefined ? tool : { ...tool, description: withNote(tool.description, note) };
     if (entry.mcp) {
-      toolIdsByWireName.set(entry.name, entry.mcp.toolId);
       schemaDigests.set(entry.name, entry.mcp.schemaDigest);
       wireNames[entry.name] = entry.mcp.toolId;
     } else {
       schemaDigests.set(entry.name, digestOf(await asSchema(entry.tool.inputSchema).jsonSchema));
     }
   }
-  return { base, toolIdsByWireName, schemaDigests, wireNames };
+  return { base, schemaDigests, wireNames };
 }

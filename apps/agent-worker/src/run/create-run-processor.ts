@@ -32,6 +32,7 @@ import { runModelLoop } from './run-model-loop.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 import { runResultOf } from './run-result.js';
 import type { RunFence } from '@agentq/store';
+import { LazyChildLogger } from './lazy-child-logger.js';
 import { createTurnGate, type TurnGate } from './turn-gate.js';
 import { withRunTools } from './with-run-tools.js';
 
@@ -194,7 +195,7 @@ async function startAttempt(
   const runId = String(job.id);
   // Which run this is among the runs ever enqueued under this id: approvals bind to it.
   const incarnation = runIncarnationOf(job);
-  const logger = dependencies.logger.child({ component: 'run', runId });
+  const logger = new LazyChildLogger(dependencies.logger, { component: 'run', runId });
   const resolved = dependencies.models.resolve(spec.assistant);
   const loaded = await loadRunCheckpoint({ ...options, store: dependencies.store, runId, incarnation, spec, logger });
   options.span.setAttributes({ 'agentq.run.resumed': loaded.stored, 'agentq.run.first_step': loaded.checkpoint.step });
@@ -237,10 +238,21 @@ async function continueWithModel(
   if (sealed.refused.length > 0) {
     attempt.logger.warn({ approvalIds: sealed.refused }, 'approved responses without an approval record were denied');
   }
-  return await runModelLoop({
-    ...options,
-    ...attempt,
-    checkpoint: { ...options.checkpoint, messages: sealed.messages },
-    signal: options.signal ? AbortSignal.any([options.signal, attempt.attempt.signal]) : attempt.attempt.signal,
-  });
+  // The job's abort stops the attempt: one listener on the job's signal for the loop's length
+  // instead of a composite signal per attempt.
+  const { signal } = options;
+  const attemptSignal = attempt.attempt.signal;
+  const stopAttempt = () => attempt.attempt.abort(signal?.reason);
+  if (signal?.aborted) stopAttempt();
+  else signal?.addEventListener('abort', stopAttempt, { once: true });
+  try {
+    return await runModelLoop({
+      ...options,
+      ...attempt,
+      checkpoint: { ...options.checkpoint, messages: sealed.messages },
+      signal: attemptSignal,
+    });
+  } finally {
+    signal?.removeEventListener('abort', stopAttempt);
+  }
 }

@@ -5,9 +5,16 @@ import type { NativeToolSearch } from '@agentq/registry';
 import { buildRunTools, type RunTools } from './build-run-tools.js';
 import { crashPoint } from './crash-hook.js';
 import { pinRunTools } from './pin-run-tools.js';
-import { recordToolExecutions } from './record-tool-executions.js';
+import {
+  recordToolExecutions,
+  toolJournalContext,
+  type RecordToolExecutionsOptions,
+} from './record-tool-executions.js';
 import type { RunScope } from './run-scope.js';
-import type { RecordedToolResult, RunFence } from '@agentq/store';
+import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
+import type { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
+import type { ElicitationRun } from '../elicitations/elicitation-scope.js';
+import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 
 /** Options of {@link openRunTools}. */
 export interface OpenRunToolsOptions extends RunScope {
@@ -29,6 +36,11 @@ export interface OpenedRunTools {
   state: RunToolState;
   /** Aborted when it turns out that another worker has taken the run over. */
   attempt: AbortController;
+  /**
+   * The attempt's tool journal, the model loop's `experimental_context`: the run's tools are
+   * shared by every run, and each call finds its run's journal there.
+   */
+  journal: RecordToolExecutionsOptions;
 }
 
 /**
@@ -57,7 +69,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
     enrichments: dependencies.enrichments,
     codeSandbox: dependencies.codeSandbox,
     native: options.native,
-    wrap: (tools) => recordToolExecutions(tools, journalOptions({ ...options, attemptId, attempt, state })),
+    wrap: recordToolExecutions,
   });
   const { catalog, store } = dependencies;
   // Snapshots outlive every run shown them: twice a finished run's lifetime from each attempt.
@@ -71,24 +83,37 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
         logger,
       })
     : built;
-  return { runTools, state, attempt };
+  const journal = toolJournalContext(new AttemptToolJournal({ ...options, attemptId, attempt, state }));
+  return { runTools, state, attempt, journal };
 }
 
-/** How an attempt's tools are journalled: {@link recordToolExecutions}'s options for this attempt. */
-function journalOptions(
-  options: OpenRunToolsOptions & { attemptId: string; attempt: AbortController; state: RunToolState },
-): Parameters<typeof recordToolExecutions>[1] {
-  const { dependencies, runId, attemptId, attempt, state } = options;
-  const { env } = dependencies;
-  return {
-    runId,
-    incarnation: options.incarnation,
-    store: dependencies.store,
-    recorded: options.recorded,
-    owner: attemptId,
-    fence: options.fence,
-    secrets: dependencies.secrets,
-    elicitations: {
+/**
+ * How an attempt's tools are journalled: {@link recordToolExecutions}'s journal for this attempt.
+ * Its callbacks are methods, so an attempt holds one object for them, not a closure each.
+ */
+class AttemptToolJournal implements RecordToolExecutionsOptions {
+  readonly runId: string;
+  readonly incarnation: string;
+  readonly store: RunStore;
+  readonly recorded: Map<string, RecordedToolResult>;
+  readonly owner: string;
+  readonly fence: RunFence | undefined;
+  readonly secrets: RunProcessorDependencies['secrets'];
+  readonly elicitations: ElicitationRun;
+  private readonly env: RunProcessorDependencies['env'];
+  private readonly attempt: AbortController;
+  private readonly state: RunToolState;
+
+  constructor(options: OpenRunToolsOptions & { attemptId: string; attempt: AbortController; state: RunToolState }) {
+    const { dependencies, runId } = options;
+    this.runId = runId;
+    this.incarnation = options.incarnation;
+    this.store = dependencies.store;
+    this.recorded = options.recorded;
+    this.owner = options.attemptId;
+    this.fence = options.fence;
+    this.secrets = dependencies.secrets;
+    this.elicitations = {
       redis: dependencies.redis,
       prefix: dependencies.prefix,
       shardIndex: dependencies.shardIndex,
@@ -96,19 +121,35 @@ function journalOptions(
       incarnation: options.incarnation,
       timeoutMs: options.spec.approval.timeoutMs ?? dependencies.config.approvalTimeoutMs,
       secrets: dependencies.secrets,
-    },
-    // The attempt stops with the park as its reason; the run processor parks the run on it.
-    onElicitationParked: (error) => attempt.abort(error),
-    onLockLost: () => attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' })),
-    // No progress report per tool call: the step's write reports it, and the journal's claim
-    // (tool name, start time) is what shows a call still running.
-    onExecute: () => crashPoint('before-tool', runId, env),
-    onRecorded: () => crashPoint('after-tool-result', runId, env),
-    // The journal may be ahead of the checkpoint (a crash between a result and its step's
-    // write): a replayed meta tool result re-applies its effects, or a tool_inspect the model
-    // saw would be forgotten and the next tool_invoke refused.
-    onReplay: ({ toolName, input, recorded }) => {
-      if ('ok' in recorded && recorded.ok) applyMetaToolEffects(state, { toolName, input, output: recorded.output });
-    },
-  };
+    };
+    this.env = dependencies.env;
+    this.attempt = options.attempt;
+    this.state = options.state;
+  }
+
+  // The attempt stops with the park as its reason; the run processor parks the run on it.
+  onElicitationParked(error: ElicitationParkedError): void {
+    this.attempt.abort(error);
+  }
+
+  onLockLost(): void {
+    this.attempt.abort(new AgentqError({ code: 'LOCK_LOST', message: 'the run moved to another worker' }));
+  }
+
+  // No progress report per tool call: the step's write reports it, and the journal's claim
+  // (tool name, start time) is what shows a call still running.
+  onExecute(): void {
+    crashPoint('before-tool', this.runId, this.env);
+  }
+
+  onRecorded(): void {
+    crashPoint('after-tool-result', this.runId, this.env);
+  }
+
+  // The journal may be ahead of the checkpoint (a crash between a result and its step's write): a
+  // replayed meta tool result re-applies its effects, or a tool_inspect the model saw would be
+  // forgotten and the next tool_invoke refused.
+  onReplay({ toolName, input, recorded }: { toolName: string; input: unknown; recorded: RecordedToolResult }): void {
+    if ('ok' in recorded && recorded.ok) applyMetaToolEffects(this.state, { toolName, input, output: recorded.output });
+  }
 }

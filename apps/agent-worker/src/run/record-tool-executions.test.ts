@@ -2,7 +2,12 @@ import { createSecretValueSet, SECRET_MASK } from '@agentq/shared';
 import { tool, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { INTERRUPTED_TOOL_CALL, recordToolExecutions } from './record-tool-executions.js';
+import {
+  INTERRUPTED_TOOL_CALL,
+  recordToolExecutions,
+  toolJournalContext,
+  type RecordToolExecutionsOptions,
+} from './record-tool-executions.js';
 import { toolCallScopeOf } from './tool-call-claims.js';
 import type { RecordedToolResult, RunStore, ToolCallClaim } from '@agentq/store';
 
@@ -24,11 +29,18 @@ function memoryStore(options: { lockLost?: boolean } = {}) {
   return { hash, store: store as unknown as RunStore };
 }
 
-const call = (tools: ToolSet, toolCallId: string) =>
-  (tools.count?.execute as (input: unknown, options: unknown) => Promise<unknown>)(
-    {},
-    { toolCallId, messages: [], abortSignal: undefined },
-  );
+type Execute = (input: unknown, options: unknown) => Promise<unknown>;
+
+/** `base` wrapped, and calls of its `count` tool made by the attempt whose journal is `journal`. */
+function attempt(base: ToolSet, journal: RecordToolExecutionsOptions) {
+  const tools = recordToolExecutions(base);
+  const context = toolJournalContext(journal);
+  return {
+    tools,
+    call: (toolCallId: string) =>
+      (tools.count?.execute as Execute)({}, { toolCallId, messages: [], experimental_context: context }),
+  };
+}
 
 // The test tools stand for external calls: like the MCP pool, they claim right before acting.
 describe('recordToolExecutions', () => {
@@ -45,24 +57,64 @@ describe('recordToolExecutions', () => {
       }),
     };
     const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
-    const tools = recordToolExecutions(base, options);
-    expect(await call(tools, 'c1')).toBe(1);
-    expect(await call(tools, 'c1')).toBe(1);
+    const tools = attempt(base, options);
+    expect(await tools.call('c1')).toBe(1);
+    expect(await tools.call('c1')).toBe(1);
     // Another attempt, with its own snapshot, replays too.
-    const again = recordToolExecutions(base, { ...options, owner: 'a2', recorded: new Map() });
-    expect(await call(again, 'c1')).toBe(1);
+    const again = attempt(base, { ...options, owner: 'a2', recorded: new Map() });
+    expect(await again.call('c1')).toBe(1);
     expect(runs).toBe(1);
   });
 
-  it('leaves a copy of a wrapped tool (a cache mark, a defer_loading option) wrapped once', async () => {
-    const { store } = memoryStore();
+  it('leaves a copy of a wrapped tool (a cache mark, a defer_loading option) wrapped once', () => {
     const base: ToolSet = { count: tool({ inputSchema: z.object({}), execute: async () => 1 }) };
-    const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
-    const wrapped = recordToolExecutions(base, options);
+    const wrapped = recordToolExecutions(base);
     const copy = { ...wrapped.count, providerOptions: { anthropic: { deferLoading: true } } } as ToolSet[string];
-    const again = recordToolExecutions({ count: copy }, options);
+    const again = recordToolExecutions({ count: copy });
     expect(again.count).toBe(copy);
     expect(again.count?.execute).toBe(wrapped.count?.execute);
+  });
+
+  it('shares one wrapper per tool and name between runs, each call journalled in its own run', async () => {
+    const first = memoryStore();
+    const second = memoryStore();
+    const base: ToolSet = { count: tool({ inputSchema: z.object({}), execute: async () => 1 }) };
+    const one = attempt(base, {
+      runId: 'r1',
+      store: first.store,
+      recorded: new Map(),
+      owner: 'a1',
+      onLockLost: () => {},
+    });
+    const two = attempt(base, {
+      runId: 'r2',
+      store: second.store,
+      recorded: new Map(),
+      owner: 'a2',
+      onLockLost: () => {},
+    });
+    expect(two.tools.count).toBe(one.tools.count);
+    // The same tool under another name is journalled under that name.
+    expect(recordToolExecutions({ other: base.count as ToolSet[string] }).other).not.toBe(one.tools.count);
+    await one.call('c1');
+    await two.call('c2');
+    expect([...first.hash.keys()]).toEqual(['c1']);
+    expect([...second.hash.keys()]).toEqual(['c2']);
+  });
+
+  it('never runs a wrapped tool called without a journal, nor with a look-alike of one', async () => {
+    let runs = 0;
+    const { store, hash } = memoryStore();
+    const base: ToolSet = { count: tool({ inputSchema: z.object({}), execute: async () => ++runs }) };
+    const execute = recordToolExecutions(base).count?.execute as Execute;
+    const lookAlike = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
+    for (const context of [undefined, lookAlike]) {
+      await expect(
+        execute({}, { toolCallId: 'c1', messages: [], experimental_context: context }),
+      ).rejects.toMatchObject({ code: 'TOOL_NOT_EXECUTABLE' });
+    }
+    expect(runs).toBe(0);
+    expect(hash.size).toBe(0);
   });
 
   it('reports a call claimed by a dead attempt as interrupted instead of running it again', async () => {
@@ -78,14 +130,14 @@ describe('recordToolExecutions', () => {
         },
       }),
     };
-    const tools = recordToolExecutions(base, {
+    const tools = attempt(base, {
       runId: 'r',
       store,
       recorded: new Map(),
       owner: 'a2',
       onLockLost: () => undefined,
     });
-    await expect(call(tools, 'c1')).rejects.toThrow(INTERRUPTED_TOOL_CALL);
+    await expect(tools.call('c1')).rejects.toThrow(INTERRUPTED_TOOL_CALL);
     expect(runs).toBe(0);
   });
 
@@ -102,7 +154,7 @@ describe('recordToolExecutions', () => {
         },
       }),
     };
-    const tools = recordToolExecutions(base, {
+    const tools = attempt(base, {
       runId: 'r',
       store,
       recorded: new Map(),
@@ -111,7 +163,7 @@ describe('recordToolExecutions', () => {
         lost = true;
       },
     });
-    await expect(call(tools, 'c1')).rejects.toThrow();
+    await expect(tools.call('c1')).rejects.toThrow();
     expect(lost).toBe(true);
     expect(runs).toBe(0);
   });
@@ -120,14 +172,14 @@ describe('recordToolExecutions', () => {
     let runs = 0;
     const { store, hash } = memoryStore();
     const base: ToolSet = { count: tool({ inputSchema: z.object({}), execute: async () => ++runs }) };
-    const tools = recordToolExecutions(base, {
+    const tools = attempt(base, {
       runId: 'r',
       store,
       recorded: new Map(),
       owner: 'a1',
       onLockLost: () => undefined,
     });
-    expect(await call(tools, 'c1')).toBe(1);
+    expect(await tools.call('c1')).toBe(1);
     expect(hash.get('c1')).toEqual({
       ok: true,
       output: 1,
@@ -151,8 +203,8 @@ describe('recordToolExecutions', () => {
       }),
     };
     const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined };
-    await expect(call(recordToolExecutions(base, options), 'c1')).rejects.toThrow('nope');
-    await expect(call(recordToolExecutions(base, { ...options, recorded: new Map() }), 'c1')).rejects.toThrow('nope');
+    await expect(attempt(base, options).call('c1')).rejects.toThrow('nope');
+    await expect(attempt(base, { ...options, recorded: new Map() }).call('c1')).rejects.toThrow('nope');
     expect(runs).toBe(1);
   });
 
@@ -169,17 +221,17 @@ describe('recordToolExecutions', () => {
       }),
     };
     const options = { runId: 'r', store, recorded: new Map(), owner: 'a1', onLockLost: () => undefined, secrets };
-    const tools = recordToolExecutions(base, options);
-    expect(await call(tools, 'works')).toEqual({ content: [{ text: `key=${SECRET_MASK}` }] });
-    await expect(call(tools, 'fails')).rejects.toThrow(`denied for ${SECRET_MASK}`);
+    const tools = attempt(base, options);
+    expect(await tools.call('works')).toEqual({ content: [{ text: `key=${SECRET_MASK}` }] });
+    await expect(tools.call('fails')).rejects.toThrow(`denied for ${SECRET_MASK}`);
     expect(JSON.stringify([...hash.values()])).not.toContain('known-secret');
     // A journal entry written before masking comes back masked.
-    const replayed = recordToolExecutions(base, {
+    const replayed = attempt(base, {
       ...options,
       recorded: new Map([
         ['old', { ok: true, output: 'was known-secret-value', toolName: 'count', startedAt: 0, finishedAt: 0 }],
       ]),
     });
-    expect(await call(replayed, 'old')).toBe(`was ${SECRET_MASK}`);
+    expect(await replayed.call('old')).toBe(`was ${SECRET_MASK}`);
   });
 });

@@ -1,4 +1,4 @@
-import { activeSpan, type SecretValueSet } from '@agentq/shared';
+import { activeSpan, AgentqError, type SecretValueSet } from '@agentq/shared';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
 import type { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
@@ -6,10 +6,20 @@ import { ElicitationScope, mayRepeatElicitedCall, type ElicitationRun } from '..
 import { ToolCallAlreadyClaimed, withToolCallScope } from './tool-call-claims.js';
 
 // Keyed by the wrapped `execute`, not the tool object: copies of a wrapped tool (a cache marker,
-// a `defer_loading` option added by the native exposition) keep it and must not be wrapped twice.
+// a `defer_loading` option, an approval gate) keep it and must not be wrapped twice.
 const wrapped = new WeakSet<object>();
+// One wrapper per tool object and name, shared by every run that shows the tool: a parked run
+// holds no copy of its tool set's functions, only the set itself.
+const wrappers = new WeakMap<Tool, Map<string, Tool>>();
+// The journals {@link toolJournalContext} made: only these let a wrapped tool execute.
+const journals = new WeakSet<object>();
 
-/** Options of {@link recordToolExecutions}. */
+/**
+ * One attempt's tool journal: what every wrapped tool call of the attempt records into and answers
+ * from. It reaches the shared wrappers as the AI SDK's `experimental_context` (see
+ * {@link toolJournalContext}), which the SDK hands every `execute`, and which nested calls
+ * (`tool_invoke`, `tool_exec`) pass on.
+ */
 export interface RecordToolExecutionsOptions {
   runId: string;
   /** The run's incarnation, written into every journal entry and claim. @default none */
@@ -58,7 +68,8 @@ export const INTERRUPTED_TOOL_CALL =
   'This tool call did not finish: the worker running it stopped, and it may or may not have taken effect. Check before calling it again.';
 
 /**
- * Wraps every tool's `execute` so that each tool call id reaches the outside world at most once,
+ * Wraps every tool's `execute` so that, within the attempt whose journal the call carries (see
+ * {@link toolJournalContext}), each tool call id reaches the outside world at most once,
  * and so that no result carries a secret of this process: this wrapper is the one place every
  * tool's result passes (MCP tools, built-in tools, meta tools and the calls `tool_invoke` makes),
  * so the result, or the error message, is masked here before anything stores or shows it. Masking
@@ -74,18 +85,29 @@ export const INTERRUPTED_TOOL_CALL =
  * (and a deterministic model), so a completed step's side effects never happen twice, and a
  * worker that lost its run to another can no longer start any tool call.
  */
-export function recordToolExecutions(tools: ToolSet, options: RecordToolExecutionsOptions): ToolSet {
+export function recordToolExecutions(tools: ToolSet): ToolSet {
   const out: ToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
-    out[name] = wrapTool(name, tool, options);
+    out[name] = wrapTool(name, tool);
   }
   return out;
 }
 
-function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions): Tool {
+/**
+ * `journal` as the `experimental_context` of a model loop: the calls its wrapped tools get carry
+ * it, and a wrapped tool called without one (outside every attempt) refuses to run.
+ */
+export function toolJournalContext(journal: RecordToolExecutionsOptions): RecordToolExecutionsOptions {
+  journals.add(journal);
+  return journal;
+}
+
+function wrapTool(name: string, tool: Tool): Tool {
   const execute = tool.execute;
   if (!execute || wrapped.has(execute)) return tool;
-  const mask = <T>(value: T): T => (options.secrets ? options.secrets.mask(value) : value);
+  let byName = wrappers.get(tool);
+  const known = byName?.get(name);
+  if (known) return known;
   const replaying: Tool = {
     ...tool,
     execute: async (input: unknown, executionOptions: ToolExecutionOptions) =>
@@ -94,12 +116,25 @@ function wrapTool(name: string, tool: Tool, options: RecordToolExecutionsOptions
         input,
         executionOptions,
         execute: execute as (input: unknown, options: ToolExecutionOptions) => unknown,
-        options,
-        mask,
+        options: journalOf(name, executionOptions),
       }),
   } as Tool;
   if (replaying.execute) wrapped.add(replaying.execute);
+  if (!byName) wrappers.set(tool, (byName = new Map()));
+  byName.set(name, replaying);
   return replaying;
+}
+
+/** The journal a call carries; a call without one never runs: nothing would record it. */
+function journalOf(name: string, executionOptions: ToolExecutionOptions): RecordToolExecutionsOptions {
+  const context = executionOptions.experimental_context;
+  if (typeof context === 'object' && context !== null && journals.has(context)) {
+    return context as RecordToolExecutionsOptions;
+  }
+  throw new AgentqError({
+    code: 'TOOL_NOT_EXECUTABLE',
+    message: `tool ${name} was called without a run's tool journal; it was not called`,
+  });
 }
 
 /** One call of a wrapped tool. */
@@ -110,12 +145,12 @@ interface JournaledCall {
   /** The tool's own `execute`. */
   execute: (input: unknown, options: ToolExecutionOptions) => unknown;
   options: RecordToolExecutionsOptions;
-  mask: <T>(value: T) => T;
 }
 
 /** Answers a call from the journal, or claims, executes and journals it. */
 async function executeOnce(call: JournaledCall): Promise<unknown> {
-  const { name, input, executionOptions, options, mask } = call;
+  const { name, input, executionOptions, options } = call;
+  const mask = <T>(value: T): T => (options.secrets ? options.secrets.mask(value) : value);
   const toolCallId = executionOptions.toolCallId;
   // The AI SDK's tool call span is active here: say what agentq did with the call.
   const span = activeSpan();

@@ -25,11 +25,11 @@ describe('applyRunApprovalPolicy', () => {
     };
     const gated = applyRunApprovalPolicy(tools, {
       requireFor: ['fs:write_file', 'mcp__github__*'],
-      toolIdsByWireName: new Map([
-        ['mcp__fs__writeFile', 'fs:write_file'],
-        ['mcp__fs__readFile', 'fs:read_file'],
-        ['mcp__github__createIssue', 'github:create_issue'],
-      ]),
+      toolIds: {
+        mcp__fs__writeFile: 'fs:write_file',
+        mcp__fs__readFile: 'fs:read_file',
+        mcp__github__createIssue: 'github:create_issue',
+      },
     });
     expect(gated.mcp__fs__writeFile?.needsApproval).toBe(true);
     expect(gated.mcp__github__createIssue?.needsApproval).toBe(true);
@@ -60,8 +60,9 @@ describe('applyRunApprovalPolicy', () => {
     expect(wireOf('github:delete_repo')).not.toBe('mcp__github__deleteRepo');
     expect(wireOf('docs:remove_page')).not.toBe('mcp__docs__removePage');
     const tools: ToolSet = Object.fromEntries([...toolIdsByWireName.keys()].map((wire) => [wire, make()]));
+    const toolIds = Object.fromEntries(toolIdsByWireName);
 
-    const byPrefix = applyRunApprovalPolicy(tools, { requireFor: ['mcp__github__*'], toolIdsByWireName });
+    const byPrefix = applyRunApprovalPolicy(tools, { requireFor: ['mcp__github__*'], toolIds });
     expect(byPrefix[wireOf('github:delete_repo')]?.needsApproval).toBe(true);
     expect(byPrefix[wireOf('github:list_issues')]?.needsApproval).toBe(true);
     // The look-alike's own plain name matches the pattern too: gating added, never removed.
@@ -70,7 +71,7 @@ describe('applyRunApprovalPolicy', () => {
 
     const exact = applyRunApprovalPolicy(tools, {
       requireFor: ['mcp__github__deleteRepo', 'mcp__docs__removePage'],
-      toolIdsByWireName,
+      toolIds,
     });
     expect(exact[wireOf('github:delete_repo')]?.needsApproval).toBe(true);
     expect(exact[wireOf('github:list_issues')]?.needsApproval).toBeUndefined();
@@ -81,6 +82,6 @@ describe('applyRunApprovalPolicy', () => {
 
   it('returns the same set when the run has no policy', () => {
     const tools: ToolSet = { a: make() };
-    expect(applyRunApprovalPolicy(tools, { requireFor: [], toolIdsByWireName: new Map() })).toBe(tools);
+    expect(applyRunApprovalPolicy(tools, { requireFor: [], toolIds: {} })).toBe(tools);
   });
 });

@@ -16,7 +16,7 @@ export interface ApplyRunApprovalPolicyOptions {
   /** The run's `approval.requireFor` patterns. */
   requireFor: readonly string[];
   /** MCP tool id (`serverId:toolName`) by wire name, so patterns may name either. */
-  toolIdsByWireName: ReadonlyMap<string, string>;
+  toolIds: Readonly<Record<string, string>>;
 }
 
 /**
@@ -35,7 +35,7 @@ export function applyRunApprovalPolicy(tools: ToolSet, options: ApplyRunApproval
   const out: ToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
     const names = [name];
-    const id = options.toolIdsByWireName.get(name);
+    const id = Object.hasOwn(options.toolIds, name) ? options.toolIds[name] : undefined;
     if (id !== undefined) {
       names.push(id);
       const parsed = parseToolId(id);

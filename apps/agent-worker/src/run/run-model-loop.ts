@@ -8,6 +8,7 @@ import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunTools } from './build-run-tools.js';
 import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
 import { markPromptCache } from './mark-prompt-cache.js';
+import type { RecordToolExecutionsOptions } from './record-tool-executions.js';
 import { createModelCallTimer, recordNativeSearches } from './native-search-timing.js';
 import type { RunScope } from './run-scope.js';
 import type { RunFence } from '@agentq/store';
@@ -35,6 +36,8 @@ export interface RunModelLoopOptions extends RunScope {
   signal: AbortSignal;
   /** Passed before each step's synchronous part (prompt conversion, request build). @default none */
   gate?: TurnGate;
+  /** The attempt's tool journal: the tools are shared by all runs, and each call finds its run's here. */
+  journal: RecordToolExecutionsOptions;
 }
 
 /**
@@ -75,6 +78,7 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
       messages: baseMessages,
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
       onStepFinish: finishStepWith({ ...options, signal }, { timer, spans, traced, steps }),
+      experimental_context: options.journal,
       // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
       // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
       experimental_telemetry: {
