@@ -79,6 +79,34 @@ describe('catalog reader (real Redis)', () => {
     expect(warnings.some((warning) => warning.serverId === 'wrong-type')).toBe(true);
   });
 
+  it('still reports a status or version key of the wrong type once the entry is known', async () => {
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'typed-status', transport: neverStarted }, tools: [tool('s')] },
+      { definition: { id: 'typed-version', transport: neverStarted }, tools: [tool('v')] },
+      { definition: { id: 'no-status', transport: neverStarted }, tools: [tool('n')] },
+    ]);
+    await ctx.redis.del(keys.status('no-status'));
+    const { logger, warnings } = recordingLogger();
+    const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix, logger });
+    const ids = ['typed-status', 'typed-version', 'no-status'];
+    const first = await reader.readMany(ids);
+    expect(ids.map((id) => first.get(id)?.state)).toEqual(['ready', 'ready', 'ready']);
+    // Now the reader holds every entry and asks for version keys and statuses only. MGET answers
+    // nil for a key of the wrong type where GET fails: the reader must not take that for "missing".
+    await ctx.redis.del(keys.status('typed-status'));
+    await ctx.redis.rpush(keys.status('typed-status'), 'not', 'a', 'string');
+    await ctx.redis.del(keys.catalogVersion('typed-version'));
+    await ctx.redis.sadd(keys.catalogVersion('typed-version'), 'not-a-string');
+    await ctx.redis.rpush(keys.status('no-status'), 'not', 'a', 'string');
+    const second = await reader.readMany(ids);
+    expect(second.get('typed-status')).toMatchObject({ state: 'cold', coldReason: 'corrupt' });
+    expect(second.get('no-status')).toMatchObject({ state: 'cold', coldReason: 'corrupt' });
+    // An unreadable version key only means the entry is read again, as before.
+    expect(second.get('typed-version')).toMatchObject({ state: 'ready', tools: [{ name: 'v' }] });
+    expect(warnings.filter((warning) => warning.serverId === 'typed-status')).toHaveLength(1);
+    expect(warnings.filter((warning) => warning.serverId === 'no-status')).toHaveLength(1);
+  });
+
   it('reports unknown and disabled servers as cold with their reason', async () => {
     const reader = createCatalogReader({ redis: ctx.redis, prefix: ctx.prefix });
     expect(await reader.listTools('ghost')).toMatchObject({
@@ -226,7 +254,7 @@ describe('catalog reader (real Redis)', () => {
       const queued = pipeline as unknown as { sendCommand(command: { name: string; args: unknown[] }): unknown };
       const send = queued.sendCommand.bind(pipeline);
       queued.sendCommand = (command) => {
-        sent.push(`${command.name} ${String(command.args[0])}`);
+        sent.push(`${command.name} ${command.args.map(String).join(' ')}`);
         return send(command);
       };
       const exec = pipeline.exec.bind(pipeline);
@@ -249,20 +277,21 @@ describe('catalog reader (real Redis)', () => {
       expect(reads.size).toBe(30);
       expect([...reads.values()].every((read) => read.state === 'ready')).toBe(true);
       expect({ pipelines, execs, singles }).toEqual({ pipelines: 1, execs: 1, singles: 0 });
-      expect(sent.filter((command) => command.endsWith(keys.tools('batch-0')))).toHaveLength(1);
+      expect(sent.filter((command) => command.split(' ').includes(keys.tools('batch-0')))).toHaveLength(1);
       // Nothing changed: still one round trip, now of version keys instead of entries.
       sent.length = 0;
       const again = await reader.readMany(servers.map((server) => server.definition.id));
       expect([...again.values()].every((read) => read.state === 'ready')).toBe(true);
       expect({ pipelines, execs, singles }).toEqual({ pipelines: 2, execs: 2, singles: 0 });
-      // Not one catalog entry among the commands, nor the definitions hash: 30 version keys, 30
-      // statuses, the definitions version.
-      expect(
-        sent.filter((command) => servers.some((server) => command.endsWith(keys.tools(server.definition.id)))),
-      ).toEqual([]);
+      // Not one catalog entry among the keys, nor the definitions hash: the definitions version,
+      // then one MGET of the 30 version keys and the 30 statuses.
+      const sentKeys = sent.flatMap((command) => command.split(' ').slice(1));
+      expect(sentKeys.filter((key) => servers.some((server) => key === keys.tools(server.definition.id)))).toEqual([]);
       expect(sent.filter((command) => command.startsWith('hgetall'))).toEqual([]);
-      expect(sent).toHaveLength(61);
-      expect(sent.filter((command) => command.endsWith(keys.catalogVersion('batch-7')))).toHaveLength(1);
+      expect(sent.map((command) => command.split(' ')[0])).toEqual(['get', 'mget']);
+      expect(sentKeys).toHaveLength(61);
+      expect(sentKeys.filter((key) => key === keys.catalogVersion('batch-7'))).toHaveLength(1);
+      expect(sentKeys.filter((key) => key === keys.status('batch-7'))).toHaveLength(1);
     } finally {
       redis.disconnect();
     }

@@ -52,12 +52,18 @@ export function minuteOf(epochMs: number): string {
  * warmer already masked. The label is the server's display name, as on its tools' group.
  */
 export function serverFreshnessOf(read: CatalogRead, now: number = Date.now()): ServerFreshness | undefined {
+  // A fine read (the common case) returns before any label is made.
+  const state = read.status?.state;
+  if (
+    read.state !== 'cold' &&
+    (!read.status || (state !== 'stale' && state !== 'error' && !isAuthCatalogState(state)))
+  ) {
+    return undefined;
+  }
   const label = oneLine(read.definition ? serverDisplayName(read.definition) : read.serverId, MAX_LABEL_LENGTH);
   const error = read.status?.error ? oneLine(read.status.error, MAX_ERROR_LENGTH) : undefined;
   const base = { serverId: read.serverId, label, ...(error === undefined ? {} : { error }) };
-  if (read.state !== 'cold') {
-    const state = read.status?.state;
-    if (!read.status || (state !== 'stale' && state !== 'error' && !isAuthCatalogState(state))) return undefined;
+  if (read.state !== 'cold' && read.status) {
     const since = read.status.lastSuccessAt ?? now - (read.ageMs ?? 0);
     return { kind: 'stale', ...base, since, ...(isAuthCatalogState(state) ? { authorization: state } : {}) };
   }

@@ -144,27 +144,33 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   }
 
   // Definitions and statuses are small but read on every sync; equal text reuses the last parse
-  // (and so the same definition object, whose hash is then cached too). Keyed by `what` then by the
-  // text itself, never by a concatenation of both: the texts of an unchanged read are the same
-  // strings as last time, whose hashes V8 keeps, where a new key string would be hashed whole.
-  const smallParses = new Map<string, Map<string, unknown>>();
+  // (and so the same definition object, whose hash is then cached too). Keyed by server id, then by
+  // kind, then by the text itself, never by a concatenation: the texts of an unchanged read are the
+  // same strings as last time, whose hashes V8 keeps, where a new key string would be hashed whole.
+  type SmallKind = 'server definition' | 'catalog status';
+  const smallParses = new Map<string, Record<SmallKind, Map<string, unknown>>>();
   let smallParseCount = 0;
-  function parseCached<S extends z.ZodType>(text: string, schema: S, what: string): SafeParseJsonResult<z.output<S>> {
-    const known = smallParses.get(what)?.get(text) as SafeParseJsonResult<z.output<S>> | undefined;
+  function parseCached<S extends z.ZodType>(
+    text: string,
+    schema: S,
+    kind: SmallKind,
+    serverId: string,
+  ): SafeParseJsonResult<z.output<S>> {
+    const known = smallParses.get(serverId)?.[kind].get(text) as SafeParseJsonResult<z.output<S>> | undefined;
     if (known) return known;
-    const parsed = safeParseJson(text, schema, what);
+    const parsed = safeParseJson(text, schema, `${kind} ${serverId}`);
     if (parsed.success) {
       // Bounded: at most a few entries per server; drop everything when it grows past that.
       if (smallParseCount >= 4_096) {
         smallParses.clear();
         smallParseCount = 0;
       }
-      let texts = smallParses.get(what);
+      let texts = smallParses.get(serverId);
       if (!texts) {
-        texts = new Map();
-        smallParses.set(what, texts);
+        texts = { 'server definition': new Map(), 'catalog status': new Map() };
+        smallParses.set(serverId, texts);
       }
-      texts.set(text, parsed);
+      texts[kind].set(text, parsed);
       smallParseCount += 1;
     }
     return parsed;
@@ -174,12 +180,13 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     serverId: string,
     values: { definitionText: string | null; entryBytes: Buffer | 'unchanged' | null; statusText: string | null },
     known: KnownEntry | undefined,
+    wireSegment: string | undefined,
   ): CatalogRead {
     const { definitionText, entryBytes, statusText } = values;
     if (definitionText === null || definitionText === undefined) {
       return { serverId, state: 'cold', tools: [], definition: null, coldReason: 'unknown-server' };
     }
-    const definitionParsed = parseCached(definitionText, serverDefinitionSchema, `server definition ${serverId}`);
+    const definitionParsed = parseCached(definitionText, serverDefinitionSchema, 'server definition', serverId);
     if (!definitionParsed.success || definitionParsed.data.id !== serverId) {
       logger.warn(
         { serverId, error: definitionParsed.success ? 'id does not match its key' : definitionParsed.error.message },
@@ -190,7 +197,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     const definition = definitionParsed.data;
     let status: CatalogStatus | undefined;
     if (statusText !== null && statusText !== undefined) {
-      const statusParsed = parseCached(statusText, catalogStatusSchema, `catalog status ${serverId}`);
+      const statusParsed = parseCached(statusText, catalogStatusSchema, 'catalog status', serverId);
       if (statusParsed.success) status = statusParsed.data;
       else logger.warn({ serverId, error: statusParsed.error.message }, 'ignoring corrupt catalog status');
     }
@@ -246,7 +253,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     // A list is only valid for the definition it was read from: an old command line or URL may
     // point at a different server altogether.
     if (entry.definitionHash !== hash) return cold('definition-changed');
-    return {
+    const read: CatalogRead = {
       serverId,
       state: entry.tools.length === 0 ? 'empty' : 'ready',
       tools: entry.tools,
@@ -255,6 +262,8 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       ageMs: Math.max(0, now() - entry.refreshedAt),
       definition,
     };
+    if (wireSegment !== undefined) read.wireSegment = wireSegment;
+    return read;
   }
 
   // Segments of the last enabled-id set, reused while the set is unchanged (the common case).
@@ -277,7 +286,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
     if (lastSegments && sameDefinitions(definitions)) return lastSegments.segments;
     const enabled: string[] = [];
     for (const [serverId, text] of Object.entries(definitions)) {
-      const parsed = parseCached(text, serverDefinitionSchema, `server definition ${serverId}`);
+      const parsed = parseCached(text, serverDefinitionSchema, 'server definition', serverId);
       if (parsed.success && parsed.data.id === serverId && parsed.data.enabled) enabled.push(serverId);
     }
     enabled.sort();
@@ -348,9 +357,7 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
         entryBytes: unchanged ? ('unchanged' as const) : Buffer.isBuffer(entryBytes) ? entryBytes : null,
         statusText: typeof statusText === 'string' ? statusText : null,
       };
-      const read = interpret(serverId, values, known[index]);
-      const segment = segments.get(serverId);
-      out.set(serverId, read.state !== 'cold' && segment !== undefined ? { ...read, wireSegment: segment } : read);
+      out.set(serverId, interpret(serverId, values, known[index], segments.get(serverId)));
     });
     return out;
   }

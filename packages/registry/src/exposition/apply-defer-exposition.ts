@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { estimateToolDefinitionTokens } from './estimate-tool-tokens.js';
 import type { RunToolState } from './run-tool-state.js';
 import { exposeNatively, type NativeToolSearch } from './native-tool-search.js';
-import { shouldDefer } from './should-defer.js';
+import { deferredNamesOf } from './should-defer.js';
 
 /** Options of {@link applyDeferExposition}. */
 export interface ApplyDeferExpositionOptions {
@@ -71,21 +71,25 @@ export async function applyDeferExposition(
   contextWindow: number | undefined,
   options: ApplyDeferExpositionOptions = { state: createRunToolState() },
 ): Promise<DeferExposition> {
-  const names = Object.keys(tools).sort();
+  const names = sortedNames(tools);
   options.state.allowedNames = names;
+  // Each definition's tokens, estimated once (the pool's cost and the totals below share them).
+  const costs = names.map((name) => estimateToolDefinitionTokens(name, tools[name] as NonNullable<ToolSet[string]>));
   const effective: ToolEntry[] = [];
-  for (const name of names) {
+  const effectiveCosts: number[] = [];
+  names.forEach((name, index) => {
     const entry = registry.getByName(name);
     const perRun = tools[name];
-    if (!entry || !perRun) continue;
+    if (!entry || !perRun) return;
     const defer = mayNeedApproval(perRun) ? 'never' : entry.defer;
     effective.push(defer === entry.defer && entry.tool === perRun ? entry : { ...entry, defer, tool: perRun });
-  }
-  const deferredNames = shouldDefer(effective, contextWindow);
-  const cost = (name: string) => estimateToolDefinitionTokens(name, tools[name] as NonNullable<ToolSet[string]>);
+    effectiveCosts.push(costs[index] as number);
+  });
+  // An effective entry carries the run's own tool under its name: its estimate is that name's.
+  const deferredNames = deferredNamesOf(effective, contextWindow, (_entry, index) => effectiveCosts[index] as number);
   const wrap = options.wrap ?? ((set: ToolSet) => set);
   if (deferredNames.size === 0) {
-    const inlineTokens = names.reduce((sum, name) => sum + cost(name), 0);
+    const inlineTokens = costs.reduce((sum, tokens) => sum + tokens, 0);
     if (!options.codeMode) return { tools, deferred: [], strategy: 'meta', inlineTokens, deferredTokens: 0 };
     const exec = wrap({
       [META_TOOL_NAMES.exec]: createToolExec({ tools, state: options.state, sandbox: options.codeMode.sandbox }),
@@ -103,14 +107,14 @@ export async function applyDeferExposition(
   const exposed: ToolSet = {};
   let inlineTokens = 0;
   let deferredTokens = 0;
-  for (const name of names) {
+  names.forEach((name, index) => {
     if (deferredNames.has(name)) {
-      deferredTokens += cost(name);
+      deferredTokens += costs[index] as number;
     } else {
       exposed[name] = tools[name] as NonNullable<ToolSet[string]>;
-      inlineTokens += cost(name);
+      inlineTokens += costs[index] as number;
     }
-  }
+  });
   if (options.native) {
     const native = exposeNatively({ tools, names, deferredNames, native: options.native });
     inlineTokens += estimateToolDefinitionTokens(options.native.name, options.native.tool);
@@ -168,6 +172,15 @@ export async function applyDeferExposition(
     'deferred tools behind the meta tools',
   );
   return { tools: exposed, deferred, strategy: 'meta', inlineTokens, deferredTokens };
+}
+
+/** The tool names sorted, without sorting when they already come in order (a registry selection). */
+function sortedNames(tools: ToolSet): string[] {
+  const names = Object.keys(tools);
+  for (let at = 1; at < names.length; at += 1) {
+    if ((names[at - 1] as string) > (names[at] as string)) return names.sort();
+  }
+  return names;
 }
 
 function tokensOf(tools: ToolSet): number {

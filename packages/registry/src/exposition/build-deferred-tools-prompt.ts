@@ -22,11 +22,22 @@ export interface DeferredToolsPromptOptions {
  */
 export function buildDeferredToolsPrompt(deferred: ToolEntry[], options: DeferredToolsPromptOptions = {}): string {
   if (deferred.length === 0) return '';
+  // Entries sorted by name mostly come in runs of one label (a server's tools share a prefix):
+  // count each run, then add it to the label's total once.
   const counts = new Map<string, number>();
+  let label: string | undefined;
+  let run = 0;
   for (const entry of deferred) {
-    const label = labelOf(entry);
-    counts.set(label, (counts.get(label) ?? 0) + 1);
+    const next = labelOf(entry);
+    if (next === label) {
+      run += 1;
+      continue;
+    }
+    if (label !== undefined) counts.set(label, (counts.get(label) ?? 0) + run);
+    label = next;
+    run = 1;
   }
+  if (label !== undefined) counts.set(label, (counts.get(label) ?? 0) + run);
   const lines = [...counts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([label, count]) => `- ${label}: ${count} tool${count === 1 ? '' : 's'}`);

@@ -23,14 +23,29 @@ export function deferThreshold(contextWindow?: number): number {
  * below those, search-then-invoke costs the model more than it saves.
  */
 export function shouldDefer(entries: ToolEntry[], contextWindow?: number): Set<string> {
+  return deferredNamesOf(entries, contextWindow, estimateToolTokens);
+}
+
+/**
+ * {@link shouldDefer} with the token estimate of each entry given, by its index in `entries`, for
+ * a caller that already has them.
+ */
+export function deferredNamesOf(
+  entries: readonly ToolEntry[],
+  contextWindow: number | undefined,
+  tokensOf: (entry: ToolEntry, index: number) => number,
+): Set<string> {
   const deferred = new Set<string>();
   const pool: ToolEntry[] = [];
-  for (const entry of entries) {
+  let cost = 0;
+  entries.forEach((entry, index) => {
     if (entry.defer === 'always') deferred.add(entry.name);
-    else if (entry.defer === 'auto') pool.push(entry);
-  }
+    else if (entry.defer === 'auto') {
+      pool.push(entry);
+      cost += tokensOf(entry, index);
+    }
+  });
   if (pool.length >= MIN_AUTO_DEFER_COUNT) {
-    const cost = pool.reduce((sum, entry) => sum + estimateToolTokens(entry), 0);
     if (cost > deferThreshold(contextWindow) && cost > META_TOOLS_OVERHEAD_TOKENS) {
       for (const entry of pool) deferred.add(entry.name);
     }

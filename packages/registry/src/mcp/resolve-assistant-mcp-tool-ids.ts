@@ -1,5 +1,6 @@
-import { toolId, type Assistant } from '@agentq/shared';
+import type { Assistant } from '@agentq/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
+import { offeredToolIds } from './offered-tool-ids.js';
 
 /**
  * The MCP tool ids an assistant may use, read from the catalog cache only: a never-warmed server
@@ -27,12 +28,9 @@ export async function resolveAssistantMcpToolIds(
   const reads = await reader.readMany(serverIds);
   for (const read of reads.values()) {
     if (read.state !== 'ready' || !read.definition?.enabled) continue;
-    const disabledForServer = new Set(read.definition.disabledTools);
-    for (const tool of read.tools) {
-      const id = toolId(read.serverId, tool.name);
-      if (disabledForServer.has(tool.name) || disabledForAssistant.has(id)) continue;
-      out.add(id);
-    }
+    const ids = offeredToolIds(read.serverId, read.tools, read.definition);
+    if (disabledForAssistant.size === 0) for (const id of ids) out.add(id);
+    else for (const id of ids) if (!disabledForAssistant.has(id)) out.add(id);
   }
   return out;
 }

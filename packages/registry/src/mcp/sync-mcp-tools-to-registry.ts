@@ -64,9 +64,12 @@ export interface SyncMcpToolsResult {
   reads: Map<string, CatalogRead>;
 }
 
-/** What a registry holds for one server, so that an unchanged server costs one comparison. */
+/** What a registry holds for one server, so that an unchanged server costs a few comparisons. */
 interface ServerState {
-  fingerprint: string;
+  /** The catalog version it was registered from, `''` for none. */
+  version: string;
+  /** The definition fields behind labels, approval and the disable list (`definitionPartsOf`). */
+  parts: string;
   definition: ServerDefinition;
   tools: CatalogTool[];
   /** Registered wire names by tool id. */
@@ -91,12 +94,13 @@ function stateOf(registry: ToolRegistry): RegistryState {
 }
 
 /**
- * Everything about a read that shapes its entries: the catalog version, and the definition
- * fields behind labels, approval and the disable list. Cheap, so an unchanged server is O(1).
+ * The definition fields that shape a server's entries: its hash, and the fields behind labels,
+ * approval and the disable list. With the catalog version and the wire segment, everything about a
+ * read that shapes its entries; cached per definition object, so an unchanged server is O(1).
  */
 const definitionParts = new WeakMap<ServerDefinition, string>();
 
-function fingerprintOf(read: CatalogRead, definition: ServerDefinition, segment: string): string {
+function definitionPartsOf(definition: ServerDefinition): string {
   let parts = definitionParts.get(definition);
   if (parts === undefined) {
     parts = JSON.stringify([
@@ -107,7 +111,7 @@ function fingerprintOf(read: CatalogRead, definition: ServerDefinition, segment:
     ]);
     definitionParts.set(definition, parts);
   }
-  return `${read.version ?? ''}\0${segment}\0${parts}`;
+  return parts;
 }
 
 let defaultLogger: Logger | undefined;
@@ -140,13 +144,22 @@ export async function syncMcpToolsToRegistry(
   const logger = options.logger?.child({ component: 'mcp-sync' }) ?? (defaultLogger ??= silentLogger());
   const serverIds = new Set<string>();
   const selectedByServer = new Map<string, string[]>();
+  // Ids come grouped by server (as resolved): while an id starts with the last server's id and a
+  // `:`, it is that server's (a server id never holds a `:`, it is cut at the first), so only the
+  // first id of each server is parsed.
+  let current: { prefix: string; list: string[] } | undefined;
   for (const id of options.selectedToolIds) {
+    if (current && id.length > current.prefix.length && id.startsWith(current.prefix)) {
+      current.list.push(id);
+      continue;
+    }
     const parsed = parseToolId(id);
     if (!parsed) continue;
     serverIds.add(parsed.serverId);
-    const list = selectedByServer.get(parsed.serverId);
+    let list = selectedByServer.get(parsed.serverId);
     if (list) list.push(id);
-    else selectedByServer.set(parsed.serverId, [id]);
+    else selectedByServer.set(parsed.serverId, (list = [id]));
+    current = { prefix: `${parsed.serverId}:`, list };
   }
   const catalogVersion: Record<string, string> = {};
   const wireNames = new Map<string, string>();
@@ -244,9 +257,12 @@ function changedServer(
   const definition = read.definition as ServerDefinition;
   // A reader that cannot see the store's server set (tests, tools) gets the plain slug.
   const segment = read.wireSegment ?? toCamelSegment(serverId);
-  const fingerprint = fingerprintOf(read, definition, segment);
-  if (previous && previous.fingerprint === fingerprint) return undefined;
-  return { fingerprint, definition, tools: read.tools, names: previous?.names ?? new Map(), segment };
+  const parts = definitionPartsOf(definition);
+  const version = read.version ?? '';
+  if (previous && previous.version === version && previous.segment === segment && previous.parts === parts) {
+    return undefined;
+  }
+  return { version, parts, definition, tools: read.tools, names: previous?.names ?? new Map(), segment };
 }
 
 /**

@@ -91,6 +91,41 @@ describe('ToolRegistry', () => {
     expect(names(['s:b', 's:c'])).toEqual(['s_a']);
   });
 
+  it('selectActive and getAll stay sorted by name through any mix of writes and reads', () => {
+    const registry = new ToolRegistry({ indexed: false });
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const names = Array.from({ length: 60 }, (_, index) => `${'abcXyz_-09'[index % 10]}${(index * 37) % 101}`);
+    const live = new Map<string, string>();
+    const mcpEntry = (name: string, toolId: string) => ({
+      ...makeEntry(name, { applies: (scope) => scope.mcpToolIds.has(toolId) }),
+      mcp: { serverId: 's', toolName: toolId.slice(2), toolId, schemaDigest: 'd' },
+    });
+    for (let step = 0; step < 2_000; step += 1) {
+      const name = names[Math.floor(random() * names.length)] as string;
+      const roll = random();
+      if (roll < 0.5) {
+        const toolId = `s:${Math.floor(random() * 80)}`;
+        registry.register(mcpEntry(name, toolId));
+        live.set(name, toolId);
+      } else if (roll < 0.7) {
+        expect(registry.deregister(name)).toBe(live.delete(name));
+      } else {
+        const ids = new Set([...live.values()].filter(() => random() < 0.6));
+        const expected = [...live].filter(([, toolId]) => ids.has(toolId)).map(([each]) => each);
+        expect(registry.selectActive({ mcpToolIds: ids }).map((entry) => entry.name)).toEqual(
+          expected.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+        );
+        expect(registry.getAll().map((entry) => entry.name)).toEqual(
+          [...live.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+        );
+      }
+    }
+  });
+
   it('treats an entry whose applies throws as inactive and logs a warning', () => {
     const { logger, warnings } = recordingLogger();
     const registry = new ToolRegistry({ logger });

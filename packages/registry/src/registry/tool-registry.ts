@@ -1,4 +1,4 @@
-import { silentLogger, type Logger } from '@agentq/shared';
+import { parseToolId, silentLogger, type Logger } from '@agentq/shared';
 import { searchKeyOf, ToolSearchIndex, type ToolSearchIndexOptions } from '../meta/tool-search-index.js';
 import { labelOf, type ToolApplyScope, type ToolEntry } from './tool-entry.js';
 
@@ -28,18 +28,47 @@ function byName(a: ToolEntry, b: ToolEntry): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
+/** One registered entry and its place in the registry's order by name. */
+interface Slot {
+  entry: ToolEntry;
+  /** Index in the order by name; `-1` once the entry was replaced or removed. */
+  rank: number;
+}
+
+/**
+ * The group of an MCP tool id in the registry's index: its server part, as `parseToolId` cuts it
+ * (at the first `:`), or `''` for an id that does not parse. A function of the id alone, so looking
+ * an id up in its group finds exactly what one map of every id would.
+ */
+function groupOf(toolId: string): string {
+  return parseToolId(toolId)?.serverId ?? '';
+}
+
+function slotByName(a: Slot, b: Slot): number {
+  return byName(a.entry, b.entry);
+}
+
 /**
  * The tools a process knows, keyed by wire name. Every listing is sorted by name, so that the
  * tool part of a prompt stays byte-stable between requests and provider prompt caches keep hitting.
  */
 export class ToolRegistry {
-  private readonly entries = new Map<string, ToolEntry>();
+  private readonly entries = new Map<string, Slot>();
   /**
-   * Names of the MCP entries by tool id, and names of every other entry: a run selects its MCP
-   * tools by id, so selection costs the run's tools, not the registry's.
+   * The MCP entries by tool id, grouped by the server part of the id (`groupOf`), and the names of
+   * every other entry: a run selects its MCP tools by id, so selection costs the run's tools, not
+   * the registry's, and each lookup goes to its server's small map, not to one of every tool.
    */
-  private readonly mcpNames = new Map<string, Set<string>>();
+  private readonly mcpSlots = new Map<string, Map<string, Slot[]>>();
   private readonly otherNames = new Set<string>();
+  /**
+   * Every live slot sorted by name, each knowing its index (`rank`): a run's selection sorts its
+   * ranks (numbers) instead of comparing names. Kept up to date lazily, by merging in what was
+   * registered since (`added`), so a sync that changes one server costs one linear pass.
+   */
+  private order: Slot[] = [];
+  private added: Slot[] = [];
+  private removedSince = false;
   private readonly logger: Logger;
   /**
    * The one search index of this registry, kept in step with it entry by entry, so a sync that
@@ -61,31 +90,51 @@ export class ToolRegistry {
   /** Adds an entry, or replaces the one with the same name (last write wins). */
   register(entry: ToolEntry): void {
     const previous = this.entries.get(entry.name);
-    if (previous && searchKeyOf(previous) !== searchKeyOf(entry)) this.searchIndex?.remove(searchKeyOf(previous));
+    if (previous && searchKeyOf(previous.entry) !== searchKeyOf(entry)) {
+      this.searchIndex?.remove(searchKeyOf(previous.entry));
+    }
     if (previous) this.unindex(previous);
-    this.entries.set(entry.name, entry);
-    this.index(entry);
+    const slot: Slot = { entry, rank: -1 };
+    this.entries.set(entry.name, slot);
+    this.index(slot);
+    this.added.push(slot);
+    // A registry that is written to but never listed must not keep every slot it ever held.
+    if (this.added.length > 64 + this.entries.size) this.ordered();
     this.searchIndex?.upsert(entry);
   }
 
-  private index(entry: ToolEntry): void {
+  private index(slot: Slot): void {
+    const { entry } = slot;
     if (!entry.mcp) {
       this.otherNames.add(entry.name);
       return;
     }
-    const names = this.mcpNames.get(entry.mcp.toolId);
-    if (names) names.add(entry.name);
-    else this.mcpNames.set(entry.mcp.toolId, new Set([entry.name]));
+    const { toolId } = entry.mcp;
+    const group = groupOf(toolId);
+    let byId = this.mcpSlots.get(group);
+    if (!byId) this.mcpSlots.set(group, (byId = new Map()));
+    const slots = byId.get(toolId);
+    if (slots) slots.push(slot);
+    else byId.set(toolId, [slot]);
   }
 
-  private unindex(entry: ToolEntry): void {
+  private unindex(slot: Slot): void {
+    const { entry } = slot;
+    slot.rank = -1;
+    this.removedSince = true;
     if (!entry.mcp) {
       this.otherNames.delete(entry.name);
       return;
     }
-    const names = this.mcpNames.get(entry.mcp.toolId);
-    names?.delete(entry.name);
-    if (names?.size === 0) this.mcpNames.delete(entry.mcp.toolId);
+    const { toolId } = entry.mcp;
+    const group = groupOf(toolId);
+    const byId = this.mcpSlots.get(group);
+    const slots = byId?.get(toolId);
+    if (!byId || !slots) return;
+    const at = slots.indexOf(slot);
+    if (at >= 0) slots.splice(at, 1);
+    if (slots.length === 0) byId.delete(toolId);
+    if (byId.size === 0) this.mcpSlots.delete(group);
   }
 
   /** Removes an entry by name. Returns whether it existed. */
@@ -95,20 +144,46 @@ export class ToolRegistry {
     this.entries.delete(name);
     this.unindex(previous);
     // Another name may hold the same tool id by now (a rename): keep that one's document.
-    const key = searchKeyOf(previous);
-    if (this.searchIndex?.get(key) === previous) this.searchIndex.remove(key);
+    const key = searchKeyOf(previous.entry);
+    if (this.searchIndex?.get(key) === previous.entry) this.searchIndex.remove(key);
     return true;
   }
 
   getByName(name: string): ToolEntry | undefined {
-    return this.entries.get(name);
+    return this.entries.get(name)?.entry;
+  }
+
+  /**
+   * Every live slot sorted by name, with `rank` set to its index: the last order with what was
+   * removed since dropped and what was added since merged in.
+   */
+  private ordered(): Slot[] {
+    if (this.added.length === 0 && !this.removedSince) return this.order;
+    const kept = this.removedSince ? this.order.filter((slot) => slot.rank >= 0) : this.order;
+    // A slot added and then replaced or removed before this merge is already dead.
+    const added = this.added.filter((slot) => this.entries.get(slot.entry.name) === slot).sort(slotByName);
+    const merged = new Array<Slot>(kept.length + added.length);
+    let k = 0;
+    let a = 0;
+    for (let at = 0; at < merged.length; at += 1) {
+      const next =
+        a >= added.length || (k < kept.length && slotByName(kept[k] as Slot, added[a] as Slot) < 0)
+          ? (kept[k++] as Slot)
+          : (added[a++] as Slot);
+      next.rank = at;
+      merged[at] = next;
+    }
+    this.order = merged;
+    this.added = [];
+    this.removedSince = false;
+    return merged;
   }
 
   /** Entries sorted by name, optionally filtered. */
   getAll(filter: ToolRegistryFilter = {}): ToolEntry[] {
     const query = filter.query?.toLowerCase();
     const out: ToolEntry[] = [];
-    for (const entry of this.entries.values()) {
+    for (const { entry } of this.ordered()) {
       const label = labelOf(entry);
       if (filter.namespace !== undefined && entry.namespace !== filter.namespace && label !== filter.namespace) {
         continue;
@@ -124,7 +199,7 @@ export class ToolRegistry {
       }
       out.push(entry);
     }
-    return out.sort(byName);
+    return out;
   }
 
   /**
@@ -133,26 +208,42 @@ export class ToolRegistry {
    *
    * MCP entries are looked up by the scope's tool ids (an MCP entry only ever applies to a scope
    * that selects its tool id, see `ToolEntry.mcp`), so this costs the run's tools plus the few
-   * entries of other kinds, not every tool of the registry.
+   * entries of other kinds, not every tool of the registry; and they are put in order by their
+   * rank in the registry's order by name, a sort of numbers, not of names.
    */
   selectActive(scope: ToolApplyScope): ToolEntry[] {
-    const out: ToolEntry[] = [];
-    for (const name of this.otherNames) this.selectIfApplies(this.entries.get(name), scope, out);
+    const order = this.ordered();
+    const ranks: number[] = [];
+    for (const name of this.otherNames) this.selectIfApplies(this.entries.get(name), scope, ranks);
+    // A run's ids come grouped by server: while an id starts with the last group's `<server>:`,
+    // it is in that group (see `groupOf`), and no id is parsed or looked up in a map of every tool.
+    let prefix: string | undefined;
+    let byId: Map<string, Slot[]> | undefined;
     for (const toolId of scope.mcpToolIds) {
-      const names = this.mcpNames.get(toolId);
-      if (names) for (const name of names) this.selectIfApplies(this.entries.get(name), scope, out);
+      if (prefix === undefined || toolId.length <= prefix.length || !toolId.startsWith(prefix)) {
+        const group = groupOf(toolId);
+        prefix = group === '' ? undefined : `${group}:`;
+        byId = this.mcpSlots.get(group);
+      }
+      const slots = byId?.get(toolId);
+      if (slots) for (const slot of slots) this.selectIfApplies(slot, scope, ranks);
     }
-    return out.sort(byName);
+    // Ranks are distinct integers below the registry's size: a typed array sorts them natively.
+    const sorted = Float64Array.from(ranks).sort();
+    const out = new Array<ToolEntry>(sorted.length);
+    for (let at = 0; at < sorted.length; at += 1) out[at] = (order[sorted[at] as number] as Slot).entry;
+    return out;
   }
 
-  private selectIfApplies(entry: ToolEntry | undefined, scope: ToolApplyScope, out: ToolEntry[]): void {
-    if (!entry) return;
+  private selectIfApplies(slot: Slot | undefined, scope: ToolApplyScope, ranks: number[]): void {
+    if (!slot) return;
+    const { entry } = slot;
     if (!entry.applies) {
-      out.push(entry);
+      ranks.push(slot.rank);
       return;
     }
     try {
-      if (entry.applies(scope)) out.push(entry);
+      if (entry.applies(scope)) ranks.push(slot.rank);
     } catch (error) {
       this.logger.warn(
         {

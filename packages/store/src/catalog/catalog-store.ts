@@ -14,7 +14,7 @@ import {
 import { z } from 'zod';
 import { keyNames, type KeyNames } from '../keys.js';
 import { isClusterConnection, type RedisConnection } from '../redis/create-redis-connection.js';
-import { pipelineBySlot, type PipelineReply, type SlotCommand } from '../redis/pipeline-by-slot.js';
+import { mgetBySlot, pipelineBySlot, type PipelineReply, type SlotCommand } from '../redis/pipeline-by-slot.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
 import { ServerStore } from '../servers/server-store.js';
 
@@ -184,7 +184,9 @@ export class CatalogStore {
    * holds) the definitions hash is read only when the version moved, and then in the same second
    * round trip as the moved entries; `definitions` is `unchanged` otherwise. `definitionsVersion` is
    * the version read before the definitions, so definitions kept under it are never older than it.
-   * Replies keep their errors: one unreadable key must not take the others down.
+   * The version keys and statuses of known entries go in one `MGET` (per slot on a cluster), not a
+   * `GET` each. Replies keep their errors: one unreadable key must not take the others down, and a
+   * key of the wrong type still reads as an error, as with `GET`.
    */
   async readForReader(
     serverIds: readonly string[],
@@ -202,22 +204,48 @@ export class CatalogStore {
     };
     const commands: SlotCommand[] = [this.getCommand(versionKey)];
     if (knownDefinitionsVersion === undefined) commands.push(definitionsCommand);
-    const head = commands.length;
-    serverIds.forEach((serverId, index) => {
-      if (known[index]) commands.push(this.getCommand(this.keys.catalogVersion(serverId)));
-      else commands.push(this.getBufferCommand(this.keys.tools(serverId)));
-      commands.push(this.getCommand(this.keys.status(serverId)));
+    // Where each server's first replies come from: a command of its own (an entry never read, or
+    // a status last seen missing), or a key of the one MGET of version keys and statuses. MGET
+    // answers nil for a key of the wrong type where GET fails; a nil status where one was known
+    // counts as moved and is read again with GET below, so an unreadable status is reported as
+    // before, and a nil version key reads the entry again, as a failed GET of it did.
+    const mgetKeys: string[] = [];
+    const sources = serverIds.map((serverId, index) => {
+      const knownEntry = known[index];
+      let entry: number;
+      if (knownEntry) {
+        entry = -1 - mgetKeys.length;
+        mgetKeys.push(this.keys.catalogVersion(serverId));
+      } else {
+        entry = commands.length;
+        commands.push(this.getBufferCommand(this.keys.tools(serverId)));
+      }
+      let status: number;
+      if (knownEntry && knownEntry.statusText !== null) {
+        status = -1 - mgetKeys.length;
+        mgetKeys.push(this.keys.status(serverId));
+      } else {
+        status = commands.length;
+        commands.push(this.getCommand(this.keys.status(serverId)));
+      }
+      return { entry, status };
     });
+    const mget = mgetBySlot(this.redis, mgetKeys);
+    const mgetAt = commands.length;
+    commands.push(...mget.commands);
     const results = await pipelineBySlot(this.redis, commands);
+    const mgetReplies = mget.replies(results, mgetAt);
+    const replyAt = (source: number): PipelineReply =>
+      (source < 0 ? mgetReplies[-1 - source] : results[source]) ?? NONE;
     const [versionReadError, versionValue] = results[0] ?? NONE;
     const definitionsVersion = !versionReadError && typeof versionValue === 'string' ? versionValue : undefined;
     let definitions: PipelineReply | 'unchanged' =
       knownDefinitionsVersion === undefined ? (results[1] ?? NONE) : 'unchanged';
     if (definitions !== 'unchanged' && definitions[0]) return { definitions, definitionsVersion, replies: [] };
     const definitionsMoved = definitions === 'unchanged' && definitionsVersion !== knownDefinitionsVersion;
-    const replies: CatalogReaderReply[] = serverIds.map((_, index) => ({
-      entry: results[head + index * 2] ?? NONE,
-      status: results[head + 1 + index * 2] ?? NONE,
+    const replies: CatalogReaderReply[] = sources.map((source) => ({
+      entry: replyAt(source.entry),
+      status: replyAt(source.status),
     }));
     const moved: number[] = [];
     replies.forEach((reply, index) => {
@@ -235,14 +263,27 @@ export class CatalogStore {
       else moved.push(index);
     });
     if (moved.length > 0 || definitionsMoved) {
-      const again = moved.map((index) => this.getBufferCommand(this.keys.tools(serverIds[index] as string)));
+      const again: SlotCommand[] = [];
+      const positions = moved.map((index) => {
+        const serverId = serverIds[index] as string;
+        const entry = again.length;
+        again.push(this.getBufferCommand(this.keys.tools(serverId)));
+        // A status the MGET could not give (nil: missing or of the wrong type) is read with GET.
+        const fromMget = (sources[index]?.status ?? 0) < 0;
+        if (!fromMget || typeof replies[index]?.status[1] === 'string') return { index, entry, status: undefined };
+        again.push(this.getCommand(this.keys.status(serverId)));
+        return { index, entry, status: entry + 1 };
+      });
+      const definitionsAt = again.length;
       if (definitionsMoved) again.push(definitionsCommand);
       const entries = await pipelineBySlot(this.redis, again);
-      moved.forEach((index, position) => {
+      for (const { index, entry, status } of positions) {
         const reply = replies[index];
-        if (reply) reply.entry = entries[position] ?? NONE;
-      });
-      if (definitionsMoved) definitions = entries[moved.length] ?? NONE;
+        if (!reply) continue;
+        reply.entry = entries[entry] ?? NONE;
+        if (status !== undefined) reply.status = entries[status] ?? NONE;
+      }
+      if (definitionsMoved) definitions = entries[definitionsAt] ?? NONE;
     }
     return { definitions, definitionsVersion, replies };
   }

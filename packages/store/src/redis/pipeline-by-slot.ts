@@ -76,3 +76,54 @@ export async function pipelineBySlot(
   );
   return out;
 }
+
+/** {@link mgetBySlot}: its commands, and each key's reply read back from theirs. */
+export interface SlotMget {
+  /** One `MGET` per hash slot (one in all on a single Redis), for {@link pipelineBySlot}. */
+  commands: SlotCommand[];
+  /**
+   * Each key's reply, in the order of the keys, from the replies of `commands` (found at
+   * `results[offset]` onwards). A failed `MGET` fails each of its keys.
+   */
+  replies(results: readonly PipelineReply[], offset: number): PipelineReply[];
+}
+
+/**
+ * Reads string keys with one `MGET` per hash slot instead of one `GET` each: one command object and
+ * one reply for the lot. Unlike `GET`, `MGET` answers `nil` for a key of another type, so a caller
+ * that must tell such a key from a missing one reads the keys that came back `nil` again with `GET`.
+ */
+export function mgetBySlot(redis: RedisConnection, keys: readonly string[]): SlotMget {
+  if (keys.length === 0) return { commands: [], replies: () => [] };
+  let groups: string[][];
+  let positions: Array<[group: number, index: number]>;
+  if (!isClusterConnection(redis)) {
+    groups = [[...keys]];
+    positions = keys.map((_key, index) => [0, index]);
+  } else {
+    const bySlot = new Map<number, number>();
+    groups = [];
+    positions = keys.map((key) => {
+      const slot = hashSlot(key);
+      let group = bySlot.get(slot);
+      if (group === undefined) {
+        group = groups.length;
+        bySlot.set(slot, group);
+        groups.push([]);
+      }
+      const members = groups[group] as string[];
+      members.push(key);
+      return [group, members.length - 1];
+    });
+  }
+  return {
+    commands: groups.map((members) => ({ key: members[0] as string, add: (pipeline) => pipeline.mget(...members) })),
+    replies(results, offset) {
+      return positions.map(([group, index]): PipelineReply => {
+        const [error, values] = results[offset + group] ?? [null, null];
+        if (error) return [error, null];
+        return [null, Array.isArray(values) ? (values[index] ?? null) : null];
+      });
+    },
+  };
+}
