@@ -2,7 +2,7 @@ import { AgentqError } from '@agentq/shared';
 import { tool, type Tool, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { limitToolCallsPerStep, TOOL_CALL_BUDGET_EXCEEDED } from './limit-tool-calls-per-step.js';
+import { limitToolCallsPerStep, stepCallBudget, TOOL_CALL_BUDGET_EXCEEDED } from './limit-tool-calls-per-step.js';
 
 describe('limitToolCallsPerStep', () => {
   it('executes the first calls of a step up to the limit, refuses the rest unexecuted, and starts over each step', async () => {
@@ -13,12 +13,14 @@ describe('limitToolCallsPerStep', () => {
         execute: async () => ++executed,
       }),
     };
-    const limited = limitToolCallsPerStep(base, { maxCalls: 2 });
+    const tools = limitToolCallsPerStep(base);
+    const context = {};
+    const limited = stepCallBudget(context, { maxCalls: 2 });
     let ids = 0;
     const call = (toolCallId = `call-${++ids}`) =>
-      (limited.tools.act?.execute as (input: unknown, options: unknown) => Promise<unknown>)(
+      (tools.act?.execute as (input: unknown, options: unknown) => Promise<unknown>)(
         {},
-        { toolCallId, messages: [] },
+        { toolCallId, messages: [], experimental_context: context },
       );
     limited.startStep();
     const outcomes = await Promise.allSettled([call(), call(), call(), call()]);
@@ -40,10 +42,12 @@ describe('limitToolCallsPerStep', () => {
       gated: tool({ inputSchema: z.object({}), needsApproval: true, execute: async () => ++executed }),
       open: tool({ inputSchema: z.object({}), execute: async () => ++executed }),
     };
-    const limited = limitToolCallsPerStep(base, { maxCalls: 2 });
-    const gated = limited.tools.gated as Required<Pick<Tool, 'onInputAvailable' | 'needsApproval' | 'execute'>>;
-    const open = limited.tools.open as Required<Pick<Tool, 'onInputAvailable' | 'execute'>>;
-    const options = (toolCallId: string) => ({ toolCallId, messages: [] });
+    const tools = limitToolCallsPerStep(base);
+    let context = {};
+    const limited = stepCallBudget(context, { maxCalls: 2 });
+    const gated = tools.gated as Required<Pick<Tool, 'onInputAvailable' | 'needsApproval' | 'execute'>>;
+    const open = tools.open as Required<Pick<Tool, 'onInputAvailable' | 'execute'>>;
+    const options = (toolCallId: string) => ({ toolCallId, messages: [], experimental_context: context });
     limited.startStep();
     // What the SDK does for one step: every valid call is shown in list order, then the gated ones
     // are asked about approval, then the rest execute.
@@ -63,11 +67,51 @@ describe('limitToolCallsPerStep', () => {
     }
     expect(executed).toBe(1);
     // A resumed run: the approved call is asked again and executes before the next step starts.
-    const resumed = limitToolCallsPerStep(base, { maxCalls: 2 });
-    const again = resumed.tools.gated as typeof gated;
+    context = {};
+    stepCallBudget(context, { maxCalls: 2 });
+    const again = limitToolCallsPerStep(base).gated as typeof gated;
     await expect(
       (again.needsApproval as (input: unknown, options: unknown) => Promise<boolean>)({}, options('b')),
     ).resolves.toBe(true);
     await expect(again.execute({}, options('b'))).resolves.toBe(2);
+  });
+
+  it('keeps the counts of two runs sharing the wrappers apart, and refuses every call that carries no budget', async () => {
+    let executed = 0;
+    const base: ToolSet = {
+      act: tool({ inputSchema: z.object({}), execute: async () => ++executed }),
+      gated: tool({ inputSchema: z.object({}), needsApproval: true, execute: async () => ++executed }),
+    };
+    const first = limitToolCallsPerStep(base);
+    const second = limitToolCallsPerStep(base);
+    // One wrapper per tool object for every run.
+    expect(second.act).toBe(first.act);
+    expect(second.gated).toBe(first.gated);
+    const [one, two] = [{}, {}];
+    stepCallBudget(one, { maxCalls: 1 }).startStep();
+    stepCallBudget(two, { maxCalls: 1 }).startStep();
+    const act = first.act?.execute as (input: unknown, options: unknown) => Promise<unknown>;
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => (AgentqError.isInstance(error) ? error.code : error),
+      );
+    await expect(act({}, { toolCallId: 'a', messages: [], experimental_context: one })).resolves.toBe(1);
+    // The other run's step still has its one call; the first run's is spent.
+    await expect(act({}, { toolCallId: 'a', messages: [], experimental_context: two })).resolves.toBe(2);
+    await expect(refusal(act({}, { toolCallId: 'b', messages: [], experimental_context: one }))).resolves.toBe(
+      TOOL_CALL_BUDGET_EXCEEDED,
+    );
+    // No context, or one no budget was given: neither executes nor asks for approval.
+    const needsApproval = first.gated?.needsApproval as (input: unknown, options: unknown) => Promise<boolean>;
+    for (const context of [undefined, {}, 'one']) {
+      await expect(refusal(act({}, { toolCallId: 'c', messages: [], experimental_context: context }))).resolves.toBe(
+        'TOOL_NOT_EXECUTABLE',
+      );
+      await expect(
+        refusal(needsApproval({}, { toolCallId: 'c', messages: [], experimental_context: context })),
+      ).resolves.toBe('TOOL_NOT_EXECUTABLE');
+    }
+    expect(executed).toBe(2);
   });
 });

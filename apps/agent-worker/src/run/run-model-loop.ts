@@ -6,7 +6,7 @@ import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunTools } from './build-run-tools.js';
-import { limitToolCallsPerStep } from './limit-tool-calls-per-step.js';
+import { limitToolCallsPerStep, stepCallBudget } from './limit-tool-calls-per-step.js';
 import { markPromptCache } from './mark-prompt-cache.js';
 import type { RecordToolExecutionsOptions } from './record-tool-executions.js';
 import { createModelCallTimer, recordNativeSearches } from './native-search-timing.js';
@@ -130,13 +130,14 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
   const system =
     [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
     undefined;
-  const perStep = limitToolCallsPerStep(runTools.tools, {
+  // The limited tools are shared by all runs; each call counts in the budget its journal carries.
+  const perStep = stepCallBudget(options.journal, {
     maxCalls: options.dependencies.config.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP,
   });
   const cached = markPromptCache({
     provider: resolved.model.provider,
     system,
-    tools: fitToolResultsToModel(perStep.tools, resolved.model.provider),
+    tools: fitToolResultsToModel(limitToolCallsPerStep(runTools.tools), resolved.model.provider),
   });
   return {
     model: timer.wrap(resolved.model),
