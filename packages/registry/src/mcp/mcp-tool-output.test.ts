@@ -70,4 +70,15 @@ describe('mcpToolOutput', () => {
       value: 'plain',
     });
   });
+
+  it('keeps one text-only copy per tool, shared by every tool set that shows the tool', () => {
+    const mcp = { description: 'x', inputSchema: {}, toModelOutput: mcpToolModelOutput } as unknown as Tool;
+    const another = { description: 'z', inputSchema: {}, toModelOutput: mcpToolModelOutput } as unknown as Tool;
+    const first = withTextOnlyToolResults({ mcp, another });
+    const second = withTextOnlyToolResults({ renamed: mcp });
+    expect(second.renamed).toBe(first.mcp);
+    expect(first.another).not.toBe(first.mcp);
+    expect(first.another?.description).toBe('z');
+    expect(first.mcp?.description).toBe('x');
+  });
 });

@@ -100,6 +100,13 @@ export const mcpToolModelOutput: NonNullable<Tool<unknown, unknown>['toModelOutp
     : { type: 'json', value: (output ?? null) as never };
 };
 
+/** {@link mcpToolModelOutput} for a model that takes no images in tool results: the text fallback. */
+const textOnlyModelOutput: NonNullable<Tool<unknown, unknown>['toModelOutput']> = (options) =>
+  isMcpMediaOutput(options.output) ? { type: 'text', value: options.output.fallback } : mcpToolModelOutput(options);
+
+// One text-only copy per tool object, shared by every run that shows the tool to such a model.
+const textOnlyCopies = new WeakMap<Tool, Tool>();
+
 /**
  * `tools` for a model that cannot take images in tool results: an MCP result with images reaches
  * it as its text fallback, each image described. Other tools are returned as they are.
@@ -107,15 +114,16 @@ export const mcpToolModelOutput: NonNullable<Tool<unknown, unknown>['toModelOutp
 export function withTextOnlyToolResults(tools: Record<string, Tool>): Record<string, Tool> {
   const out: Record<string, Tool> = {};
   for (const [name, tool] of Object.entries(tools)) {
-    const original = tool.toModelOutput;
-    out[name] =
-      original === mcpToolModelOutput
-        ? {
-            ...tool,
-            toModelOutput: (options) =>
-              isMcpMediaOutput(options.output) ? { type: 'text', value: options.output.fallback } : original(options),
-          }
-        : tool;
+    out[name] = tool.toModelOutput === mcpToolModelOutput ? textOnlyCopyOf(tool) : tool;
   }
   return out;
+}
+
+function textOnlyCopyOf(tool: Tool): Tool {
+  let copy = textOnlyCopies.get(tool);
+  if (!copy) {
+    copy = { ...tool, toModelOutput: textOnlyModelOutput };
+    textOnlyCopies.set(tool, copy);
+  }
+  return copy;
 }
