@@ -126,6 +126,17 @@ describe('a run waiting on an elicitation', () => {
       },
     ]);
 
+    // The run list (the client's, which the run pages use) tells it apart too, filtered or not: the
+    // `waiting-approval` filter selects every parked run, and each run's state says which it waits for.
+    for (const state of [undefined, 'waiting-approval'] as const) {
+      const { runs } = await client.listRuns({ state });
+      expect(runs.find((run) => run.runId === 'asks-1')?.state).toBe('waiting-input');
+    }
+    const listPage = await (
+      await fetch(`${api.url}/admin/runs`, { headers: { cookie: await adminLogin(api.url, TEST_TOKEN) } })
+    ).text();
+    expect(listPage).toContain('waiting-input');
+
     const status = await agentq(['status', 'asks-1']);
     expect(status.code).toBe(0);
     expect(status.lines[0]).toBe('run asks-1: waiting-input');

@@ -1,5 +1,5 @@
 import { AgentqError } from '@agentq/shared';
-import type { JobType } from 'bullmq';
+import type { Job, JobType } from 'bullmq';
 import { z } from 'zod';
 import type { ClientContext } from '../client-context.js';
 import { runStateOf, type RunState } from './get-run.js';
@@ -51,8 +51,10 @@ export interface RunList {
 }
 
 /**
- * Lists recent runs, newest first, optionally in one state, a page at a time. A run parked for
- * approval is listed as `waiting-approval`.
+ * Lists recent runs, newest first, optionally in one state, a page at a time. A parked run is
+ * listed as `waiting-approval` while one of its approvals is open and as `waiting-input` while it
+ * waits only on a question (see {@link parkedStateOf}). The `waiting-approval` filter selects every
+ * parked run, whichever it waits for; each run's `state` says which.
  */
 export async function listRuns(context: ClientContext, input: ListRunsInput = {}): Promise<RunList> {
   const parsed = listRunsInputSchema.safeParse(input);
@@ -84,7 +86,7 @@ export async function listRuns(context: ClientContext, input: ListRunsInput = {}
       const data = job.data as { assistant?: { model?: unknown }; input?: { prompt?: unknown; messages?: unknown } };
       const summary: RunSummary = {
         runId: String(job.id),
-        state: state ?? runStateOf(await job.getState()),
+        state: await listedStateOf(job, state),
         createdAt: job.timestamp,
       };
       if (typeof data?.assistant?.model === 'string') summary.model = data.assistant.model;
@@ -97,6 +99,26 @@ export async function listRuns(context: ClientContext, input: ListRunsInput = {}
     }),
   );
   return { runs, total, offset, limit };
+}
+
+/** A listed job's run state: the filter's, or its own; a parked run's from its open children. */
+async function listedStateOf(job: Job, filter: (typeof LISTED_RUN_STATES)[number] | undefined): Promise<RunState> {
+  const state = filter === undefined ? runStateOf(await job.getState()) : filter;
+  return state === 'waiting-approval' ? await parkedStateOf(job) : state;
+}
+
+/**
+ * What a parked run's job waits for, from its own open children: the worker parks a run on one
+ * child in the approvals queue per approval (`appr-…`) or per question (`elic-…`), and only the
+ * worker adds children to a run. Any open approval makes it `waiting-approval`; open questions alone
+ * make it `waiting-input`. A job whose children cannot be told apart keeps `waiting-approval`, as
+ * before. One read of the job's open children (at most a page of them), per parked run listed.
+ */
+async function parkedStateOf(job: Job): Promise<RunState> {
+  const { unprocessed = [] } = await job.getDependencies({ unprocessed: { count: 100 } });
+  const ids = unprocessed.map((key) => key.slice(key.lastIndexOf(':') + 1));
+  if (ids.some((id) => id.startsWith('appr-'))) return 'waiting-approval';
+  return ids.some((id) => id.startsWith('elic-')) ? 'waiting-input' : 'waiting-approval';
 }
 
 /** The prompt of a run input, or the text of its last user message. */
