@@ -1,76 +1,35 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AgentWorker } from '@agentq/agent-worker';
+import { readFile } from 'node:fs/promises';
 import { runCli } from '@agentq/cli';
 import type { RunningApi } from '@agentq/api';
 import { runResultSchema } from '@agentq/shared';
-import { registerElicitation, ServerStore } from '@agentq/store';
+import { registerElicitation } from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
+import { TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
 import { adminLogin } from '../security/admin-helpers.js';
-import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
-import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { writeCatalogEntry } from '../worker/helpers/catalog.js';
-import {
-  enqueueRun,
-  eventually,
-  runsQueue,
-  startTestWorker,
-  stopWorkerSuite,
-  waitForJob,
-} from '../worker/helpers/worker-harness.js';
+import type { TestContext } from '../helpers/test-context.js';
+import { enqueueRun, eventually, waitForJob } from '../worker/helpers/worker-harness.js';
+import { startElicitationSuite, type ElicitationSuite } from './elicitation-suite.js';
 
 // Elicitation policy `ask`: a server's question during a run's tool call parks the run; the answer
 // given through REST is validated against the requested schema, recorded once, and reaches the
 // server when the call is made again.
 describe('elicitation policy ask', () => {
   let ctx: TestContext;
-  let worker: AgentWorker;
   let queue: Queue;
-  let fixture: HttpFixture;
   let api: RunningApi;
   let http: ApiCaller;
-  let folder: string;
   let elicitLog: string;
 
+  let suite: ElicitationSuite;
+
   beforeAll(async () => {
-    ctx = createTestContext();
-    folder = await mkdtemp(join(tmpdir(), 'agentq-elicit-'));
-    elicitLog = join(folder, 'elicit.log');
-    fixture = await startHttpFixture({ elicitLog });
-    const definition = await new ServerStore({ redis: ctx.redis, prefix: ctx.prefix }).put({
-      id: 'deploy',
-      transport: { type: 'streamable-http', url: fixture.url },
-      elicitation: 'ask',
-    });
-    await writeCatalogEntry({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      definition,
-      tools: [
-        {
-          name: 'deploy_service',
-          description: 'Deploys a service.',
-          inputSchema: { type: 'object', properties: { service: { type: 'string' } }, required: ['service'] },
-        },
-      ],
-    });
-    worker = await startTestWorker({
-      redisUrl: ctx.redisUrl,
-      prefix: ctx.prefix,
-      env: { AGENTQ_ALLOW_PRIVATE_FETCH: 'true' },
-    });
-    queue = runsQueue(ctx);
-    ({ api, http } = await startTestApi(ctx));
+    suite = await startElicitationSuite();
+    ({ ctx, queue, api, http, elicitLog } = suite);
   });
 
   afterAll(async () => {
-    await api?.close();
-    await fixture?.stop();
-    await stopWorkerSuite({ worker, queue, ctx });
-    if (folder) await rm(folder, { recursive: true, force: true });
+    await suite?.close();
   });
 
   async function answers(): Promise<Array<{ service: string; action: string; content: unknown }>> {

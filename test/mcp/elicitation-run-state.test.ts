@@ -1,71 +1,32 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AgentWorker } from '@agentq/agent-worker';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import { runCli } from '@agentq/cli';
 import type { RunningApi } from '@agentq/api';
 import { QUEUE_NAMES, runIncarnationOf, runSpecSchema } from '@agentq/shared';
-import { keyNames, registerApprovalRequests, registerElicitation, runStateKeys, ServerStore } from '@agentq/store';
+import { keyNames, registerApprovalRequests, registerElicitation, runStateKeys } from '@agentq/store';
 import { FlowProducer, Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
+import { TEST_TOKEN, type ApiCaller } from '../api/start-test-api.js';
 import { adminLogin } from '../security/admin-helpers.js';
-import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/spawn-fixture.js';
-import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { writeCatalogEntry } from '../worker/helpers/catalog.js';
-import {
-  enqueueRun,
-  eventually,
-  runsQueue,
-  startTestWorker,
-  stopWorkerSuite,
-  waitForJob,
-} from '../worker/helpers/worker-harness.js';
+import type { TestContext } from '../helpers/test-context.js';
+import { enqueueRun, eventually, waitForJob } from '../worker/helpers/worker-harness.js';
+import { startElicitationSuite, type ElicitationSuite } from './elicitation-suite.js';
 
 // A run parked on a server's question (elicitation policy `ask`) is reported as waiting for input,
 // with the question and its id, everywhere an operator looks: REST, `agentq status`, the run page.
 // Approvals keep `waiting-approval`. Both are read from the run's records.
 describe('a run waiting on an elicitation', () => {
   let ctx: TestContext;
-  let worker: AgentWorker;
   let queue: Queue;
-  let fixture: HttpFixture;
   let api: RunningApi;
   let http: ApiCaller;
   let client: AgentqClient;
   let flows: FlowProducer;
-  let folder: string;
+
+  let suite: ElicitationSuite;
 
   beforeAll(async () => {
-    ctx = createTestContext();
-    // The fixture's `deploy_service` asks only when it has somewhere to log the answers.
-    folder = await mkdtemp(join(tmpdir(), 'agentq-asks-'));
-    fixture = await startHttpFixture({ elicitLog: join(folder, 'elicit.log') });
-    const definition = await new ServerStore({ redis: ctx.redis, prefix: ctx.prefix }).put({
-      id: 'deploy',
-      transport: { type: 'streamable-http', url: fixture.url },
-      elicitation: 'ask',
-    });
-    await writeCatalogEntry({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      definition,
-      tools: [
-        {
-          name: 'deploy_service',
-          description: 'Deploys a service.',
-          inputSchema: { type: 'object', properties: { service: { type: 'string' } }, required: ['service'] },
-        },
-      ],
-    });
-    worker = await startTestWorker({
-      redisUrl: ctx.redisUrl,
-      prefix: ctx.prefix,
-      env: { AGENTQ_ALLOW_PRIVATE_FETCH: 'true' },
-    });
-    queue = runsQueue(ctx);
-    ({ api, http } = await startTestApi(ctx));
+    suite = await startElicitationSuite();
+    ({ ctx, queue, api, http } = suite);
     client = createAgentqClient({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });
     flows = new FlowProducer({ connection: ctx.redis, prefix: ctx.prefix });
   });
@@ -73,10 +34,7 @@ describe('a run waiting on an elicitation', () => {
   afterAll(async () => {
     await flows?.close();
     await client?.close();
-    await api?.close();
-    await fixture?.stop();
-    await stopWorkerSuite({ worker, queue, ctx });
-    if (folder) await rm(folder, { recursive: true, force: true });
+    await suite?.close();
   });
 
   async function agentq(args: string[]): Promise<{ code: number; lines: string[] }> {
