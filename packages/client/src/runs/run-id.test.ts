@@ -14,6 +14,25 @@ describe('runIdSchema', () => {
     }
   });
 
+  it('rejects the names the queue keeps for its own keys, and only those', () => {
+    for (const id of [
+      'wait',
+      'active',
+      'meta',
+      'marker',
+      'id',
+      'events',
+      'stalled-check',
+      'waiting-children',
+      'metrics',
+    ]) {
+      expect(runIdSchema.safeParse(id).success, id).toBe(false);
+    }
+    for (const id of ['waiting', 'wait-1', 'Wait', 'metadata', 'ids']) {
+      expect(customRunIdSchema.safeParse(id).success, id).toBe(true);
+    }
+  });
+
   it('accepts the ids of scheduled runs for lookups but not for new runs', () => {
     expect(runIdSchema.safeParse('repeat:nightly:1796020271018').success).toBe(true);
     expect(customRunIdSchema.safeParse('repeat:nightly:1796020271018').success).toBe(false);

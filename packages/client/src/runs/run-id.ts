@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { QueueKeys } from 'bullmq';
 import { z } from 'zod';
 
 /**
@@ -12,10 +13,25 @@ export const RUN_ID_MAX_LENGTH = 128;
 /** The longest run id of a scheduled run: `repeat:`, a schedule id of 100, `:` and 20 digits. */
 export const SCHEDULED_RUN_ID_MAX_LENGTH = 'repeat:'.length + 100 + 1 + 20;
 
+/**
+ * Names a queue keeps for its own keys (`<queue>:wait`, `<queue>:meta`, …), from BullMQ itself so
+ * that a new one is covered when BullMQ adds it, plus `metrics` (`<queue>:metrics:<state>`). A job
+ * stored under such an id writes its hash where the queue's list or counter lives, and every later
+ * add or take on that queue fails: a run id must never be one.
+ */
+const QUEUE_KEY_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(new QueueKeys().getKeys('q')).filter((name) => name !== ''),
+  'metrics',
+]);
+
 export const customRunIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'must be 1-128 letters, digits, "-", "_" or "." (no ":")')
-  .refine((value) => !/^\d+$/.test(value), 'must not be a bare number');
+  .refine((value) => !/^\d+$/.test(value), 'must not be a bare number')
+  .refine(
+    (value) => !QUEUE_KEY_NAMES.has(value),
+    'must not be a name the run queue keeps for its own keys (wait, meta, …)',
+  );
 
 /**
  * Any run id: a custom one, or one BullMQ gave a run made by a schedule
