@@ -33,6 +33,14 @@ describe('runSpecSchema', () => {
     });
   });
 
+  it('gives every spec its own default objects, never one shared between parses', () => {
+    const first = runSpecSchema.parse(minimal);
+    const second = runSpecSchema.parse(minimal);
+    expect(second.approval.requireFor).not.toBe(first.approval.requireFor);
+    expect(second.assistant.mcpServers).not.toBe(first.assistant.mcpServers);
+    expect(second.metadata).not.toBe(first.metadata);
+  });
+
   it('accepts a full spec with messages, tools, approval policy and metadata', () => {
     const spec = runSpecSchema.parse({
       assistant: {

@@ -296,7 +296,10 @@ export function createRunSpecSchema(limits: Partial<RunSpecLimits> = {}) {
       ]),
       /** Explicit tool ids to use instead of everything the assistant's servers offer. */
       tools: cappedArray(mcpToolIdSchema, effective.maxToolIds, 'tool ids').optional(),
-      approval: createApprovalPolicySchema(effective).default({ requireFor: [] }),
+      // A factory, not a value: zod copies a default value only one level deep, so a value's inner
+      // array would be one array shared by every spec parsed without `approval` (and frozen in all
+      // of them once `parsedRunSpecSchema` freezes one).
+      approval: createApprovalPolicySchema(effective).default(() => ({ requireFor: [] })),
       metadata: createMetadataSchema(effective),
       /** The `scripted` model's script may also be given here; it is moved to `assistant.script`. */
       script: cappedArray(scriptStepSchema, maxScriptSteps, 'steps').optional(),
