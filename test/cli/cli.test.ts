@@ -52,6 +52,10 @@ describe('agentq CLI (child processes, real Redis)', () => {
     const unknown = await runAgentq(['frobnicate'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    // What the CLI prints is never a terminal control sequence, whoever wrote the text.
+    const hostile = await runAgentq(['frob\u001b]52;c;ZXZpbA==\u0007'], env);
+    expect(hostile.stderr).toContain("unknown command 'frob\\u001b]52;c;ZXZpbA==\\u0007'");
+    expect(hostile.stderr).not.toContain('\u001b');
     // A group's unknown subcommand is called unknown, not an excess argument of its default.
     for (const group of ['approvals', 'servers']) {
       const wrong = await runAgentq([group, 'frobnicate'], env);

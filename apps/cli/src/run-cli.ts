@@ -3,12 +3,19 @@ import { processIo, type CliIo } from './cli-io.js';
 import { buildProgram, isHelpExit } from './build-program.js';
 import { EXIT_CODES, exitCodeFor } from './exit-codes.js';
 import { describeError } from './output/describe-error.js';
+import { terminalSafe } from './output/terminal-safe.js';
 
 /**
  * Runs `agentq` with `argv` (as `process.argv`) and returns the exit code. Errors are printed as
  * one line with their code, never with a stack trace (set `AGENTQ_DEBUG=1` to see one).
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIo = processIo()): Promise<number> {
+  // Everything printed passes here: text from servers, tools and models must not drive the terminal.
+  const io: CliIo = {
+    ...given,
+    out: (text) => given.out(terminalSafe(text)),
+    err: (text) => given.err(terminalSafe(text)),
+  };
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram(io, (code) => {
     exitCode = code;
