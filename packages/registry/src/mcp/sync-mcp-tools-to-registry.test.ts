@@ -272,6 +272,34 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     expect(index.search('quarterly spreadsheet')).toEqual([]);
   });
 
+  it('drops the examples of tools that are gone, keeping those of tools still offered', async () => {
+    const { reader, registry } = world();
+    const stored = new Map([
+      [toolEnrichmentDigest(makeCatalogTool('create_issue')), ['file a bug about the login page']],
+      [toolEnrichmentDigest(makeCatalogTool('list_issues')), ['which bugs are open']],
+      [toolEnrichmentDigest(makeCatalogTool('read_file')), ['open my quarterly spreadsheet']],
+    ]);
+    const options = {
+      selectedToolIds: new Set(['gh:create_issue', 'fs:read_file']),
+      caller,
+      enrichments: enrichmentStore(stored),
+    };
+    await syncMcpToolsToRegistry(registry, reader, options);
+    const index = registry.searchIndex as NonNullable<ToolRegistry['searchIndex']>;
+    expect(index.retained.examples).toBe(3);
+
+    reader.setReady(makeDefinition({ id: 'gh', name: 'GitHub' }), [makeCatalogTool('create_issue')], 'v2');
+    await syncMcpToolsToRegistry(registry, reader, options);
+    expect(index.retained.examples).toBe(2);
+    expect(index.search('which bugs are open').map((hit) => hit.entry.name)).not.toContain('mcp__gh__listIssues');
+    expect(index.search('login page bug').map((hit) => hit.entry.name)[0]).toBe('mcp__gh__createIssue');
+
+    reader.setCold('fs', 'unknown-server');
+    await syncMcpToolsToRegistry(registry, reader, options);
+    expect(names(registry)).toEqual(['mcp__gh__createIssue']);
+    expect(index.retained.examples).toBe(1);
+  });
+
   it('an older read that waited for examples does not overwrite what a later sync applied meanwhile', async () => {
     const { reader, registry } = world();
     let release: (() => void) | undefined;

@@ -208,6 +208,9 @@ export async function syncMcpToolsToRegistry(
   }
 
   if (options.vectors && changed.length > 0) await loadVectors(registry, options.vectors, changed, logger);
+  // Every server of this read is registered by now (priming and registering run without a wait in
+  // between), so what the index still keeps for a key without a document belongs to a tool gone.
+  registry.searchIndex?.forgetOrphans();
 
   for (const [serverId, ids] of selectedByServer) {
     const names = state.servers.get(serverId)?.names;

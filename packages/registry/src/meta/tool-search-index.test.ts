@@ -254,6 +254,27 @@ describe('ToolSearchIndex examples field', () => {
     expect(names(index.search('drizzle'))[0]).toBe('mcp__weather__forecast');
   });
 
+  it('forgets the examples and vector of a removed document once asked, never those of a replaced one', () => {
+    const index = new ToolSearchIndex(pool);
+    const key = searchKeyOf(forecast);
+    const other = pool.find((one) => one.name !== forecast.name) as ToolEntry;
+    index.setExamples(key, ['will it drizzle tomorrow']);
+    index.setVector(key, Float32Array.from([1, 0]));
+    index.setVector(searchKeyOf(other), Float32Array.from([0, 1]));
+    index.upsert(forecast); // a replace
+    expect(index.forgetOrphans()).toBe(0);
+    expect(index.retained).toEqual({ vectors: 2, examples: 1 });
+
+    index.remove(key);
+    expect(index.retained).toEqual({ vectors: 2, examples: 1 }); // kept until the caller is done re-registering
+    expect(index.forgetOrphans()).toBe(2);
+    expect(index.retained).toEqual({ vectors: 1, examples: 0 });
+    expect(index.forgetOrphans()).toBe(0);
+    // Registered again later, the tool starts without the old examples.
+    index.upsert(forecast);
+    expect(names(index.search('drizzle'))).not.toContain('mcp__weather__forecast');
+  });
+
   it('weighs an example word below the same word in a description, by the examples weight', () => {
     // First-stage weighting: the reranker's scores are on another scale.
     const index = new ToolSearchIndex([...pool, umbrellaTool], { rerank: false });

@@ -309,6 +309,8 @@ export class ToolSearchIndex {
   private nextId = 0;
   private writes = 0;
   private removals = 0;
+  /** Whether a document was removed (not replaced) since the last {@link ToolSearchIndex.forgetOrphans}. */
+  private orphansPossible = false;
 
   private readonly options: ToolSearchIndexOptions;
   private readonly fieldParameters: FieldParameters[];
@@ -332,6 +334,14 @@ export class ToolSearchIndex {
   /** Work done so far. */
   get stats(): ToolSearchIndexStats {
     return { documents: this.documents.size, documentWrites: this.writes, documentRemovals: this.removals };
+  }
+
+  /**
+   * How many embeddings and example texts the index holds, by document key: those of removed
+   * documents count until {@link ToolSearchIndex.forgetOrphans}.
+   */
+  get retained(): { vectors: number; examples: number } {
+    return { vectors: this.vectors.size, examples: this.examples.size };
   }
 
   /** Whether an entry with this key is indexed. */
@@ -417,8 +427,32 @@ export class ToolSearchIndex {
     this.byId[id] = undefined;
     this.idsByKey.delete(key);
     this.generation += 1;
-    if (options.counted !== false) this.removals += 1;
+    if (options.counted !== false) {
+      this.removals += 1;
+      this.orphansPossible = true;
+    }
     return true;
+  }
+
+  /**
+   * Drops the embeddings and example texts kept for keys that have no document any more (they
+   * outlive a replace on purpose, see {@link ToolSearchIndex.setVector}). A caller that removes
+   * tools for good calls this once its own re-registrations are done, so a long-lived process does
+   * not hold the vectors of every tool it ever indexed. Costs nothing when nothing was removed.
+   * Returns how many were dropped.
+   */
+  forgetOrphans(): number {
+    if (!this.orphansPossible) return 0;
+    this.orphansPossible = false;
+    let dropped = 0;
+    for (const held of [this.vectors, this.examples]) {
+      for (const key of held.keys()) {
+        if (this.idsByKey.has(key)) continue;
+        held.delete(key);
+        dropped += 1;
+      }
+    }
+    return dropped;
   }
 
   /**
