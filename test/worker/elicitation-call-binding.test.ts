@@ -137,6 +137,21 @@ describe('the answer to an elicitation', () => {
     expect((await execute(run, 1, 'call-K2#1::mcp__bank__transfer')).answer).toEqual(confirmed);
   });
 
+  it('is not taken by another call of the resumed step when the step makes the call that asked again', async () => {
+    const run = await startRun();
+    const answered = await parkAndConfirm(run, 9, 'call-L');
+    const nested = await parkAndConfirm(run, 9, 'call-M#1::mcp__bank__transfer');
+    // The resumed step holds the calls that asked (a deterministic model), and others like them.
+    const resumed: ElicitationRun = {
+      ...run,
+      stepShows: (id) => ['call-L', 'call-L2', 'call-M', 'call-M2'].includes(id),
+    };
+    await expectParksAnew(resumed, 9, 'call-L2', answered);
+    await expectParksAnew(resumed, 9, 'call-M2#1::mcp__bank__transfer', nested);
+    expect((await execute(resumed, 9, 'call-L')).answer).toEqual(confirmed);
+    expect((await execute(resumed, 9, 'call-M#1::mcp__bank__transfer')).answer).toEqual(confirmed);
+  });
+
   it('is given back by a call whose outcome was discarded, for the call made again in its place', async () => {
     const run = await startRun();
     await parkAndConfirm(run, 6, 'call-H');

@@ -47,6 +47,12 @@ export interface ElicitationRun {
    * @default none (an answer is found by its own call's id only)
    */
   step?: number;
+  /**
+   * Whether the running step's model response holds a tool call of this id: when it holds the
+   * call that asked, that call alone may take the answer.
+   * @default none known
+   */
+  stepShows?: (toolCallId: string) => boolean;
 }
 
 // Past this many questions of one call under one id (each answer taken by another call), decline.
@@ -63,9 +69,10 @@ const MAX_ROUNDS = 16;
  * person gave, and no other call does. An answer is also used once: the call that uses it takes it
  * in Redis (see `takeElicitationAnswer`), and any other call asks a person again. The one exception
  * is the call made in a parked call's place when the resumed step comes back from the model with
- * other tool call ids: in the same run step, at the same place in its call (the n-th call of a
- * `tool_exec` script, a `tool_invoke`, a direct call), with the same server, tool, arguments and
- * question, it may take an answer no call took yet. A call whose outcome is discarded (parked, aborted) gives
+ * other tool call ids: in the same run step, when the step does not hold the call that asked,
+ * at the same place in its call (the n-th call of a `tool_exec` script, a `tool_invoke`, a direct
+ * call), with the same server, tool, arguments and question, it may take an answer no call took
+ * yet. A call whose outcome is discarded (parked, aborted) gives
  * back what it took ({@link release}), so that the call made again in its place can take it.
  *
  * A question without an answer is registered and answered `cancel` to the server, and
@@ -187,7 +194,12 @@ export class ElicitationScope {
     });
     for (const elicitationId of candidates) {
       const record = await readElicitation({ ...store, elicitationId });
-      if (!record?.response || placeInCall(record.request.toolCallId) !== placeInCall(call.toolCallId)) continue;
+      if (!record?.response) continue;
+      const asker = record.request.toolCallId;
+      const place = placeInCall(asker);
+      if (place !== placeInCall(call.toolCallId)) continue;
+      // The step makes the call that asked again under its own id: that call alone gets the answer.
+      if (run.stepShows?.(asker.slice(0, asker.length - place.length))) continue;
       if ((await takeElicitationAnswer({ ...store, elicitationId, toolCallId: call.toolCallId })) !== 'taken') continue;
       this.taken.add(elicitationId);
       return elicitationResponseSchema.parse(record.response.response);
