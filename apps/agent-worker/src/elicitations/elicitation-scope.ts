@@ -69,11 +69,11 @@ const MAX_ROUNDS = 16;
  * person gave, and no other call does. An answer is also used once: the call that uses it takes it
  * in Redis (see `takeElicitationAnswer`), and any other call asks a person again. The one exception
  * is the call made in a parked call's place when the resumed step comes back from the model with
- * other tool call ids: in the same run step, when the step does not hold the call that asked,
- * at the same place in its call (the n-th call of a `tool_exec` script, a `tool_invoke`, a direct
+ * other tool call ids: in the same run step, when the step does not hold the call that asked, at
+ * the same place in its call (the n-th call of a `tool_exec` script, a `tool_invoke`, a direct
  * call), with the same server, tool, arguments and question, it may take an answer no call took
- * yet. A call whose outcome is discarded (parked, aborted) gives
- * back what it took ({@link release}), so that the call made again in its place can take it.
+ * yet. A call whose outcome is discarded (parked, aborted) gives back what it took
+ * ({@link release}), so that the call made again in its place can take it.
  *
  * A question without an answer is registered and answered `cancel` to the server, and
  * {@link parked} tells the tool journal to park the run instead of recording the call.
