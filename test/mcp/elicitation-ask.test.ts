@@ -283,6 +283,43 @@ describe('elicitation policy ask', () => {
     ]);
   });
 
+  it('asks again for a later call with the same tool, arguments and question: an answer is for its own call', async () => {
+    const call = { toolName: 'mcp__deploy__deployService', input: { service: 'payments' } };
+    const spec = {
+      assistant: {
+        model: 'scripted:test',
+        mcpServers: ['deploy'],
+        script: [{ toolCalls: [call] }, { toolCalls: [call] }, { text: 'done' }],
+      },
+      input: { prompt: 'deploy payments twice' },
+    };
+    await enqueueRun(queue, { runId: 'elicit-9', spec });
+    const first: string = (await parkedElicitation('elicit-9')).request.elicitationId;
+    const accepted = await http.call('POST', `/v1/elicitations/${first}/answer`, {
+      body: { action: 'accept', content: { environment: 'production' } },
+    });
+    expect(accepted.status).toBe(200);
+    // The second step's call asks a person itself instead of reusing the first call's answer.
+    const second = await parkedElicitation('elicit-9');
+    expect(second.request.elicitationId).not.toBe(first);
+    expect(second.request.toolCallId).not.toBe(
+      (await http.call('GET', `/v1/elicitations/${first}`)).body.request.toolCallId,
+    );
+    expect((await agentq(['elicitations', 'answer', second.request.elicitationId, '--decline'])).code).toBe(0);
+    const finished = await waitForJob(queue, 'elicit-9');
+    expect(finished.state).toBe('completed');
+    const outputs = runResultSchema.parse(finished.returnvalue).toolCalls.map((entry) => JSON.stringify(entry.output));
+    expect(outputs).toHaveLength(2);
+    expect(outputs[0]).toContain('deploy accept');
+    expect(outputs[1]).toContain('deploy decline');
+    expect((await answers()).filter((answer) => answer.service === 'payments').map((answer) => answer.action)).toEqual([
+      'cancel',
+      'accept',
+      'cancel',
+      'decline',
+    ]);
+  });
+
   it('refuses an unknown elicitation id', async () => {
     const unknown = await http.call('POST', '/v1/elicitations/elic-nope/answer', { body: { action: 'cancel' } });
     expect(unknown.status).toBe(404);

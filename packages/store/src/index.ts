@@ -86,7 +86,10 @@ export {
   listPendingElicitations,
   readElicitation,
   registerElicitation,
+  releaseElicitationAnswer,
   settleElicitation,
+  takeElicitationAnswer,
+  untakenAnswersOfStep,
 } from './elicitations/elicitation-records.js';
 export type {
   ElicitationOutcome,

@@ -6,7 +6,15 @@ import {
   type ElicitationResponse,
   type SecretValueSet,
 } from '@agentq/shared';
-import { elicitationOfToolCall, readElicitation, registerElicitation, type RedisConnection } from '@agentq/store';
+import {
+  elicitationOfToolCall,
+  readElicitation,
+  registerElicitation,
+  releaseElicitationAnswer,
+  takeElicitationAnswer,
+  untakenAnswersOfStep,
+  type RedisConnection,
+} from '@agentq/store';
 import { ElicitationParkedError } from './elicitation-parked-error.js';
 
 /** A form elicitation as the server sent it, as far as it is read here. */
@@ -32,21 +40,49 @@ export interface ElicitationRun {
    * @default nothing masked
    */
   secrets?: Pick<SecretValueSet, 'mask'>;
+  /**
+   * The run step whose tool calls are running (the model loop sets it before each step): a call
+   * made again in a parked call's place, under another tool call id, may take an answer asked in
+   * the same step only.
+   * @default none (an answer is found by its own call's id only)
+   */
+  step?: number;
+  /**
+   * Whether the running step's model response holds a tool call of this id: when it holds the
+   * call that asked, that call alone may take the answer.
+   * @default none known
+   */
+  stepShows?: (toolCallId: string) => boolean;
 }
+
+// Past this many questions of one call under one id (each answer taken by another call), decline.
+const MAX_ROUNDS = 16;
 
 /**
  * The elicitations of one tool call of one run: what the MCP pool hands a server's
  * `elicitation/create` to when the server's policy is `ask`.
  *
- * The recorded answer is keyed by the run, its incarnation, the tool, the digest of its arguments
- * and the digest of the question (message and requested schema), so the same call asking the same
- * question after a resume gets the answer a person gave; a question without an answer is
- * registered and answered `cancel` to the server, and {@link parked} tells the tool journal to
- * park the run instead of recording the call.
+ * An answer belongs to the call that asked. The elicitation id is derived from the run, its
+ * incarnation, the server, the tool call id (for a nested call, the id `tool_invoke` or `tool_exec`
+ * gives it), the tool, the digest of its arguments and the digest of the question (message and
+ * requested schema), so the same call asking the same question after a resume finds the answer a
+ * person gave, and no other call does. An answer is also used once: the call that uses it takes it
+ * in Redis (see `takeElicitationAnswer`), and any other call asks a person again. The one exception
+ * is the call made in a parked call's place when the resumed step comes back from the model with
+ * other tool call ids: in the same run step, when the step does not hold the call that asked, at
+ * the same place in its call (the n-th call of a `tool_exec` script, a `tool_invoke`, a direct
+ * call), with the same server, tool, arguments and question, it may take an answer no call took
+ * yet. A call whose outcome is discarded (parked, aborted) gives back what it took
+ * ({@link release}), so that the call made again in its place can take it.
+ *
+ * A question without an answer is registered and answered `cancel` to the server, and
+ * {@link parked} tells the tool journal to park the run instead of recording the call.
  */
 export class ElicitationScope {
   /** Set when a question had no answer yet: the call's outcome must be discarded and the run park. */
   parked: ElicitationParkedError | undefined;
+  /** The elicitations whose answers this call took. */
+  private readonly taken = new Set<string>();
 
   constructor(
     private readonly run: ElicitationRun,
@@ -65,14 +101,27 @@ export class ElicitationScope {
     const message = mask(request.message ?? '');
     const digest = digestOf({ message, requestedSchema });
     const argsDigest = digestOf(call.input ?? {});
-    const elicitationId = approvalIdFor({
-      runId: run.runId,
-      incarnation: run.incarnation,
-      toolCallId: `elicitation:${call.toolName}:${argsDigest}:${digest}`,
-      shard: { index: run.shardIndex },
-    }).replace(/^appr-/, 'elic-');
-    const existing = await readElicitation({ redis: run.redis, prefix: run.prefix, elicitationId });
-    if (existing?.response) return elicitationResponseSchema.parse(existing.response.response);
+    const store = { redis: run.redis, prefix: run.prefix };
+    let elicitationId = '';
+    for (let round = 0; ; round += 1) {
+      if (round === MAX_ROUNDS) return { action: 'decline' };
+      elicitationId = this.idOf({ serverId, argsDigest, digest, round });
+      const existing = await readElicitation({ ...store, elicitationId });
+      if (!existing) {
+        if (round === 0) {
+          const retaken = await this.retake({ serverId, argsDigest, digest });
+          if (retaken) return retaken;
+        }
+        break;
+      }
+      if (!existing.response) break;
+      const taken = await takeElicitationAnswer({ ...store, elicitationId, toolCallId: call.toolCallId });
+      if (taken === 'taken') {
+        this.taken.add(elicitationId);
+        return elicitationResponseSchema.parse(existing.response.response);
+      }
+      // Taken by another call: this call asks again, under the next id.
+    }
     const now = Date.now();
     const record: ElicitationRequestRecord = {
       elicitationId,
@@ -88,9 +137,74 @@ export class ElicitationScope {
       requestedAt: now,
       expiresAt: now + run.timeoutMs,
     };
-    await registerElicitation({ redis: run.redis, prefix: run.prefix, request: record });
+    await registerElicitation({ ...store, request: record, step: run.step });
     this.parked = new ElicitationParkedError({ elicitationId, serverId });
     return { action: 'cancel' };
+  }
+
+  /**
+   * Gives back the answers this call took, for a call whose outcome is discarded (it parked, or was
+   * aborted): the call made again in its place may take them.
+   */
+  async release(): Promise<void> {
+    const { run, call } = this;
+    for (const elicitationId of this.taken) {
+      await releaseElicitationAnswer({
+        redis: run.redis,
+        prefix: run.prefix,
+        elicitationId,
+        toolCallId: call.toolCallId,
+      });
+    }
+    this.taken.clear();
+  }
+
+  /** The id of this call's question: bound to the run, the server, the call, and the question. */
+  private idOf(question: { serverId: string; argsDigest: string; digest: string; round: number }): string {
+    const { run, call } = this;
+    const bound = digestOf([question.serverId, call.toolCallId, call.toolName, question.argsDigest, question.digest]);
+    const suffix = question.round === 0 ? '' : `:${question.round}`;
+    return approvalIdFor({
+      runId: run.runId,
+      incarnation: run.incarnation,
+      toolCallId: `elicitation:${bound}${suffix}`,
+      shard: { index: run.shardIndex },
+    }).replace(/^appr-/, 'elic-');
+  }
+
+  /**
+   * An answer asked in this same run step, by the same server and tool with the same arguments and
+   * question, that no call took yet: the answer of the call this one is made again in place of,
+   * when the resumed step's model call gave it another tool call id.
+   */
+  private async retake(question: {
+    serverId: string;
+    argsDigest: string;
+    digest: string;
+  }): Promise<ElicitationResponse | undefined> {
+    const { run, call } = this;
+    if (run.step === undefined) return undefined;
+    const store = { redis: run.redis, prefix: run.prefix };
+    const candidates = await untakenAnswersOfStep({
+      ...store,
+      runId: run.runId,
+      incarnation: run.incarnation,
+      step: run.step,
+      question: { ...question, toolName: call.toolName },
+    });
+    for (const elicitationId of candidates) {
+      const record = await readElicitation({ ...store, elicitationId });
+      if (!record?.response) continue;
+      const asker = record.request.toolCallId;
+      const place = placeInCall(asker);
+      if (place !== placeInCall(call.toolCallId)) continue;
+      // The step makes the call that asked again under its own id: that call alone gets the answer.
+      if (run.stepShows?.(asker.slice(0, asker.length - place.length))) continue;
+      if ((await takeElicitationAnswer({ ...store, elicitationId, toolCallId: call.toolCallId })) !== 'taken') continue;
+      this.taken.add(elicitationId);
+      return elicitationResponseSchema.parse(record.response.response);
+    }
+    return undefined;
   }
 }
 
@@ -102,6 +216,16 @@ export class ElicitationScope {
 export async function mayRepeatElicitedCall(run: ElicitationRun, toolCallId: string): Promise<boolean> {
   const record = await elicitationOfToolCall({ redis: run.redis, prefix: run.prefix, runId: run.runId, toolCallId });
   return record !== null && record.request.incarnation === run.incarnation && record.response !== null;
+}
+
+/**
+ * Where a nested call sits in the model's tool call: `#2::mcp__bank__transfer` for the second call
+ * of a `tool_exec` script, `::mcp__bank__transfer` for a `tool_invoke`, nothing for a direct call.
+ * The model's own id may change when a resumed step is asked again; this part does not.
+ */
+function placeInCall(toolCallId: string): string {
+  const nested = /#\d+::|::/.exec(toolCallId);
+  return nested ? toolCallId.slice(nested.index) : '';
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

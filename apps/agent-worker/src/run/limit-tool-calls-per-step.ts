@@ -44,6 +44,11 @@ export class StepCallBudget {
     return place;
   }
 
+  /** Whether the current step's model response holds a call of this id (one the step showed). */
+  shows(toolCallId: string): boolean {
+    return this.places.has(toolCallId);
+  }
+
   /** Counts an execution of `toolCallId`, or throws the refusal when it is past the budget. */
   execution(toolCallId: string): void {
     const place = this.placeOf(toolCallId);

@@ -176,20 +176,21 @@ async function executeOnce(call: JournaledCall): Promise<unknown> {
       ),
     );
   } catch (thrown) {
-    if (scope?.parked) throw parked(scope.parked, options);
+    if (scope?.parked) throw await parked(scope, scope.parked, options);
     const claimed = findClaimed(thrown);
     if (claimed) return replayed(claimed.recorded);
     const error = maskedError(thrown, mask);
     // An aborted call did not finish; it must run again when the run resumes.
     const aborted = executionOptions.abortSignal?.aborted === true;
     span?.setAttribute('agentq.tool.outcome', aborted ? 'aborted' : 'error');
+    if (aborted) await giveBack(scope);
     if (!aborted) {
       const message = error instanceof Error ? error.message : String(error);
       await journal(call, { ok: false, error: message }, startedAt);
     }
     throw error;
   }
-  if (scope?.parked) throw parked(scope.parked, options);
+  if (scope?.parked) throw await parked(scope, scope.parked, options);
   await journal(call, { ok: true, output: toJson(output) }, startedAt);
   span?.setAttribute('agentq.tool.outcome', 'executed');
   options.onRecorded?.(name, toolCallId);
@@ -242,11 +243,27 @@ async function repeatsElicitedCall(
   return await mayRepeatElicitedCall(options.elicitations, toolCallId);
 }
 
-/** A call parked on an unanswered question: the attempt is told, and the call ends unrecorded. */
-function parked(error: ElicitationParkedError, options: RecordToolExecutionsOptions): ElicitationParkedError {
+/**
+ * A call parked on an unanswered question: the answers it took are given back, the attempt is
+ * told, and the call ends unrecorded.
+ */
+async function parked(
+  scope: ElicitationScope,
+  error: ElicitationParkedError,
+  options: RecordToolExecutionsOptions,
+): Promise<ElicitationParkedError> {
   activeSpan()?.setAttribute('agentq.tool.outcome', 'elicitation-parked');
+  await giveBack(scope);
   options.onElicitationParked?.(error);
   return error;
+}
+
+/**
+ * Gives back the answers a call whose outcome is discarded took, so that the call made again in
+ * its place can take them. When that fails they stay taken, and that call asks a person again.
+ */
+async function giveBack(scope: ElicitationScope | undefined): Promise<void> {
+  await scope?.release().catch(() => undefined);
 }
 
 /** Records a call's outcome in the run's journal. */

@@ -143,9 +143,15 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
     model: timer.wrap(resolved.model),
     system: cached.system,
     tools: cached.tools,
-    prepareStep: async ({ messages }: { messages: ModelMessage[] }) => {
+    prepareStep: async ({ messages, stepNumber }: { messages: ModelMessage[]; stepNumber: number }) => {
       await options.gate?.pass();
       perStep.startStep();
+      // The run step this step's tool calls ask their servers' questions in, and the calls it holds.
+      const elicitations = options.journal.elicitations;
+      if (elicitations) {
+        elicitations.step = options.checkpoint.step + stepNumber;
+        elicitations.stepShows = (toolCallId) => perStep.shows(toolCallId);
+      }
       const marked = cached.messages(messages);
       return marked === messages ? undefined : { messages: marked };
     },

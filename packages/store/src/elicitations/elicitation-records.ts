@@ -22,6 +22,8 @@ import { runStoreScript } from '../scripts/store-scripts.js';
  * or finished first). `P:elicitations.pending` holds the unanswered ids
  * scored by expiry. `P:run.<runId>:elicitations` maps a tool call id to the last elicitation its
  * call asked, so that the call, once answered, may go out again (see the worker's tool journal).
+ * Two internal fields bind an answer to one call: `step`, the run step the question was asked in,
+ * and `takenBy`, the tool call that used the answer (see {@link takeElicitationAnswer}).
  */
 export interface ElicitationRecord {
   request: ElicitationRequestRecord;
@@ -51,7 +53,11 @@ const settledTtlSeconds = 7 * 24 * 3600;
  * form and expiry). Also indexes it under its run's tool call.
  */
 export async function registerElicitation(
-  options: ElicitationRecordsOptions & { request: ElicitationRequestRecord },
+  options: ElicitationRecordsOptions & {
+    request: ElicitationRequestRecord;
+    /** The run step the question was asked in. @default none */
+    step?: number;
+  },
 ): Promise<void> {
   const keys = keyNames(options.prefix);
   const request = elicitationRequestSchema.parse(options.request);
@@ -61,6 +67,7 @@ export async function registerElicitation(
   const transaction = options.redis.multi();
   if (created === 1) {
     transaction.hset(recordKey, 'expiresAt', String(request.expiresAt));
+    if (options.step !== undefined) transaction.hset(recordKey, 'step', String(options.step));
     // Unanswered records live a settled record's time past their expiry, at most.
     transaction.pexpireat(recordKey, request.expiresAt + settledTtlSeconds * 1000);
     transaction.zadd(keys.pendingElicitations, String(request.expiresAt), request.elicitationId);
@@ -101,6 +108,85 @@ export async function elicitationOfToolCall(
   const keys = keyNames(options.prefix);
   const elicitationId = await options.redis.hget(keys.runElicitations(options.runId), options.toolCallId);
   return elicitationId ? await readElicitation({ ...options, elicitationId }) : null;
+}
+
+/**
+ * Takes the answer of an elicitation for the tool call `toolCallId`, atomically: `taken` when it
+ * has an answer that no other call took (taking it again by the same call is allowed), `other`
+ * when another call took it, `unanswered` when it has no answer (or is unknown). An answer is
+ * used by one call only; any other call asking the same question must ask a person again.
+ */
+export async function takeElicitationAnswer(
+  options: ElicitationRecordsOptions & { elicitationId: string; toolCallId: string },
+): Promise<'taken' | 'other' | 'unanswered'> {
+  const status = await runStoreScript(
+    options.redis,
+    'elicitationTake',
+    [keyNames(options.prefix).elicitation(options.elicitationId)],
+    [options.toolCallId, 'take'],
+  );
+  return status === 'TAKEN' ? 'taken' : status === 'OTHER' ? 'other' : 'unanswered';
+}
+
+/**
+ * Gives back an answer `toolCallId` took (see {@link takeElicitationAnswer}), for a call whose
+ * outcome was discarded: the call made again in its place may then take it. A no-op when another
+ * call holds it.
+ */
+export async function releaseElicitationAnswer(
+  options: ElicitationRecordsOptions & { elicitationId: string; toolCallId: string },
+): Promise<void> {
+  await runStoreScript(
+    options.redis,
+    'elicitationTake',
+    [keyNames(options.prefix).elicitation(options.elicitationId)],
+    [options.toolCallId, 'release'],
+  );
+}
+
+/**
+ * The answered elicitations of a run that no call took yet and that were asked in run step
+ * `step` of `incarnation` by the same server and tool, with the same arguments and question: what
+ * the call made again in the place of a parked one may take when the model gave it another tool
+ * call id (the step is asked of the model again on resume, and only a deterministic model repeats
+ * its tool call ids).
+ */
+export async function untakenAnswersOfStep(
+  options: ElicitationRecordsOptions & {
+    runId: string;
+    incarnation: string;
+    step: number;
+    question: Pick<ElicitationRequestRecord, 'serverId' | 'toolName' | 'argsDigest' | 'digest'>;
+  },
+): Promise<string[]> {
+  const keys = keyNames(options.prefix);
+  const ids = new Set(Object.values(await options.redis.hgetall(keys.runElicitations(options.runId))));
+  const found: string[] = [];
+  for (const elicitationId of [...ids].sort()) {
+    const [requestText, response, step, takenBy] = await options.redis.hmget(
+      keys.elicitation(elicitationId),
+      'request',
+      'response',
+      'step',
+      'takenBy',
+    );
+    if (!requestText || !response || takenBy || step !== String(options.step)) continue;
+    const parsed = safeParseJson(requestText, elicitationRequestSchema, 'elicitation request');
+    if (!parsed.success) continue;
+    const request = parsed.data;
+    const { question } = options;
+    if (
+      request.runId === options.runId &&
+      request.incarnation === options.incarnation &&
+      request.serverId === question.serverId &&
+      request.toolName === question.toolName &&
+      request.argsDigest === question.argsDigest &&
+      request.digest === question.digest
+    ) {
+      found.push(elicitationId);
+    }
+  }
+  return found;
 }
 
 /**
