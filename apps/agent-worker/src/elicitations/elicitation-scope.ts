@@ -95,6 +95,8 @@ export class ElicitationScope {
     if (request.mode !== undefined && request.mode !== 'form') return { action: 'decline' };
     // A second question in the same call after one already parked it: the call is discarded anyway.
     if (this.parked) return { action: 'cancel' };
+    // A question no person could read through is declined before anything is stored or shown.
+    if (oversized(request)) return { action: 'decline' };
     const { run, call } = this;
     const mask = <T>(value: T): T => (run.secrets ? run.secrets.mask(value) : value);
     const requestedSchema = mask(asRecord(request.requestedSchema) ?? {});
@@ -226,6 +228,22 @@ export async function mayRepeatElicitedCall(run: ElicitationRun, toolCallId: str
 function placeInCall(toolCallId: string): string {
   const nested = /#\d+::|::/.exec(toolCallId);
   return nested ? toolCallId.slice(nested.index) : '';
+}
+
+/** The most a server's question may hold: its message, in characters, and its form's fields. */
+export const ELICITATION_LIMITS = { messageChars: 8_000, fields: 50, schemaBytes: 32 * 1024 } as const;
+
+/**
+ * Whether a server's question is past {@link ELICITATION_LIMITS}: it would be stored in Redis,
+ * listed in every inbox and printed by the CLI, so a hostile server must not make it any size.
+ */
+function oversized(request: AskedElicitation): boolean {
+  if (typeof request.message === 'string' && request.message.length > ELICITATION_LIMITS.messageChars) return true;
+  const schema = asRecord(request.requestedSchema);
+  if (!schema) return false;
+  const properties = asRecord(schema.properties);
+  if (properties && Object.keys(properties).length > ELICITATION_LIMITS.fields) return true;
+  return Buffer.byteLength(JSON.stringify(schema)) > ELICITATION_LIMITS.schemaBytes;
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
