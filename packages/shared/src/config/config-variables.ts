@@ -533,6 +533,14 @@ export const configVariables = [
       'Most tool calls one model step may execute or ask approval for, counted in the order the model listed them. The calls past it get a `TOOL_CALL_BUDGET_EXCEEDED` tool error naming the limit and are never executed nor put to a person: no approval, no request, no MCP call.',
   },
   {
+    env: 'AGENTQ_TOOL_RESULT_MAX_BYTES',
+    key: 'toolResultMaxBytes',
+    schema: positiveInt,
+    default: '1048576',
+    description:
+      'Largest text one MCP tool result keeps, in bytes of UTF-8 (structured content counted as its JSON; images have their own budget). Past it the text is cut at a character boundary and ends with a note naming the bytes dropped and this limit; the cut happens before the result is masked, journaled, checkpointed or shown to the model. An error result\u2019s text is cut the same way.',
+  },
+  {
     env: 'AGENTQ_CODE_MODE',
     key: 'codeMode',
     schema: z.enum(['off', 'allowed'], { message: 'must be off or allowed' }),
