@@ -506,7 +506,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '4194304',
     description:
-      'Largest cached tool list of one server, in bytes of JSON. A warmer refuses a bigger list the same way as a too long one (`MCP_LIST_TOO_LARGE`, last good list kept); a worker ignores a bigger cache entry.',
+      'Largest cached tool list of one server, in bytes of JSON. A warmer refuses a bigger list the same way as a too long one (`MCP_LIST_TOO_LARGE`, last good list kept); a worker ignores a bigger cache entry. One message a server sends a warmer over HTTP (a JSON answer, or one event of an event stream) may take four times this before it is normalised: past that the warmer stops reading, closes the connection and refuses the list the same way.',
   },
   {
     env: 'AGENTQ_MAX_TOOL_DESCRIPTION_CHARS',
