@@ -160,6 +160,55 @@ describe('knowledge base ingestion through the kb-ingest queue and an indexer pr
     expect(hit?.location.file).toBeUndefined();
   });
 
+  it('records and shows a URL source without its query, one document per query, and refuses credentials', async () => {
+    await client.createKb({ name: 'remote', description: 'pages behind a token' });
+    const store = new KnowledgeBaseStore({ redis: ctx.redis, prefix: ctx.prefix });
+    for (const query of ['?token=tok-one#top', '?token=tok-two']) {
+      const outcome = await ingestSource({
+        redis: ctx.redis,
+        store,
+        job: { kb: 'remote', source: { type: 'url', url: httpUrl + query }, origin: 'api', requestedAt: Date.now() },
+        read: { maxBytes: 1_000_000, allowPrivateNetwork: true },
+      });
+      expect(outcome.status).toBe('updated');
+    }
+    const { manifest } = await store.current('remote');
+    expect(manifest.documents.map((document) => document.source)).toEqual([httpUrl, httpUrl]);
+    expect(new Set(manifest.documents.map((document) => document.id)).size).toBe(2);
+    const reader = createKnowledgeBaseReader({ redis: ctx.redis, keyPrefix: ctx.prefix });
+    const [hit] = await reader.search({ query: 'lighthouse', kbs: ['remote'], limit: 1 });
+    expect(hit?.source).toBe(httpUrl);
+    const [listing] = await reader.list({ kbs: ['remote'] });
+    expect(listing?.documents.map((document) => document.source)).toEqual([httpUrl, httpUrl]);
+    const shown = JSON.stringify(manifest) + JSON.stringify(hit) + JSON.stringify(listing);
+    for (const secret of ['tok-one', 'tok-two']) expect(shown).not.toContain(secret);
+
+    // Queued jobs name the URL the same way.
+    const added = await client.addKbSource('remote', { url: `${httpUrl}?token=tok-three` });
+    expect(added.jobs.map((job) => job.source)).toEqual([httpUrl]);
+    expect(added.sources.map((source) => source.source)).toEqual([httpUrl]);
+    expect((await client.getKbIngest(added.jobs[0]?.jobId ?? '')).source).toBe(httpUrl);
+    await waitForIngests(
+      client,
+      added.jobs.map((job) => job.jobId),
+    );
+
+    // Credentials are refused before anything is queued, and by the indexer for an older job,
+    // without quoting them.
+    const withCredentials = httpUrl.replace('http://', 'http://reader:s3cret-pass@');
+    await expect(client.addKbSource('remote', { url: withCredentials })).rejects.toMatchObject({ code: 'VALIDATION' });
+    const refused: unknown = await ingestSource({
+      redis: ctx.redis,
+      store,
+      job: { kb: 'remote', source: { type: 'url', url: withCredentials }, origin: 'api', requestedAt: Date.now() },
+      read: { maxBytes: 1_000_000, allowPrivateNetwork: true },
+    }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'VALIDATION',
+      message: `${httpUrl}: a URL source must not carry credentials (user:password@)`,
+    });
+  });
+
   it('refuses an API-origin file outside AGENTQ_KB_FILE_ROOT before anything is queued', async () => {
     await expect(
       client.addKbSource('ops', { path: join(folder, 'guide.md') }, { origin: 'api' }),

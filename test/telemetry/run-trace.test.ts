@@ -99,8 +99,10 @@ describe('one trace per run, across processes roles and the approval', () => {
       const job = await Job.fromId(queue, 'traced-1');
       if (!job || (await job.getState()) !== 'waiting-children') return undefined;
       const listed = await http.call('GET', '/v1/approvals?runId=traced-1');
-      return listed.body?.approvals?.[0] as { approvalId: string } | undefined;
+      return listed.body?.approvals?.[0] as { approvalId: string; serverId?: string } | undefined;
     });
+    // The REST view names the server the gated call goes to, not only its wire name.
+    expect(pending.serverId).toBe('fx');
     // Worker A goes away while the run is parked; worker B picks up the resume.
     await workerA.close();
     const workerB = await startTestWorker({ redisUrl: ctx.redisUrl, prefix: ctx.prefix });

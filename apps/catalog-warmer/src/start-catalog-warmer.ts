@@ -39,7 +39,7 @@ import {
 import { createEmbedder, createSearchEnricher } from '@agentq/models';
 import { Queue, Worker } from 'bullmq';
 import { createBudgetedEnricher } from './cache/budgeted-enricher.js';
-import { catalogBudgetOf } from './cache/catalog-budget.js';
+import { catalogBudgetOf, listMessageLimit } from './cache/catalog-budget.js';
 import { CatalogWriter } from './cache/catalog-writer.js';
 import { createRefreshProcessor } from './refresh/create-refresh-processor.js';
 import { RefreshSchedules } from './schedule/refresh-schedules.js';
@@ -187,6 +187,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     allowPrivateNetwork: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    messageLimit: listMessageLimit(catalogBudgetOf(config)),
     oauth,
     connectConcurrency: Math.max(1, Math.ceil(config.warmerConcurrency / 2)),
     capabilities: catalog,

@@ -25,7 +25,7 @@ export { chunkSections } from './chunk/chunk-sections.js';
 export type { ChunkOptions, DocumentSection, PlannedChunk } from './chunk/chunk-sections.js';
 export { markdownSections } from './chunk/markdown-sections.js';
 export type { ParsedDocument } from './sources/parse-document.js';
-export { readSource } from './sources/read-source.js';
+export { readSource, safeSourceUrl, shownDocumentSource } from './sources/read-source.js';
 export type { ReadSourceOptions, SourceContent } from './sources/read-source.js';
 export { expandFileSource } from './sources/expand-file-source.js';
 export { resolveUnderRoot } from './sources/resolve-under-root.js';

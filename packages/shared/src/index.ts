@@ -112,6 +112,7 @@ export {
   kbManifestSchema,
   kbNameSchema,
   kbSourceOriginSchema,
+  kbSourceUrlSchema,
   kbUpdatedEventSchema,
 } from './schemas/kb.js';
 export type {
@@ -163,11 +164,7 @@ export type { CreateLoggerOptions, SecretRegistry } from './logging/create-logge
 export type { LogContext, Logger } from './logging/logger.js';
 
 export { parseToolId, toolId } from './tools/tool-id.js';
-export {
-  TOOL_SEARCH_CALL_NAMES,
-  toolSearchCallSummary,
-  type ToolSearchCallSummary,
-} from './tools/tool-search-call.js';
+export { TOOL_SEARCH_CALL_NAMES, toolSearchCallSummary, type ToolSearchCallSummary } from './tools/tool-search-call.js';
 
 export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';

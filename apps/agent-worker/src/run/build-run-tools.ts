@@ -28,6 +28,8 @@ export interface BuildRunToolsOptions {
   /** The catalog; each server is read once per build whatever the number of stages asking. */
   reader: CatalogReader;
   caller: McpToolCaller;
+  /** `AGENTQ_TOOL_RESULT_MAX_BYTES`: bytes of text one MCP tool result keeps. @default 1048576 */
+  maxToolResultBytes?: number;
   contextWindow: number;
   /** The run's tool state, restored from its checkpoint; deferral rewrites `allowedNames`. */
   state: RunToolState;
@@ -105,6 +107,7 @@ export async function buildRunTools(options: BuildRunToolsOptions): Promise<RunT
   const sync = await syncMcpToolsToRegistry(options.registry, reader, {
     selectedToolIds: selected,
     caller: options.caller,
+    maxResultBytes: options.maxToolResultBytes,
     logger: options.logger,
     vectors: options.embedding?.vectors,
     enrichments: options.enrichments,

@@ -61,6 +61,7 @@ export async function openRunTools(options: OpenRunToolsOptions): Promise<Opened
     registry: dependencies.registry,
     reader: dependencies.reader,
     caller: dependencies.caller,
+    maxToolResultBytes: dependencies.config.toolResultMaxBytes,
     contextWindow: options.contextWindow,
     state,
     shownNames: checkpoint.wireNames,

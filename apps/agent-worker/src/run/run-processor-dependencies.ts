@@ -35,10 +35,13 @@ export interface RunProcessorDependencies {
   approvalsQueue: Queue;
   /**
    * `maxInputBytes` and `maxMcpServers` set the run spec limits, `maxToolCallsPerStep` the calls one
-   * model step may execute; the defaults apply without them.
+   * model step may execute, `toolResultMaxBytes` the text one MCP tool result keeps; the defaults
+   * apply without them.
    */
   config: Pick<Config, 'approvalTimeoutMs'> &
-    Partial<Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments' | 'maxToolCallsPerStep'>>;
+    Partial<
+      Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments' | 'maxToolCallsPerStep' | 'toolResultMaxBytes'>
+    >;
   /** This worker's id, recorded on run spans. */
   workerId?: string;
   /**

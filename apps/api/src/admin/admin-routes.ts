@@ -342,7 +342,12 @@ ${options.error ? `<div class="error">${escapeHtml(options.error)}</div>` : ''}
   });
 }
 
-function inboxPage(options: {
+/**
+ * The inbox: every pending approval with its run, the MCP server the call goes to (wire names of
+ * look-alike servers such as `github` and `github-` differ only in a hash), tool, arguments and a
+ * decision form.
+ */
+export function inboxPage(options: {
   approvals: Awaited<ReturnType<AgentqClient['listPendingApprovals']>>;
   /** The section of unanswered elicitations (HTML), empty when there are none. */
   elicitations: string;
@@ -358,6 +363,7 @@ function inboxPage(options: {
     .map(
       (approval) => `<tr data-approval-id="${escapeHtml(approval.approvalId)}">
   <td><a href="/admin/runs/${encodeURIComponent(approval.runId)}">${escapeHtml(approval.runId)}</a></td>
+  <td class="server">${approval.serverId === undefined ? '<em>builtin</em>' : `<code>${escapeHtml(approval.serverId)}</code>`}</td>
   <td><code>${escapeHtml(approval.toolName)}</code></td>
   <td><pre>${escapeHtml(JSON.stringify(approval.input, null, 2) ?? 'null')}</pre></td>
   <td>${escapeHtml(formatTime(approval.requestedAt))}</td>
@@ -389,7 +395,7 @@ ${options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}<
 ${
   options.approvals.length === 0
     ? '<p id="empty">Nothing is waiting for a decision.</p>'
-    : `<table><thead><tr><th>Run</th><th>Tool</th><th>Arguments</th><th>Requested</th><th>Expires</th><th>Decision</th></tr></thead><tbody>${rows}</tbody></table>`
+    : `<table><thead><tr><th>Run</th><th>Server</th><th>Tool</th><th>Arguments</th><th>Requested</th><th>Expires</th><th>Decision</th></tr></thead><tbody>${rows}</tbody></table>`
 }
 ${options.elicitations}
 <p><a href="/admin/approvals">Refresh</a></p>`,

@@ -74,6 +74,41 @@ describe('runPage', () => {
     expect(section).toContain('href="/admin/approvals"');
   });
 
+  it('names the MCP server a pending approval goes to, so look-alike wire names cannot mislead', () => {
+    const request = {
+      approvalId: 'ap-1',
+      runId: 'r1',
+      toolCallId: 'c1',
+      toolName: 'mcp__github__deleteRepo_28d0b033c8',
+      serverId: 'github-',
+      input: {},
+      argsDigest: 'a',
+      schemaDigest: 's',
+      requestedAt: 1_000,
+      expiresAt: 90_000,
+    };
+    const html = pageWith([
+      call({
+        toolName: request.toolName,
+        status: 'awaiting-approval',
+        approval: { request, decision: null, outcome: null },
+      }),
+    ]);
+    expect(html).toContain('Waiting for a decision on MCP server <code class="server">github-</code> since');
+    const builtin = pageWith([
+      call({
+        toolName: 'web_fetch',
+        status: 'awaiting-approval',
+        approval: {
+          request: { ...request, serverId: undefined, toolName: 'web_fetch' },
+          decision: null,
+          outcome: null,
+        },
+      }),
+    ]);
+    expect(builtin).toContain('Waiting for a decision (a builtin tool) since');
+  });
+
   it('shows a native search like a tool_search call: its query and the tools it found, escaped', () => {
     const html = pageWith([
       call({

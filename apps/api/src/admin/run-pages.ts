@@ -91,7 +91,11 @@ function approvalBlock(call: RunTimelineCall, options: { csrf: string; runId: st
       typeof outcome === 'string' ? outcome : pretty(outcome),
     )}</strong></div>`;
   }
-  return `<div class="approval pending" data-approval-id="${id}">Waiting for a decision since ${escapeHtml(
+  const server =
+    request.serverId === undefined
+      ? ' (a builtin tool)'
+      : ` on MCP server <code class="server">${escapeHtml(request.serverId)}</code>`;
+  return `<div class="approval pending" data-approval-id="${id}">Waiting for a decision${server} since ${escapeHtml(
     formatTime(request.requestedAt),
   )} (expires ${escapeHtml(formatTime(request.expiresAt))}).
   <form method="post" action="/admin/approvals/${encodeURIComponent(request.approvalId)}/decision">

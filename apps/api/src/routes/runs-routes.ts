@@ -46,7 +46,14 @@ const runInfoSchema = z
     createdAt: z.number(),
     startedAt: z.number().optional(),
     finishedAt: z.number().optional(),
-    pendingApprovals: z.array(z.looseObject({ approvalId: z.string(), toolCallId: z.string(), toolName: z.string() })),
+    pendingApprovals: z.array(
+      z.looseObject({
+        approvalId: z.string(),
+        toolCallId: z.string(),
+        toolName: z.string(),
+        serverId: z.string().optional().describe('The MCP server the call goes to; absent for builtin tools.'),
+      }),
+    ),
     pendingElicitations: z.array(
       z.strictObject({
         elicitationId: z.string(),

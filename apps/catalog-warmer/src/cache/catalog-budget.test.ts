@@ -1,6 +1,6 @@
 import { AgentqError } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
-import { checkListBytes, nestsDeeperThan, truncateText, TRUNCATION_NOTE } from './catalog-budget.js';
+import { checkListBytes, listMessageLimit, nestsDeeperThan, truncateText, TRUNCATION_NOTE } from './catalog-budget.js';
 
 describe('nestsDeeperThan', () => {
   it('counts objects and arrays, the value itself being level 1', () => {
@@ -42,5 +42,15 @@ describe('checkListBytes', () => {
       caught = error;
     }
     expect(AgentqError.isInstance(caught) && caught.code).toBe('MCP_LIST_TOO_LARGE');
+  });
+});
+
+describe('listMessageLimit', () => {
+  it('allows one message four times the list budget, and refuses past it as MCP_LIST_TOO_LARGE, naming the setting', () => {
+    const limit = listMessageLimit({ maxEntryBytes: 1_000 });
+    expect(limit.maxBytes).toBe(4_000);
+    const error = limit.tooLarge();
+    expect(AgentqError.isInstance(error) && error.code).toBe('MCP_LIST_TOO_LARGE');
+    expect(error.message).toContain('4000 bytes (4 × AGENTQ_MAX_CATALOG_ENTRY_BYTES)');
   });
 });

@@ -1,4 +1,4 @@
-import { MCP_ERROR_CODES } from '@agentq/mcp-connect';
+import { MCP_ERROR_CODES, type MessageByteLimit } from '@agentq/mcp-connect';
 import { NonRetryableError, type CatalogTool, type Config } from '@agentq/shared';
 
 /** What one server's tool list may cost the cache, from `AGENTQ_MAX_*` (see the config table). */
@@ -77,4 +77,25 @@ export function checkListBytes(tools: readonly CatalogTool[], budget: Pick<Catal
     code: MCP_ERROR_CODES.listTooLarge,
     message: `the tool list takes ${bytes} bytes, over AGENTQ_MAX_CATALOG_ENTRY_BYTES=${budget.maxEntryBytes}`,
   });
+}
+
+/** How many times the list budget one message of a server may take before normalisation. */
+export const MESSAGE_BUDGET_FACTOR = 4;
+
+/**
+ * The cap on one message an HTTP server sends a warmer (a `tools/list` page as JSON, or one event
+ * of an event stream): {@link MESSAGE_BUDGET_FACTOR} times `AGENTQ_MAX_CATALOG_ENTRY_BYTES`, room
+ * for descriptions that are cut afterwards. Past it the read stops with `MCP_LIST_TOO_LARGE`, so a
+ * server answering with hundreds of megabytes is refused while it is read, never buffered whole.
+ */
+export function listMessageLimit(budget: Pick<CatalogBudget, 'maxEntryBytes'>): MessageByteLimit {
+  const maxBytes = MESSAGE_BUDGET_FACTOR * budget.maxEntryBytes;
+  return {
+    maxBytes,
+    tooLarge: () =>
+      new NonRetryableError({
+        code: MCP_ERROR_CODES.listTooLarge,
+        message: `an answer of the server runs past ${maxBytes} bytes (${MESSAGE_BUDGET_FACTOR} × AGENTQ_MAX_CATALOG_ENTRY_BYTES); reading stopped there`,
+      }),
+  };
 }

@@ -30,7 +30,12 @@ import { type OAuthTokenStore } from '@agentq/store';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Job } from 'bullmq';
 import type { CatalogWriter } from '../cache/catalog-writer.js';
-import { checkListBytes, DEFAULT_CATALOG_BUDGET, type CatalogBudget } from '../cache/catalog-budget.js';
+import {
+  checkListBytes,
+  DEFAULT_CATALOG_BUDGET,
+  listMessageLimit,
+  type CatalogBudget,
+} from '../cache/catalog-budget.js';
 import { toCatalogTools } from '../cache/to-catalog-tools.js';
 import { CACHE_TTL_JOB_NAME } from '../schedule/refresh-schedules.js';
 import { clampCacheTtlMs, type CacheHints } from './cache-hints.js';
@@ -343,6 +348,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
         allowPrivateNetwork: options.allowPrivateNetwork,
         allowHosts: options.allowHosts,
         errorBodyMaxBytes: options.errorBodyMaxBytes,
+        messageLimit: listMessageLimit(budget),
         signal: request.signal,
       });
       return read.connection.client;

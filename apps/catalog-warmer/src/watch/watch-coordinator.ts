@@ -20,7 +20,7 @@ import {
 } from '@agentq/store';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { messageOf, prepareServerConnection, type McpConnection } from '@agentq/mcp-connect';
+import { messageOf, prepareServerConnection, type McpConnection, type MessageByteLimit } from '@agentq/mcp-connect';
 import { type OAuthTokenStore } from '@agentq/store';
 import type { RefreshSchedules } from '../schedule/refresh-schedules.js';
 import { limitConcurrency, type ConcurrencyLimit } from './limit-concurrency.js';
@@ -45,6 +45,11 @@ export interface WatchCoordinatorOptions {
   allowHosts?: readonly string[];
   /** Most bytes of an MCP server's HTTP error answer read (`AGENTQ_ERROR_BODY_MAX_BYTES`). @default 8192 */
   errorBodyMaxBytes?: number;
+  /**
+   * Cap on one message a server over HTTP sends (see `listMessageLimit`): lists are read over the
+   * watcher's session too. @default no limit
+   */
+  messageLimit?: MessageByteLimit;
   /**
    * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
    * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
@@ -489,6 +494,7 @@ export class WatchCoordinator {
           allowPrivateNetwork: this.options.allowPrivateNetwork,
           allowHosts: this.options.allowHosts,
           errorBodyMaxBytes: this.options.errorBodyMaxBytes,
+          messageLimit: this.options.messageLimit,
           onUnexpectedClose: () => this.broken(server, generation, 'connection closed'),
         });
       } catch (error) {

@@ -1,4 +1,4 @@
-import { osUserName } from '@agentq/client';
+import { osUserName, type ApprovalInfo, type PendingApprovalInfo } from '@agentq/client';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { formatTable } from '../output/format-table.js';
@@ -16,18 +16,7 @@ export async function listApprovalsCommand(io: CliIo, options: { run?: string; j
       io.out('No pending approvals.');
       return EXIT_CODES.ok;
     }
-    io.out(
-      formatTable(
-        ['APPROVAL', 'RUN', 'TOOL', 'EXPIRES', 'ARGUMENTS'],
-        approvals.map((approval) => [
-          approval.approvalId,
-          approval.runId,
-          approval.toolName,
-          new Date(approval.expiresAt).toISOString(),
-          truncate(JSON.stringify(approval.input) ?? '', 60),
-        ]),
-      ),
-    );
+    io.out(formatPendingApprovals(approvals));
     return EXIT_CODES.ok;
   });
 }
@@ -64,20 +53,47 @@ export async function showApprovalCommand(io: CliIo, approvalId: string, options
       io.out(JSON.stringify(record, null, 2));
       return EXIT_CODES.ok;
     }
-    const { request, decision } = record;
-    io.out(`Approval ${request.approvalId} · run ${request.runId} · tool ${request.toolName}`);
-    io.out(
-      `Requested ${new Date(request.requestedAt).toISOString()}, expires ${new Date(request.expiresAt).toISOString()}`,
-    );
-    if (!decision) {
-      io.out('Not decided yet.');
-      return EXIT_CODES.ok;
-    }
-    io.out(
-      `${decision.approved ? 'Approved' : 'Denied'} by ${decision.decidedBy}${decision.via ? ` via ${decision.via}` : ''} at ${new Date(decision.decidedAt).toISOString()}${decision.reason ? `: ${decision.reason}` : ''}`,
-    );
+    for (const line of formatApprovalRecord(record)) io.out(line);
     return EXIT_CODES.ok;
   });
+}
+
+/**
+ * Where a gated call goes: its MCP server's id, or `(builtin)` for a tool of agentq's own. Wire
+ * names of look-alike servers (`github`, `github-`) differ only in a hash, so the approver is shown
+ * the server itself.
+ */
+export function approvalServerOf(request: Pick<PendingApprovalInfo, 'serverId'>): string {
+  return request.serverId ?? '(builtin)';
+}
+
+/** The table `agentq approvals list` prints. */
+export function formatPendingApprovals(approvals: readonly PendingApprovalInfo[]): string {
+  return formatTable(
+    ['APPROVAL', 'RUN', 'SERVER', 'TOOL', 'EXPIRES', 'ARGUMENTS'],
+    approvals.map((approval) => [
+      approval.approvalId,
+      approval.runId,
+      approvalServerOf(approval),
+      approval.toolName,
+      new Date(approval.expiresAt).toISOString(),
+      truncate(JSON.stringify(approval.input) ?? '', 60),
+    ]),
+  );
+}
+
+/** The lines `agentq approvals show` prints. */
+export function formatApprovalRecord(record: ApprovalInfo): string[] {
+  const { request, decision } = record;
+  const lines = [
+    `Approval ${request.approvalId} · run ${request.runId} · server ${approvalServerOf(request)} · tool ${request.toolName}`,
+    `Requested ${new Date(request.requestedAt).toISOString()}, expires ${new Date(request.expiresAt).toISOString()}`,
+  ];
+  if (!decision) return [...lines, 'Not decided yet.'];
+  return [
+    ...lines,
+    `${decision.approved ? 'Approved' : 'Denied'} by ${decision.decidedBy}${decision.via ? ` via ${decision.via}` : ''} at ${new Date(decision.decidedAt).toISOString()}${decision.reason ? `: ${decision.reason}` : ''}`,
+  ];
 }
 
 function truncate(text: string, length: number): string {

@@ -87,6 +87,22 @@ describe('describeRun (agentq status)', () => {
     expect(describeRun({ ...completed, steps: [] }, 'p')).not.toContain('  catalog versions:');
   });
 
+  it('names the server of each approval a run waits on', () => {
+    const parked: RunInfo = {
+      ...completed,
+      state: 'waiting-approval',
+      result: undefined,
+      finishedAt: undefined,
+      pendingApprovals: [
+        { approvalId: 'ap-1', toolCallId: 'c1', toolName: 'mcp__github__deleteRepo_28d0b033c8', serverId: 'github-' },
+        { approvalId: 'ap-2', toolCallId: 'c2', toolName: 'web_fetch' },
+      ],
+    };
+    const lines = describeRun(parked, 'p');
+    expect(lines).toContain('  waiting for approval ap-1 (github-, mcp__github__deleteRepo_28d0b033c8)');
+    expect(lines).toContain('  waiting for approval ap-2 (web_fetch)');
+  });
+
   it('names the question a run waits on and how to answer it', () => {
     const parked: RunInfo = {
       ...completed,

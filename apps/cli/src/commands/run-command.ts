@@ -197,7 +197,9 @@ export function describeRun(run: RunInfo, page: string): string[] {
   lines.push(`  page: ${page}`);
   lines.push(...describeCatalogVersions(run.steps));
   for (const approval of run.pendingApprovals)
-    lines.push(`  waiting for approval ${approval.approvalId} (${approval.toolName})`);
+    lines.push(
+      `  waiting for approval ${approval.approvalId} (${approval.serverId === undefined ? '' : `${approval.serverId}, `}${approval.toolName})`,
+    );
   for (const question of run.pendingElicitations) {
     lines.push(`  waiting for an answer to ${question.elicitationId} (${question.serverId}, ${question.toolName})`);
     lines.push(`    ${question.message}`);

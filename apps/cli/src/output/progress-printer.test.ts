@@ -94,7 +94,7 @@ describe('createProgressPrinter', () => {
       },
     ]);
     parked.run.pendingApprovals = [
-      { approvalId: 'appr-1', toolCallId: 'c1', toolName: 'mcp__x__echo', input: { a: 1 } },
+      { approvalId: 'appr-1', toolCallId: 'c1', toolName: 'mcp__x__echo', serverId: 'x', input: { a: 1 } },
     ];
     printer.show(parked);
     printer.show(parked);
@@ -102,7 +102,7 @@ describe('createProgressPrinter', () => {
       '  step 1',
       '    mcp__x__echo · awaiting approval',
       '  waiting for approval',
-      '    mcp__x__echo {"a":1}',
+      '    mcp__x__echo (server x) {"a":1}',
       '    approve: npm run agentq -- approvals approve appr-1',
       '    deny:    npm run agentq -- approvals deny appr-1 --reason "..."',
     ]);

@@ -72,7 +72,8 @@ export function createProgressPrinter(options: ProgressPrinterOptions) {
         if (announcedApprovals.has(approval.approvalId)) continue;
         announcedApprovals.add(approval.approvalId);
         const input = approval.input === undefined ? '' : ` ${truncate(JSON.stringify(approval.input), 120)}`;
-        out(`    ${approval.toolName}${input}`);
+        const server = approval.serverId === undefined ? '' : ` (server ${approval.serverId})`;
+        out(`    ${approval.toolName}${server}${input}`);
         out(`    approve: ${options.agentq} approvals approve ${approval.approvalId}`);
         out(`    deny:    ${options.agentq} approvals deny ${approval.approvalId} --reason "..."`);
       }

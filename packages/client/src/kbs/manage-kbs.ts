@@ -7,6 +7,7 @@ import {
   kbIngestResultSchema,
   kbNameSchema,
   kbSourceOriginSchema,
+  kbSourceUrlSchema,
   parseWith,
   ValidationError,
   type KbDefinition,
@@ -15,7 +16,7 @@ import {
   type KbSource,
   type KbSourceOrigin,
 } from '@agentq/shared';
-import { expandFileSource, resolveUnderRoot, ingestProgressSchema, type KbSearchHit } from '@agentq/kb';
+import { expandFileSource, resolveUnderRoot, ingestProgressSchema, safeSourceUrl, type KbSearchHit } from '@agentq/kb';
 import { z } from 'zod';
 import type { ClientContext } from '../client-context.js';
 
@@ -33,7 +34,7 @@ export interface KbInfo extends KbDefinition {
 /** What to add: a local file or folder (`path`), or a `url`. */
 export const kbSourceInputSchema = z.union([
   z.strictObject({ path: z.string().min(1).max(4_096) }),
-  z.strictObject({ url: z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }).max(4_096) }),
+  z.strictObject({ url: kbSourceUrlSchema }),
 ]);
 
 /** See {@link kbSourceInputSchema}. */
@@ -60,9 +61,12 @@ export interface AddKbSourceOptions {
 /** The ingest jobs one `addKbSource` or `addKbSources` call enqueued. */
 export interface AddedKbSource {
   kb: string;
-  /** One job per file or URL, in the order of the sources. */
+  /**
+   * One job per file or URL, in the order of the sources. A URL is named without its credentials
+   * or query (`safeSourceUrl`), here and wherever it is shown.
+   */
   jobs: Array<{ jobId: string; source: string }>;
-  /** Each source as given, with the number of jobs it became (a folder becomes one per file). */
+  /** Each source as given (a URL in its safe form), with the number of jobs it became (a folder becomes one per file). */
   sources: Array<{ source: string; queued: number }>;
 }
 
@@ -187,10 +191,10 @@ export async function addKbSources(
     kb,
     jobs: jobs.map((job, index) => {
       const each = all[index] as KbSource;
-      return { jobId: job.id ?? '', source: each.type === 'url' ? each.url : each.path };
+      return { jobId: job.id ?? '', source: each.type === 'url' ? safeSourceUrl(each.url) : each.path };
     }),
     sources: inputs.map((source, index) => ({
-      source: 'url' in source ? source.url : source.path,
+      source: 'url' in source ? safeSourceUrl(source.url) : source.path,
       queued: expanded[index]?.length ?? 0,
     })),
   };
@@ -226,7 +230,11 @@ export async function getKbIngest(context: ClientContext, jobId: string): Promis
   const info: KbIngestInfo = {
     jobId,
     kb: data.success ? data.data.kb : 'unknown',
-    source: data.success ? (data.data.source.type === 'url' ? data.data.source.url : data.data.source.path) : 'unknown',
+    source: data.success
+      ? data.data.source.type === 'url'
+        ? safeSourceUrl(data.data.source.url)
+        : data.data.source.path
+      : 'unknown',
     state:
       (['waiting', 'active', 'delayed', 'completed', 'failed'] as const).find((known) => known === state) ??
       (state === 'prioritized' || state === 'waiting-children' ? 'waiting' : 'unknown'),

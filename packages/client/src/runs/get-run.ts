@@ -36,6 +36,8 @@ export interface RunPendingApproval {
   approvalId: string;
   toolCallId: string;
   toolName: string;
+  /** The MCP server the call goes to, once the approval job exists; absent for builtin tools. */
+  serverId?: string;
   /** Arguments as the approver sees them, once the approval job exists. */
   input?: unknown;
   requestedAt?: number;
@@ -148,6 +150,7 @@ export async function readRun(context: ClientContext, runId: string): Promise<{ 
       const approvalJob = await context.approvalsQueueOf(shard).getJob(pending.approvalId);
       const data = approvalJob ? approvalJobSchema.safeParse(approvalJob.data) : undefined;
       if (data?.success) {
+        if (data.data.serverId !== undefined) entry.serverId = data.data.serverId;
         entry.input = data.data.input;
         entry.requestedAt = data.data.requestedAt;
         entry.expiresAt = data.data.expiresAt;

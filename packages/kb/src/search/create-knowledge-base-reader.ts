@@ -17,6 +17,7 @@ import { chunkEmbeddingDigest } from '../embedding/chunk-embedding.js';
 import { kbTerms } from '../text/kb-terms.js';
 import { basename } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { shownDocumentSource } from '../sources/read-source.js';
 
 export type { KbListing, KbSearchHit, KnowledgeBaseReader };
 
@@ -403,7 +404,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
             kb,
             version: state.version,
             documentId: document.id,
-            source: document.source,
+            source: shownDocumentSource(document.source),
             location: locationOf(document, chunk),
             text: chunk.text,
             // Fused scores are small (about 1/60): rounded finer than BM25's.
@@ -428,7 +429,7 @@ export function createKnowledgeBaseReader(options: CreateKnowledgeBaseReaderOpti
           version: manifest?.version ?? 0,
           documents: (manifest?.documents ?? []).map((document) => ({
             id: document.id,
-            source: document.source,
+            source: shownDocumentSource(document.source),
             ...(document.title ? { title: document.title } : {}),
             chunks: document.chunks,
           })),

@@ -15,7 +15,7 @@ import { resolveUnderRoot } from './resolve-under-root.js';
 /** The raw content of one source, before parsing. */
 export interface SourceContent {
   kind: KbDocumentKind;
-  /** The file path or URL, as results show it. */
+  /** The file path, or the URL without credentials or query (`safeSourceUrl`), as results show it. */
   source: string;
   label?: string;
   bytes: Uint8Array;
@@ -116,6 +116,14 @@ export async function assertUnderRoot(path: string, root: string | undefined): P
 
 async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSource, { type: 'url' }> }) {
   const { url } = options.source;
+  // A job from before the source schema refused them: `fetch` throws on credentials, quoting them.
+  if (URL.canParse(url) && (new URL(url).username !== '' || new URL(url).password !== '')) {
+    throw new NonRetryableError({
+      code: 'VALIDATION',
+      field: 'source.url',
+      message: `${safeSourceUrl(url)}: a URL source must not carry credentials (user:password@)`,
+    });
+  }
   const guarded = createGuardedFetch({
     allowPrivate: options.allowPrivateNetwork ?? false,
     ...(options.allowHosts ? { allowHosts: options.allowHosts } : {}),
@@ -137,7 +145,7 @@ async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSo
   }
   if (!response.ok) {
     await response.body?.cancel();
-    const message = `${safeUrl(url)} answered HTTP ${response.status}`;
+    const message = `${safeSourceUrl(url)} answered HTTP ${response.status}`;
     // A 4xx will answer the same next time; a 5xx may not.
     if (response.status >= 400 && response.status < 500) {
       throw new NonRetryableError({ code: 'SOURCE_UNAVAILABLE', field: 'source.url', message });
@@ -151,14 +159,16 @@ async function readUrlSource(options: ReadSourceOptions & { source: Extract<KbSo
     throw new NonRetryableError({
       code: 'UNSUPPORTED_SOURCE',
       field: 'source.url',
-      message: `${safeUrl(url)}: content type "${contentType || '(none)'}" is not supported (Markdown, plain text, HTML or PDF)`,
+      message: `${safeSourceUrl(url)}: content type "${contentType || '(none)'}" is not supported (Markdown, plain text, HTML or PDF)`,
     });
   }
   const bytes = await readCappedBody(response, {
     maxBytes: options.maxBytes,
-    onTooLarge: () => tooLarge(safeUrl(url), options.maxBytes),
+    onTooLarge: () => tooLarge(safeSourceUrl(url), options.maxBytes),
   });
-  return withDigest({ kind, source: url, bytes });
+  // The document records where it came from without the URL's credentials or query; its id is
+  // still taken from the full URL (`documentIdOf`), so two queries of one path stay two documents.
+  return withDigest({ kind, source: safeSourceUrl(url), bytes });
 }
 
 function kindOfContentType(contentType: string, url: string): KbDocumentKind | undefined {
@@ -177,14 +187,26 @@ function tooLarge(name: string, maxBytes: number): NonRetryableError {
   });
 }
 
-// Host and path only: a URL's user info and query may carry credentials.
-function safeUrl(url: string): string {
+/**
+ * A URL as agentq shows and stores it: scheme, host and path only. Its user info and query may
+ * carry credentials (`https://user:token@host/doc?key=…`), so neither is kept; the fragment goes
+ * too. What a knowledge base document records as its `source`, and what errors name.
+ */
+export function safeSourceUrl(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
   } catch {
     return '(invalid URL)';
   }
+}
+
+/**
+ * A document's `source` as shown: a URL in its {@link safeSourceUrl} form (also for documents
+ * recorded before sources were stored that way), a file path as it is.
+ */
+export function shownDocumentSource(source: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? safeSourceUrl(source) : source;
 }
 
 function withDigest(content: Omit<SourceContent, 'digest'>): SourceContent {

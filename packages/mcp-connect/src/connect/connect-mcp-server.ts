@@ -26,6 +26,7 @@ import type { OAuthTokenStore } from '@agentq/store';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
 import { authFailureOf, recordAuthRefusals, type AuthRefusalRecorder } from '../errors/auth-refusal.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
+import { capMessageBytes, type MessageByteLimit } from './cap-message-bytes.js';
 import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
 import { openTransport as openSdkTransport } from '../transports/open-transport.js';
 import { StderrCapture } from '../transports/stderr-capture.js';
@@ -62,10 +63,17 @@ export interface ConnectMcpServerOptions {
   egressSecrets?: readonly EgressSecret[];
   /**
    * Most bytes of an HTTP error answer the transports read (they quote it in their errors); the
-   * rest is never read. Answers that succeed, event streams among them, are not cut.
+   * rest is never read. Answers that succeed are capped by `messageLimit` only.
    * @default 8192
    */
   errorBodyMaxBytes?: number;
+  /**
+   * Most bytes of one message a server over HTTP sends (a JSON answer, or one event of an event
+   * stream), and the error past it: the read stops there, so a huge answer is refused while it is
+   * read, never buffered whole. The warmer caps its `tools/list` reads with it.
+   * @default no limit
+   */
+  messageLimit?: MessageByteLimit;
   /** Allow HTTP servers on private and loopback addresses. @default false */
   allowPrivateNetwork?: boolean;
   /**
@@ -186,13 +194,27 @@ function withTransportType(definition: ServerDefinition, kind: McpTransportKind)
   return { ...definition, transport: { type: kind, url: transport.url, headers: transport.headers } };
 }
 
+const closeReasons = new WeakMap<Client, Error>();
+
+/**
+ * Why a connection closed itself, when it did: the `messageLimit` error of a message that ran past
+ * the limit. Requests in flight then fail as closed; this names the cause.
+ */
+export function closeReasonOf(client: Client): Error | undefined {
+  return closeReasons.get(client);
+}
+
 // The SDK reads a failed answer's whole body into its error message: a server must not be able to
-// make it buffer without end.
-function withErrorBodyCap(fetch: typeof globalThis.fetch, maxBytes: number): typeof globalThis.fetch {
+// make it buffer without end. A successful answer is capped per message when the caller asks.
+function withBodyCaps(
+  fetch: typeof globalThis.fetch,
+  maxErrorBytes: number,
+  messageLimit: MessageByteLimit | undefined,
+): typeof globalThis.fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (response.status < 400) return response;
-    return capResponseBody(response, { maxBytes, onTooLarge: 'truncate' });
+    if (response.status >= 400) return capResponseBody(response, { maxBytes: maxErrorBytes, onTooLarge: 'truncate' });
+    return messageLimit ? capMessageBytes(response, messageLimit) : response;
   };
 }
 
@@ -241,6 +263,19 @@ async function initialize(input: {
     closing ??= client.close().catch(() => undefined);
     return closing;
   };
+  // A message past the limit ends the connection: an event stream cut mid-event leaves its request
+  // without an answer, so the request fails now, and `closeReasonOf` tells why.
+  const limit = options.messageLimit;
+  const messageLimit: MessageByteLimit | undefined = limit && {
+    maxBytes: limit.maxBytes,
+    tooLarge: () => {
+      const error = limit.tooLarge();
+      closeReasons.set(client, error);
+      logger.warn({ error: error.message }, 'closing the connection: a message of the server is too large');
+      void client.close().catch(() => undefined);
+      return error;
+    },
+  };
   // The SDK reports transport errors here as well; they surface through the failing request.
   client.onerror = (error) => logger.debug({ error: messageOf(error) }, 'mcp transport error');
 
@@ -267,11 +302,12 @@ async function initialize(input: {
       guarded === undefined
         ? undefined
         : recordAuthRefusals(
-            withErrorBodyCap(
+            withBodyCaps(
               definition.auth
                 ? oauthFetchOf({ definition, egressSecrets, oauthSecrets: options.oauthSecrets, fetch: guarded })
                 : guarded,
               options.errorBodyMaxBytes ?? 8192,
+              messageLimit,
             ),
           );
     const fetch = refusals?.fetch;

@@ -1,10 +1,11 @@
-import { maskServerError } from '@agentq/shared';
+import { AgentqError, maskServerError } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { authFailureOf } from '../errors/auth-refusal.js';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
 import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
+import { closeReasonOf } from '../connect/connect-mcp-server.js';
 import { withRequestSignal } from './with-request-signal.js';
 
 // Deliberately looser than the SDK's own result schema: one tool with a bad schema must not make
@@ -66,6 +67,12 @@ export async function listServerTools(options: ListServerToolsOptions): Promise<
         ),
       );
     } catch (error) {
+      // An answer past the connection's message limit (`messageLimit`): refused as it was read,
+      // and the connection closed.
+      const reason = closeReasonOf(options.client) ?? error;
+      if (AgentqError.isInstance(reason) && reason.code === MCP_ERROR_CODES.listTooLarge) {
+        throw fail(MCP_ERROR_CODES.listTooLarge, reason.message, true);
+      }
       const kind = classifySdkError(error, options.client);
       if (kind === 'timeout') {
         throw fail(MCP_ERROR_CODES.listTimeout, `did not list its tools within ${options.timeoutMs} ms`, true);

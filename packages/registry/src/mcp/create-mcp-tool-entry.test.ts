@@ -106,6 +106,39 @@ describe('createMcpToolEntry', () => {
   });
 });
 
+describe('createMcpToolEntry result limit', () => {
+  it('cuts a huge text result to maxResultBytes before returning it, naming what was dropped', async () => {
+    const huge = `${'€'.repeat(1_000)}tail`;
+    const caller = new FakeMcpCaller(() => ({ content: [{ type: 'text', text: huge }] }));
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller, maxResultBytes: 1_000 });
+    const output = (await entry.tool.execute?.({ value: 'a' }, callOptions)) as string;
+    expect(typeof output).toBe('string');
+    // 333 whole euro signs (999 bytes); the 334th would cross the limit.
+    expect(output.startsWith(`${'€'.repeat(333)}\n[tool result truncated: `)).toBe(true);
+    expect(output).toContain(
+      `${Buffer.byteLength(huge) - 999} of ${Buffer.byteLength(huge)} bytes dropped; the limit is 1000 bytes`,
+    );
+    expect(output).not.toContain('tail');
+  });
+
+  it('cuts the text of an error result the same way', async () => {
+    const caller = new FakeMcpCaller(() => ({ isError: true, content: [{ type: 'text', text: 'e'.repeat(5_000) }] }));
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller, maxResultBytes: 64 });
+    const error: unknown = await Promise.resolve(entry.tool.execute?.({ value: 'a' }, callOptions)).catch(
+      (caught: unknown) => caught,
+    );
+    expect(AgentqError.isInstance(error) && error.code).toBe('MCP_TOOL_ERROR');
+    expect((error as Error).message).toMatch(/^e{64}\n\[tool result truncated: 4936 of 5000 bytes dropped/);
+  });
+
+  it('applies the 1 MiB default without a setting', async () => {
+    const caller = new FakeMcpCaller(() => ({ content: [{ type: 'text', text: 'y'.repeat(1_048_577) }] }));
+    const entry = createMcpToolEntry({ definition, tool: catalogTool, wireName: 'w', caller });
+    const output = (await entry.tool.execute?.({ value: 'a' }, callOptions)) as string;
+    expect(output).toContain('1 of 1048577 bytes dropped; the limit is 1048576 bytes');
+  });
+});
+
 describe('summarizeMcpResult', () => {
   it('summarises images, audio and binary resources as text', () => {
     const text = summarizeMcpResult({

@@ -10,6 +10,7 @@ import {
 import { tool as defineTool, type Tool } from 'ai';
 import type { ToolEntry } from '../registry/tool-entry.js';
 import { toolInputSchema } from '../schema/tool-input-schema.js';
+import { DEFAULT_TOOL_RESULT_MAX_BYTES, limitToolResultText } from './limit-tool-result.js';
 import type { McpToolCaller } from './mcp-tool-caller.js';
 import { mcpToolModelOutput, mcpToolOutput, type McpMediaOutput } from './mcp-tool-output.js';
 import { summarizeMcpResult } from './summarize-mcp-result.js';
@@ -28,6 +29,11 @@ export interface CreateMcpToolEntryOptions {
    * removed after the sync is refused. When absent, the definition above is used.
    */
   currentDefinition?: (serverId: string) => Promise<ServerDefinition | null>;
+  /**
+   * `AGENTQ_TOOL_RESULT_MAX_BYTES`: bytes of text one result (or its error text) keeps; the rest
+   * is cut with a note. @default 1048576
+   */
+  maxResultBytes?: number;
 }
 
 const blurbLength = 160;
@@ -43,7 +49,9 @@ export function oneLineBlurb(description: string | undefined): string {
  * A registry entry for one cached MCP tool. Its `execute` goes through the injected caller after
  * re-checking that the server is still enabled; an `isError` result becomes a thrown tool error
  * carrying the result's text, which the AI SDK hands back to the model. A result with images
- * returns them (within a byte budget, see `mcpToolOutput`) for the model to see.
+ * returns them (within a byte budget, see `mcpToolOutput`) for the model to see. Text past
+ * `maxResultBytes` is cut with a note before anything else sees it, so a server answering with
+ * hundreds of megabytes cannot fill the journal, the checkpoint or the model's context.
  *
  * `alwaysAsk` decides both `needsApproval` and `defer: 'never'` from the same setting: a gated tool
  * hidden behind the meta tools would be reachable without the SDK's approval step.
@@ -54,6 +62,7 @@ export function createMcpToolEntry(options: CreateMcpToolEntryOptions): ToolEntr
   const id = makeToolId(serverId, cached.name);
   const alwaysAsk = isAlwaysAsk(definition, cached.name);
   const description = cached.description ?? cached.title ?? cached.name;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_TOOL_RESULT_MAX_BYTES;
 
   const sdkTool: Tool = defineTool<unknown, string | McpMediaOutput>({
     title: cached.title,
@@ -75,10 +84,10 @@ export function createMcpToolEntry(options: CreateMcpToolEntryOptions): ToolEntr
         toolCallId: executionOptions.toolCallId,
       });
       if (result.isError) {
-        const summary = summarizeMcpResult(result);
+        const summary = limitToolResultText(summarizeMcpResult(result), maxResultBytes);
         throw new AgentqError({ code: 'MCP_TOOL_ERROR', message: summary || `MCP tool ${cached.name} failed` });
       }
-      return mcpToolOutput(result);
+      return mcpToolOutput(result, undefined, maxResultBytes);
     },
     // Images reach the model as image parts; the worker swaps in the text form for models that
     // cannot take them.

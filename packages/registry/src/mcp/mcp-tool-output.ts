@@ -1,4 +1,5 @@
 import type { Tool } from 'ai';
+import { DEFAULT_TOOL_RESULT_MAX_BYTES, limitToolResultText } from './limit-tool-result.js';
 import type { McpCallResult } from './mcp-tool-caller.js';
 import { summarizeMcpResult } from './summarize-mcp-result.js';
 
@@ -47,12 +48,17 @@ function decodedBytes(base64: string): number {
  * no image a model could see, else an {@link McpMediaOutput} holding its images, in order, as
  * long as their decoded bytes fit `budgetBytes`; an image past the budget, of another type, or
  * an audio or binary resource block stays a text description.
+ *
+ * The text (and the fallback) keeps at most `maxTextBytes` bytes of UTF-8, structured content
+ * counted as its JSON; the rest is dropped with a note (see `limitToolResultText`), before the
+ * result is masked, journaled, checkpointed or shown to the model.
  */
 export function mcpToolOutput(
   result: McpCallResult,
   budgetBytes = DEFAULT_MEDIA_BUDGET_BYTES,
+  maxTextBytes = DEFAULT_TOOL_RESULT_MAX_BYTES,
 ): string | McpMediaOutput {
-  const fallback = summarizeMcpResult(result);
+  const fallback = limitToolResultText(summarizeMcpResult(result), maxTextBytes);
   const images: McpImage[] = [];
   const texts: string[] = [];
   let spent = 0;
@@ -74,7 +80,7 @@ export function mcpToolOutput(
     if (text !== '') texts.push(text);
   }
   if (images.length === 0) return fallback;
-  return { type: 'mcp-media', text: texts.join('\n'), images, fallback };
+  return { type: 'mcp-media', text: limitToolResultText(texts.join('\n'), maxTextBytes), images, fallback };
 }
 
 /**

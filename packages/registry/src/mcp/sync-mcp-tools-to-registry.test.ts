@@ -54,6 +54,22 @@ describe('syncMcpToolsToRegistry', () => {
     ]);
   });
 
+  it("registers entries that cut results to the sync's maxResultBytes", async () => {
+    const { reader, registry } = world();
+    const bigCaller = new FakeMcpCaller(() => ({ content: [{ type: 'text', text: 'q'.repeat(300) }] }));
+    await syncMcpToolsToRegistry(registry, reader, {
+      selectedToolIds: new Set(['fs:read_file']),
+      caller: bigCaller,
+      maxResultBytes: 100,
+    });
+    const output = await registry
+      .getByName('mcp__fs__readFile')
+      ?.tool.execute?.({ value: 'a' }, { toolCallId: 'c', messages: [] });
+    expect(output).toBe(
+      `${'q'.repeat(100)}\n[tool result truncated: 200 of 300 bytes dropped; the limit is 100 bytes (AGENTQ_TOOL_RESULT_MAX_BYTES)]`,
+    );
+  });
+
   it('a sync where nothing changed registers nothing again', async () => {
     const { reader, registry } = world();
     await sync(registry, reader, ['gh:create_issue', 'fs:read_file']);

@@ -28,6 +28,12 @@ export interface SyncMcpToolsOptions {
    * @default a caller that refuses every call
    */
   caller?: McpToolCaller;
+  /**
+   * `AGENTQ_TOOL_RESULT_MAX_BYTES`: bytes of text one MCP tool result keeps (see
+   * `createMcpToolEntry`). Like the caller, it is taken when a server's entries are (re)registered.
+   * @default 1048576
+   */
+  maxResultBytes?: number;
   /** @default a silent logger */
   logger?: Logger;
   /**
@@ -203,7 +209,7 @@ export async function syncMcpToolsToRegistry(
     if (!server) continue;
     state.servers.set(serverId, server);
     if (examples) primeExamples(registry, serverId, server, examples);
-    registerServer({ registry, serverId, server, caller, reader });
+    registerServer({ registry, serverId, server, caller, reader, maxResultBytes: options.maxResultBytes });
     changed.push(server);
   }
 
@@ -357,6 +363,7 @@ function registerServer(options: {
   server: ServerState;
   caller: McpToolCaller;
   reader: CatalogReader;
+  maxResultBytes: number | undefined;
 }): void {
   const { registry, serverId, server } = options;
   const offered = offeredTools(server);
@@ -373,7 +380,14 @@ function registerServer(options: {
     const id = makeToolId(serverId, tool.name);
     const wireName = names.get(id) as string;
     registry.register(
-      createMcpToolEntry({ definition: server.definition, tool, wireName, caller: options.caller, currentDefinition }),
+      createMcpToolEntry({
+        definition: server.definition,
+        tool,
+        wireName,
+        caller: options.caller,
+        currentDefinition,
+        maxResultBytes: options.maxResultBytes,
+      }),
     );
     registered.set(id, wireName);
   }

@@ -76,6 +76,7 @@ describe('loadConfig', () => {
       maxToolDescriptionChars: 8000,
       maxSchemaDepth: 32,
       maxToolCallsPerStep: 32,
+      toolResultMaxBytes: 1_048_576,
       searxngUrl: undefined,
       webSearchProvider: undefined,
       braveSearchUrl: 'https://api.search.brave.com/res/v1/web/search',
@@ -282,6 +283,21 @@ describe('loadConfig', () => {
     expect(error.issues.map((issue) => issue.field).sort()).toEqual(Object.keys(bad).sort());
     for (const name of Object.keys(bad)) expect(error.message).toContain(name);
     expect(error.field).toBe('REDIS_URL');
+  });
+
+  it('reads AGENTQ_TOOL_RESULT_MAX_BYTES as a positive whole number and names a bad one', () => {
+    expect(loadConfig({ AGENTQ_TOOL_RESULT_MAX_BYTES: '65536' }).toolResultMaxBytes).toBe(65_536);
+    for (const [value, message] of [
+      ['0', 'must be greater than 0'],
+      ['-5', 'must be greater than 0'],
+      ['1.5', 'must be a whole number'],
+      ['1MB', 'must be a number'],
+    ] as const) {
+      const error = configError({ AGENTQ_TOOL_RESULT_MAX_BYTES: value });
+      expect(error.issues).toEqual([
+        { field: 'AGENTQ_TOOL_RESULT_MAX_BYTES', message: expect.stringContaining(message) },
+      ]);
+    }
   });
 
   it('names a single bad variable and leaves the good ones alone', () => {

@@ -105,6 +105,8 @@ export interface Config {
   maxSchemaDepth: number;
   /** `AGENTQ_MAX_TOOL_CALLS_PER_STEP`: calls past it in one model step are refused, not made. */
   maxToolCallsPerStep: number;
+  /** `AGENTQ_TOOL_RESULT_MAX_BYTES`: bytes of text one MCP tool result keeps; the rest is cut with a note. */
+  toolResultMaxBytes: number;
   /** `AGENTQ_CODE_MODE`: whether assistants may turn on `tool_exec` (code mode). */
   codeMode: 'off' | 'allowed';
   /** `AGENTQ_CODE_MODE_TIMEOUT_MS`. */

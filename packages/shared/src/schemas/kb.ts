@@ -19,8 +19,22 @@ export const kbDefinitionSchema = z.object({
 });
 
 /**
+ * A knowledge base URL source: http or https, without credentials. `fetch` would not send a
+ * `user:password@`, and the ingest job, its errors and the document would all hold it.
+ */
+export const kbSourceUrlSchema = z
+  .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+  .max(4_096)
+  // Runs after a failed URL check too (zod keeps going), so an unparsable value passes here.
+  .refine((url) => {
+    if (!URL.canParse(url)) return true;
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry credentials (user:password@)');
+
+/**
  * Where a document comes from. A `file` path is absolute and is read by the indexer from its own
- * file system; a `url` is fetched through the shared fetch guard.
+ * file system; a `url` ({@link kbSourceUrlSchema}) is fetched through the shared fetch guard.
  */
 export const kbSourceSchema = z.discriminatedUnion('type', [
   z.object({
@@ -35,7 +49,7 @@ export const kbSourceSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('url'),
-    url: z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }).max(4_096),
+    url: kbSourceUrlSchema,
   }),
 ]);
 
