@@ -21,6 +21,7 @@ import {
   type Config,
   startHealthListener,
   type Logger,
+  withBullmqErrors,
 } from '@agentq/shared';
 import {
   CachedSessionGenerations,
@@ -386,5 +387,10 @@ async function closeWithin(worker: Worker, timeoutMs: number): Promise<void> {
 function approvalsQueueProcessor(options: { redis: RedisConnection; prefix: string; logger: Logger }) {
   const approvals = createApprovalProcessor(options);
   const elicitations = createElicitationProcessor(options);
-  return async (job: Job) => (job.name === 'elicitation' ? await elicitations(job) : await approvals(job));
+  // Through the one error mapping: a record that is missing, expired or unreadable fails the job
+  // once with its code, instead of being retried with backoff.
+  return async (job: Job, token?: string) =>
+    withBullmqErrors({ job, token }, async (): Promise<unknown> =>
+      job.name === 'elicitation' ? await elicitations(job) : await approvals(job),
+    );
 }
