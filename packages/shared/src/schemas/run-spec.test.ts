@@ -3,6 +3,7 @@ import { MODEL_PROVIDERS } from './model-providers.js';
 import {
   createRunSpecSchema,
   defaultRunSpecLimits,
+  MAX_APPROVAL_TIMEOUT_MS,
   modelIdSchema,
   runSpecLimitsOf,
   runSpecSchema,
@@ -98,6 +99,34 @@ describe('runSpecSchema', () => {
     expect(
       runSpecSchema.safeParse({ ...minimal, input: { messages: [{ role: 'robot', content: 'b' }] } }).success,
     ).toBe(false);
+  });
+
+  it('refuses input messages that end with an assistant message', () => {
+    const user = { role: 'user', content: 'Deploy it' };
+    const call = {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp__ops__deploy', input: {} }],
+    };
+    for (const last of [call, { role: 'assistant', content: 'Done.' }]) {
+      const issue = firstIssue({ ...minimal, input: { messages: [user, last] } });
+      expect(issue.path).toEqual(['input', 'messages', 1, 'role']);
+      expect(issue.message).toMatch(/last input message may not be an assistant message/);
+    }
+    const answered = {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'mcp__ops__deploy', output: { type: 'text', value: 'ok' } },
+      ],
+    };
+    expect(runSpecSchema.safeParse({ ...minimal, input: { messages: [user, call, answered] } }).success).toBe(true);
+  });
+
+  it('bounds the approval timeout a run asks for', () => {
+    const withTimeout = (timeoutMs: number) => ({ ...minimal, approval: { timeoutMs } });
+    expect(runSpecSchema.safeParse(withTimeout(MAX_APPROVAL_TIMEOUT_MS)).success).toBe(true);
+    const issue = firstIssue(withTimeout(Number.MAX_SAFE_INTEGER));
+    expect(issue.path).toEqual(['approval', 'timeoutMs']);
+    expect(issue.message).toMatch(/at most .* ms/);
   });
 
   it('needs a script for scripted models other than scripted:demo', () => {

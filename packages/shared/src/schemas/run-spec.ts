@@ -10,6 +10,9 @@ import {
   TOOL_EXPOSITIONS,
 } from './model-providers.js';
 
+/** The longest approval timeout a run may ask for: a year, so every expiry stays a safe integer. */
+export const MAX_APPROVAL_TIMEOUT_MS = 365 * 24 * 3600 * 1000;
+
 /**
  * `provider:model`, for example `openai:gpt-4o-mini` or `scripted:demo`. The provider must be one
  * of {@link MODEL_PROVIDERS}; the model name must be printable and without spaces. Whether the
@@ -210,8 +213,13 @@ function createApprovalPolicySchema(limits: RunSpecLimits) {
       limits.maxPatterns,
       'patterns',
     ).default([]),
-    /** Approval timeout for this run; the config default otherwise. */
-    timeoutMs: z.number().int().positive().optional(),
+    /** Approval timeout for this run; the config default otherwise. At most a year. */
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_APPROVAL_TIMEOUT_MS, { error: `must be at most ${MAX_APPROVAL_TIMEOUT_MS} ms (a year)` })
+      .optional(),
   });
 }
 
@@ -341,8 +349,21 @@ export function createRunSpecSchema(limits: Partial<RunSpecLimits> = {}) {
       }
       checkInputSize(spec, effective.maxInputBytes, context);
       if ('messages' in spec.input) {
-        for (const issue of findProvenanceIssues(spec.input.messages)) {
+        const issues = findProvenanceIssues(spec.input.messages);
+        for (const issue of issues) {
           context.addIssue({ code: 'custom', path: ['input', 'messages', ...issue.path], message: issue.message });
+        }
+        // The worker asks the model only after a message that is not its own: given last, an
+        // assistant message would end the run at once, unanswered tool calls and all. (Said only of
+        // messages that are otherwise fine, so each problem is reported on its own.)
+        const last = spec.input.messages.length - 1;
+        if (issues.length === 0 && spec.input.messages[last]?.role === 'assistant') {
+          context.addIssue({
+            code: 'custom',
+            path: ['input', 'messages', last, 'role'],
+            message:
+              'the last input message may not be an assistant message: the run would end without asking the model',
+          });
         }
       }
     })
