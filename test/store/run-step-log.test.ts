@@ -1,4 +1,4 @@
-import { AgentqError, runCheckpointSchema, silentLogger, type RunCheckpoint } from '@agentq/shared';
+import { AgentqError, isRetryable, runCheckpointSchema, silentLogger, type RunCheckpoint } from '@agentq/shared';
 import { keyNames, RunStore, runStateKeys, type CheckpointWrite } from '@agentq/store';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -218,5 +218,19 @@ describe('the step log of a run', () => {
     expect(
       await new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() }).read('log-5'),
     ).toBeNull();
+  });
+
+  it('a strict read (to resume the run) fails with RUN_STATE_CORRUPT on an unreadable checkpoint', async () => {
+    const reader = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+    await store.write(withStep(withStep(fresh('log-6'))));
+    expect((await reader.read('log-6', { strict: true }))?.step).toBe(2);
+    await ctx.redis.lset(keyNames(ctx.prefix).runMessages('log-6'), 1, '{"corrupt":true}');
+    const failure = await reader.read('log-6', { strict: true }).catch((error: unknown) => error);
+    expect(AgentqError.isInstance(failure) && failure.code).toBe('RUN_STATE_CORRUPT');
+    expect(isRetryable(failure)).toBe(false);
+    expect(await reader.read('log-6')).toBeNull();
+    // A blob that is not a checkpoint at all, likewise.
+    await ctx.redis.set(runStateKeys(keyNames(ctx.prefix), 'log-7')[0], '{"runId":');
+    await expect(reader.read('log-7', { strict: true })).rejects.toMatchObject({ code: 'RUN_STATE_CORRUPT' });
   });
 });

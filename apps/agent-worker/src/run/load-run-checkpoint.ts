@@ -36,7 +36,7 @@ export async function loadRunCheckpoint(options: {
   const [stored, childrenValues, recorded] = firstStart
     ? [null, {}, new Map<string, RecordedToolResult>()]
     : await Promise.all([
-        store.read(runId),
+        store.read(runId, { strict: true }),
         job.getChildrenValues<unknown>(),
         store.recordedToolResults(runId, incarnation),
       ]);

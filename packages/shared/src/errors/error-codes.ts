@@ -369,6 +369,12 @@ export const ERROR_CODES = {
     description: 'An unexpected failure: a bug, logged with its stack.',
   },
   RUN_FAILED: { status: 500, exitCode: failed, retryable: false, description: 'A run ended in failure.' },
+  RUN_STATE_CORRUPT: {
+    status: 500,
+    exitCode: failed,
+    retryable: false,
+    description: "A run's stored checkpoint cannot be read; the run fails instead of starting over.",
+  },
   ABORTED: {
     status: 499,
     exitCode: failed,

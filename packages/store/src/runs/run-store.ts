@@ -2,6 +2,7 @@ import {
   AgentqError,
   answeredToolCallIds,
   isOfRunIncarnation,
+  NonRetryableError,
   QUEUE_NAMES,
   recordedToolResultSchema,
   runCheckpointSchema,
@@ -113,9 +114,11 @@ export class RunStore {
 
   /**
    * The checkpoint, rebuilt from the head and the step log (or read from a single-blob checkpoint),
-   * or `null` when there is none (or it is unreadable, which is logged). One round trip.
+   * or `null` when there is none. One round trip. An unreadable one is logged and read as `null`
+   * (for views), or, with `strict` (for resuming the run), fails with `RUN_STATE_CORRUPT`, which is
+   * not retried: a run that started over would repeat every step, and its tools.
    */
-  async read(runId: string): Promise<RunCheckpoint | null> {
+  async read(runId: string, options: { strict?: boolean } = {}): Promise<RunCheckpoint | null> {
     const [headKey, , messagesKey, stepsKey] = runStateKeys(this.keys, runId);
     const replies =
       (await this.redis.multi().get(headKey).lrange(messagesKey, 0, -1).lrange(stepsKey, 0, -1).exec()) ?? [];
@@ -123,7 +126,7 @@ export class RunStore {
     if (failed?.[0]) throw failed[0];
     const [text, messageItems, stepItems] = replies.map(([, value]) => value) as [string | null, string[], string[]];
     if (text === null) return null;
-    const checkpoint = this.parse(runId, text, messageItems, stepItems);
+    const checkpoint = this.parse(runId, text, messageItems, stepItems, options.strict === true);
     // A single-blob checkpoint's history is not in the log yet: its next write sends all of it.
     if (checkpoint?.logged) this.remember(runId, checkpoint.checkpoint, 0, 0);
     return checkpoint?.checkpoint ?? null;
@@ -134,7 +137,16 @@ export class RunStore {
     text: string,
     messageItems: string[],
     stepItems: string[],
+    strict: boolean,
   ): { checkpoint: RunCheckpoint; logged: boolean } | null {
+    const unreadable = (error: string) => {
+      this.logger.warn({ runId, error }, 'unreadable run checkpoint');
+      if (!strict) return null;
+      throw new NonRetryableError({
+        code: 'RUN_STATE_CORRUPT',
+        message: `the stored checkpoint of run ${runId} cannot be read (${error.slice(0, 300)}); the run fails rather than start over and repeat its steps`,
+      });
+    };
     // The format is told by the value's own top-level `format`, never by searching the text: a
     // single-blob checkpoint holds tool inputs, which may spell anything.
     const raw = safeParseJson(text, storedRunRecordSchema, `checkpoint of run ${runId}`);
@@ -144,17 +156,10 @@ export class RunStore {
       : isHead
         ? runHeadSchema.safeParse(raw.data)
         : runCheckpointSchema.safeParse(raw.data);
-    if (!parsed.success) {
-      // A checkpoint we cannot read cannot be resumed from; starting over is the only way forward.
-      this.logger.warn({ runId, error: parsed.error.message }, 'ignoring unreadable run checkpoint');
-      return null;
-    }
+    if (!parsed.success) return unreadable(parsed.error.message);
     if (!isHead) return { checkpoint: parsed.data as RunCheckpoint, logged: false };
     const rebuilt = checkpointOf(parsed.data as RunHead, messageItems, stepItems);
-    if (typeof rebuilt === 'string') {
-      this.logger.warn({ runId, error: rebuilt }, 'ignoring unreadable run checkpoint');
-      return null;
-    }
+    if (typeof rebuilt === 'string') return unreadable(rebuilt);
     return { checkpoint: rebuilt, logged: true };
   }
 
