@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText } from 'ai';
+import { AgentqError, isRetryable } from '@agentq/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelFetch, ModelRedirectRefused } from './create-model-fetch.js';
 
@@ -219,6 +220,44 @@ describe('createModelFetch', () => {
       other.closeAllConnections();
       await new Promise((resolve) => other.close(resolve));
     }
+  });
+
+  it('stops reading an answer past the byte limit, compressed, streamed or plain, and fails it for good', async () => {
+    const big = JSON.stringify({ ...chatAnswer, filler: 'x'.repeat(64 * 1024) });
+    handlers.set('/big/chat/completions', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(big);
+    });
+    handlers.set('/big-gzip', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync(big)); // small on the wire, large once decoded
+    });
+    handlers.set('/big-stream', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let event = 0; event < 64; event += 1) response.write(`data: ${'y'.repeat(1024)}\n\n`);
+      response.end();
+    });
+    const fetch = createModelFetch({ maxResponseBytes: 16 * 1024 });
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    for (const path of ['/big/chat/completions', '/big-gzip']) {
+      const error = await failure(fetch(`${base}${path}`, { method: 'POST', body: '{}' }));
+      expect(AgentqError.isInstance(error) && error.code).toBe('MODEL_RESPONSE_TOO_LARGE');
+      expect(isRetryable(error)).toBe(false);
+    }
+    const streamed = await fetch(`${base}/big-stream`, { method: 'POST', body: '{}' });
+    const readAll = failure(streamed.text());
+    expect(await readAll).toMatchObject({ code: 'MODEL_RESPONSE_TOO_LARGE' });
+    // Through the AI SDK, the error reaches the caller as it is (no retry, no provider error).
+    const model = createOpenAICompatible({ name: 'loopback', baseURL: `${base}/big`, fetch }).chatModel('m');
+    const viaSdk = await failure(generateText({ model, prompt: 'hi', maxRetries: 2 }));
+    expect(AgentqError.isInstance(viaSdk) && viaSdk.code).toBe('MODEL_RESPONSE_TOO_LARGE');
+    // Under the limit, the same answer goes through.
+    const roomy = createModelFetch({ maxResponseBytes: 1024 * 1024 });
+    expect((await roomy(`${base}/big-gzip`, { method: 'POST', body: '{}' })).status).toBe(200);
   });
 
   it('keeps the AI SDK answer and its retry classification of provider errors and outages', async () => {

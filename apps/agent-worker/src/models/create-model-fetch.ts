@@ -1,7 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { NonRetryableError } from '@agentq/shared';
 
 /** The `fetch` the AI SDK providers take (their `fetch` option). */
 export type ModelFetch = typeof globalThis.fetch;
@@ -19,6 +20,11 @@ export interface ModelFetchOptions {
    * within its body) before the call fails as a lost connection. @default 300 000
    */
   silenceMs?: number;
+  /**
+   * The most bytes (as decoded) one answer may hold, a streamed answer's events together; past it
+   * the call fails with `MODEL_RESPONSE_TOO_LARGE`, not retried. @default 8 MiB
+   */
+  maxResponseBytes?: number;
 }
 
 // Idle pooled sockets close after this long, like undici's default keep-alive timeout, so a
@@ -35,6 +41,8 @@ const MAX_REDIRECTS = 5;
 // while connecting, before the answer's headers, or within its body. undici's headers and body
 // timeouts are the same 300 s.
 const SILENCE_MS = 300_000;
+// AGENTQ_MAX_MODEL_RESPONSE_BYTES's default.
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * A `fetch` for model providers over `node:http(s)` with keep-alive agents. The providers call
@@ -81,6 +89,7 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
         body,
         signal: init?.signal ?? undefined,
         silenceMs: options.silenceMs,
+        maxResponseBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
       });
       if (answer instanceof Response) return answer;
       const next = safeUrl(answer.location, target);
@@ -140,6 +149,7 @@ interface SendOptions {
   body: string | Uint8Array | undefined;
   signal: AbortSignal | undefined;
   silenceMs: number | undefined;
+  maxResponseBytes: number;
 }
 
 /** A 3xx answer with a location, not yet followed. */
@@ -163,11 +173,23 @@ function send(options: SendOptions): Promise<Response | RedirectAnswer> {
   });
   request.on('timeout', () => request.destroy(new Error(`the model server sent nothing for ${silenceMs} ms`)));
   request.end(options.body);
-  return answerOf(request, signal);
+  return answerOf(request, signal, options.maxResponseBytes);
+}
+
+/** A model answer past the byte limit: the run fails, and is not retried (the same call would answer the same). */
+function tooLarge(maxBytes: number): NonRetryableError {
+  return new NonRetryableError({
+    code: 'MODEL_RESPONSE_TOO_LARGE',
+    message: `the model provider's answer is larger than ${maxBytes} bytes (AGENTQ_MAX_MODEL_RESPONSE_BYTES); it was not read further`,
+  });
 }
 
 /** The answer to a sent request, collected (an event stream is passed on as it arrives). */
-function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Promise<Response | RedirectAnswer> {
+function answerOf(
+  request: ClientRequest,
+  signal: AbortSignal | undefined,
+  maxBytes: number,
+): Promise<Response | RedirectAnswer> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (action: () => void) => {
@@ -205,8 +227,22 @@ function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Prom
       }
       const body = decoded(answer, fail);
       if (isEventStream(answer)) {
-        // Handed over as it arrives; an abort from here on ends the stream with the signal's reason.
-        answerWith(answer, Readable.toWeb(body) as ReadableStream<Uint8Array>);
+        // Handed over as it arrives; an abort from here on ends the stream with the signal's reason,
+        // and the byte limit with MODEL_RESPONSE_TOO_LARGE.
+        let streamed = 0;
+        const counted = pipeline(
+          body,
+          new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              streamed += chunk.length;
+              if (streamed <= maxBytes) return done(null, chunk);
+              done(tooLarge(maxBytes));
+              answer.destroy();
+            },
+          }),
+          () => undefined,
+        );
+        answerWith(answer, Readable.toWeb(counted) as ReadableStream<Uint8Array>);
         if (!signal) return;
         const endStream = () => answer.destroy(abortError(signal));
         signal.addEventListener('abort', endStream, { once: true });
@@ -214,7 +250,18 @@ function answerOf(request: ClientRequest, signal: AbortSignal | undefined): Prom
         return;
       }
       const chunks: Buffer[] = [];
-      body.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      body.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= maxBytes) {
+          chunks.push(chunk);
+          return;
+        }
+        chunks.length = 0;
+        // Settled first: closing the answer makes it report an error of its own.
+        settle(() => reject(tooLarge(maxBytes)));
+        answer.destroy();
+      });
       body.on('error', fail);
       answer.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
       body.on('end', () => answerWith(answer, Buffer.concat(chunks)));

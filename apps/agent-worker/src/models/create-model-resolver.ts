@@ -37,7 +37,8 @@ export interface ModelResolverOptions {
     | 'anthropicBaseUrl'
     | 'openaiCompatibleBaseUrl'
     | 'openaiCompatibleApiKey'
-  >;
+  > &
+    Partial<Pick<Config, 'maxModelResponseBytes'>>;
   /**
    * The HTTP transport of the real providers.
    * @default a keep-alive `node:http(s)` transport ({@link createModelFetch})
@@ -55,7 +56,7 @@ export interface ModelResolverOptions {
  */
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const { config } = options;
-  const fetch = options.fetch ?? createModelFetch();
+  const fetch = options.fetch ?? createModelFetch({ maxResponseBytes: config.maxModelResponseBytes });
   // Real providers are built once per process; only the scripted one depends on the run.
   const realProviders: Record<string, ProviderV3> = {};
   if (config.openaiApiKey) {

@@ -541,6 +541,14 @@ export const configVariables = [
       'Largest text one MCP tool result keeps, in bytes of UTF-8 (structured content counted as its JSON; images have their own budget). Past it the text is cut at a character boundary and ends with a note naming the bytes dropped and this limit; the cut happens before the result is masked, journaled, checkpointed or shown to the model. An error result\u2019s text is cut the same way.',
   },
   {
+    env: 'AGENTQ_MAX_MODEL_RESPONSE_BYTES',
+    key: 'maxModelResponseBytes',
+    schema: positiveInt,
+    default: '8388608',
+    description:
+      'Largest answer a model provider may send for one call, in bytes as decoded (for a streamed answer, all of its events together). Past it the worker stops reading and the run fails with MODEL_RESPONSE_TOO_LARGE, without a retry: nothing of the answer is stored.',
+  },
+  {
     env: 'AGENTQ_CODE_MODE',
     key: 'codeMode',
     schema: z.enum(['off', 'allowed'], { message: 'must be off or allowed' }),

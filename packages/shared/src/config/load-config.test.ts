@@ -77,6 +77,7 @@ describe('loadConfig', () => {
       maxSchemaDepth: 32,
       maxToolCallsPerStep: 32,
       toolResultMaxBytes: 1_048_576,
+      maxModelResponseBytes: 8_388_608,
       searxngUrl: undefined,
       webSearchProvider: undefined,
       braveSearchUrl: 'https://api.search.brave.com/res/v1/web/search',

@@ -107,6 +107,8 @@ export interface Config {
   maxToolCallsPerStep: number;
   /** `AGENTQ_TOOL_RESULT_MAX_BYTES`: bytes of text one MCP tool result keeps; the rest is cut with a note. */
   toolResultMaxBytes: number;
+  /** `AGENTQ_MAX_MODEL_RESPONSE_BYTES`: the largest answer one model call may send; past it the run fails. */
+  maxModelResponseBytes: number;
   /** `AGENTQ_CODE_MODE`: whether assistants may turn on `tool_exec` (code mode). */
   codeMode: 'off' | 'allowed';
   /** `AGENTQ_CODE_MODE_TIMEOUT_MS`. */

@@ -369,6 +369,12 @@ export const ERROR_CODES = {
     description: 'An unexpected failure: a bug, logged with its stack.',
   },
   RUN_FAILED: { status: 500, exitCode: failed, retryable: false, description: 'A run ended in failure.' },
+  MODEL_RESPONSE_TOO_LARGE: {
+    status: 502,
+    exitCode: failed,
+    retryable: false,
+    description: 'A model provider sent an answer larger than `AGENTQ_MAX_MODEL_RESPONSE_BYTES`.',
+  },
   RUN_STATE_CORRUPT: {
     status: 500,
     exitCode: failed,
