@@ -107,13 +107,15 @@ export function createModelFetch(options: ModelFetchOptions = {}): ModelFetch {
  * that changes the method (301, 302, 303), or one hop too many. Not retryable: the base URL is
  * wrong, and nothing was sent to where it pointed.
  */
-export class ModelRedirectRefused extends Error {
+export class ModelRedirectRefused extends NonRetryableError {
   constructor(from: URL, status: number, to: string) {
-    super(
-      `model endpoint ${from.origin}${from.pathname} answered ${status} towards ${to}; refused: model requests ` +
+    super({
+      code: 'MODEL_REJECTED',
+      message:
+        `model endpoint ${from.origin}${from.pathname} answered ${status} towards ${to}; refused: model requests ` +
         'carry the provider key and the prompt, so only 307/308 redirects within the same origin are followed ' +
         '(check the provider base URL)',
-    );
+    });
     this.name = 'ModelRedirectRefused';
   }
 }
