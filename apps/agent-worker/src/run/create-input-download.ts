@@ -14,13 +14,33 @@ const DOWNLOAD_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 
 type Downloaded = { data: Uint8Array; mediaType: string | undefined };
+type FetchConfig = InputDownloadOptions['config'];
+
+// One guarded fetch (one connection pool) per configuration, shared by every attempt under it.
+const fetches = new WeakMap<FetchConfig, GuardedFetch>();
+
+function guardedFetchOf(config: FetchConfig): GuardedFetch {
+  let fetch = fetches.get(config);
+  if (!fetch) {
+    fetch = createGuardedFetch({
+      allowPrivate: config.allowPrivateFetch ?? false,
+      allowHosts: config.fetchAllowHosts ?? [],
+      label: 'Input download',
+    });
+    fetches.set(config, fetch);
+  }
+  return fetch;
+}
 
 /** Options of {@link createInputDownload}. */
 export interface InputDownloadOptions {
   config: Partial<Pick<Config, 'allowPrivateFetch' | 'fetchAllowHosts' | 'inputDownloadMaxBytes'>>;
   /** The attempt's signal: a download stops with the attempt. */
   signal: AbortSignal;
-  /** @default a `createGuardedFetch` under `AGENTQ_ALLOW_PRIVATE_FETCH` and `AGENTQ_FETCH_ALLOW_HOSTS` */
+  /**
+   * @default a `createGuardedFetch` under `AGENTQ_ALLOW_PRIVATE_FETCH` and `AGENTQ_FETCH_ALLOW_HOSTS`,
+   * one per `config` object
+   */
   fetch?: GuardedFetch;
 }
 
@@ -38,23 +58,18 @@ export interface InputDownloadOptions {
  */
 export function createInputDownload(options: InputDownloadOptions): DownloadFunction {
   const maxBytes = options.config.inputDownloadMaxBytes ?? DEFAULT_MAX_BYTES;
-  let guarded = options.fetch;
+  const guarded = () => options.fetch ?? guardedFetchOf(options.config);
   const downloads = new Map<string, Promise<Downloaded>>();
   let used = 0;
   // One at a time, so that each download knows how much of the budget is left.
   let queue: Promise<unknown> = Promise.resolve();
 
   async function download(url: URL): Promise<Downloaded> {
-    guarded ??= createGuardedFetch({
-      allowPrivate: options.config.allowPrivateFetch ?? false,
-      allowHosts: options.config.fetchAllowHosts ?? [],
-      label: 'Input download',
-    });
     const name = safeUrl(url);
     const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
     const signal = AbortSignal.any([options.signal, timeout]);
     try {
-      const response = await guarded(url, { signal });
+      const response = await guarded()(url, { signal });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         throw failed(`${name} answered HTTP ${response.status}`);
