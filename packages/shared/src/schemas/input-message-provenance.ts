@@ -1,4 +1,4 @@
-import { findPartPayloadIssue } from './input-part-payload.js';
+import { findPartPayloadIssue, findToolOutputIssue } from './input-part-payload.js';
 
 /** One problem found in the history of input messages; `path` is relative to the messages array. */
 export interface ProvenanceIssue {
@@ -68,6 +68,8 @@ export function findProvenanceIssues(messages: ReadonlyArray<{ role: string; con
         if (calls.has(id)) issues.push({ path, message: `tool call id ${id} is given twice` });
         else calls.set(id, false);
       } else if (type === 'tool-result') {
+        const outputIssue = findToolOutputIssue(record.output as Record<string, unknown>);
+        if (outputIssue) issues.push({ path: [...path, ...outputIssue.path], message: outputIssue.message });
         const id = record.toolCallId as string;
         const answered = calls.get(id);
         if (answered === undefined) {

@@ -27,6 +27,38 @@ export function findPartPayloadIssue(part: Record<string, unknown>, type: 'image
   return null;
 }
 
+const urlItemTypes = new Set(['image-url', 'file-url']);
+const dataItemTypes = new Set(['image-data', 'file-data', 'media']);
+
+/**
+ * Checks the images and files of a tool result's `content` output: an `image-url` or `file-url`
+ * item's `url` is an http(s) URL or a base64 `data:` URL, an `image-data`, `file-data` or `media`
+ * item's `data` is base64 with a `type/subtype` media type. The path is relative to the part.
+ */
+export function findToolOutputIssue(
+  output: Record<string, unknown>,
+): { path: (string | number)[]; message: string } | null {
+  if (output.type !== 'content' || !Array.isArray(output.value)) return null;
+  for (const [index, item] of (output.value as unknown[]).entries()) {
+    const record = (item ?? {}) as Record<string, unknown>;
+    const type = String(record.type);
+    const path = ['output', 'value', index];
+    if (urlItemTypes.has(type)) {
+      const problem =
+        typeof record.url === 'string' && !isBase64(record.url) ? payloadProblem(record.url) : 'is not a URL';
+      if (problem) return { path: [...path, 'url'], message: `${type} url ${problem}` };
+    } else if (dataItemTypes.has(type)) {
+      if (typeof record.data !== 'string' || !isBase64(record.data)) {
+        return { path: [...path, 'data'], message: `${type} data must be base64` };
+      }
+      if (!isMediaType(record.mediaType)) {
+        return { path: [...path, 'mediaType'], message: `${type} mediaType must look like type/subtype` };
+      }
+    }
+  }
+  return null;
+}
+
 function payloadProblem(value: unknown): string | null {
   const text = value instanceof URL ? value.href : value;
   if (typeof text !== 'string' || text === '') {
@@ -60,6 +92,8 @@ function isMediaType(value: unknown): boolean {
 }
 
 function isBase64(text: string): boolean {
-  // `atob` refuses a length of 4n+1 once the padding is gone.
-  return base64Pattern.test(text) && text.replace(/=+$/, '').length % 4 !== 1;
+  // What `atob` decodes: ASCII whitespace (line breaks) is skipped, and a length of 4n+1 once the
+  // padding is gone is refused.
+  const compact = text.replace(/[\t\n\f\r ]+/g, '');
+  return base64Pattern.test(compact) && compact.replace(/=+$/, '').length % 4 !== 1;
 }
