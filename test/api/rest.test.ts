@@ -59,6 +59,25 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(decision.body.error).toMatchObject({ code: 'VALIDATION', field: 'approved' });
     const server = await http.call('PUT', '/v1/servers/s1', { body: { transport: { type: 'ftp' } } });
     expect(server.body.error).toMatchObject({ code: 'VALIDATION', field: 'transport.type' });
+    const messages = (part: unknown) => ({
+      spec: {
+        assistant: { model: 'scripted:demo' },
+        input: { messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part] }] },
+      },
+    });
+    for (const [part, field] of [
+      [{ type: 'image', image: 'not-a-url' }, 'spec.input.messages.0.content.1.image'],
+      [{ type: 'image', image: 'file:///etc/passwd' }, 'spec.input.messages.0.content.1.image'],
+      [
+        { type: 'file', data: 'gopher://example.com/x', mediaType: 'application/pdf' },
+        'spec.input.messages.0.content.1.data',
+      ],
+      [{ type: 'file', data: 'AAAA', mediaType: 'pdf' }, 'spec.input.messages.0.content.1.mediaType'],
+    ] as const) {
+      const badPart = await http.call('POST', '/v1/runs', { body: messages(part) });
+      expect(badPart.status, field).toBe(400);
+      expect(badPart.body.error).toMatchObject({ code: 'VALIDATION', field });
+    }
     const badId = await http.call('GET', '/v1/runs/a:b');
     expect(badId.body.error).toMatchObject({ code: 'VALIDATION', field: 'runId' });
     const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });

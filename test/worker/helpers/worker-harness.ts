@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startAgentWorker, type AgentWorker, type AgentWorkerTuning } from '@agentq/agent-worker';
+import { startAgentWorker, type AgentWorker, type AgentWorkerTuning, type ModelResolver } from '@agentq/agent-worker';
 import {
   defaultRunJobOptions,
   loadConfig,
@@ -47,10 +47,13 @@ export async function startTestWorker(options: {
   tuning?: AgentWorkerTuning;
   /** @default a silent logger */
   logger?: Logger;
+  /** @default the real resolver (scripted models work without keys) */
+  models?: ModelResolver;
 }): Promise<AgentWorker> {
   return await startAgentWorker({
     config: testConfig(options),
     logger: options.logger ?? silentLogger(),
+    ...(options.models ? { models: options.models } : {}),
     env: { ...process.env, ...options.env },
     tuning: { ...fastTuning, ...options.tuning },
   });

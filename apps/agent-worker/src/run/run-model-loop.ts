@@ -1,5 +1,6 @@
 import type { RunToolState } from '@agentq/registry';
 import { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
+import { createInputDownload } from './create-input-download.js';
 import { createRunToolCallRepair } from './create-run-tool-call-repair.js';
 import { fitToolResultsToModel } from './fit-tool-results-to-model.js';
 import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
@@ -161,6 +162,9 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
       abortSignal: signal,
     }),
     abortSignal: signal,
+    // Image and file URLs the model does not read itself: through the guarded fetch, under a byte
+    // cap, once per attempt (the SDK's own download would run on every step, to any address).
+    experimental_download: createInputDownload({ config: options.dependencies.config, signal }),
     // System messages in the input come from the producing service, which is trusted.
     allowSystemInMessages: true,
     // The loop executes an approved call only when its request carries a valid signature, and

@@ -35,12 +35,23 @@ export interface RunProcessorDependencies {
   approvalsQueue: Queue;
   /**
    * `maxInputBytes` and `maxMcpServers` set the run spec limits, `maxToolCallsPerStep` the calls one
-   * model step may execute, `toolResultMaxBytes` the text one MCP tool result keeps; the defaults
-   * apply without them.
+   * model step may execute, `toolResultMaxBytes` the text one MCP tool result keeps,
+   * `allowPrivateFetch`, `fetchAllowHosts` and `inputDownloadMaxBytes` the downloads of the messages'
+   * image and file URLs; the defaults apply without them.
    */
   config: Pick<Config, 'approvalTimeoutMs'> &
     Partial<
-      Pick<Config, 'maxInputBytes' | 'maxMcpServers' | 'traceArguments' | 'maxToolCallsPerStep' | 'toolResultMaxBytes'>
+      Pick<
+        Config,
+        | 'maxInputBytes'
+        | 'maxMcpServers'
+        | 'traceArguments'
+        | 'maxToolCallsPerStep'
+        | 'toolResultMaxBytes'
+        | 'allowPrivateFetch'
+        | 'fetchAllowHosts'
+        | 'inputDownloadMaxBytes'
+      >
     >;
   /** This worker's id, recorded on run spans. */
   workerId?: string;

@@ -486,6 +486,14 @@ export const configVariables = [
       "Largest run input, in bytes of JSON: the prompt or the messages, with the system prompt and script. The client, the API and the worker all refuse a bigger spec (`VALIDATION`); the API's body limit is this plus 512 KB for the rest of the spec.",
   },
   {
+    env: 'AGENTQ_INPUT_DOWNLOAD_MAX_BYTES',
+    key: 'inputDownloadMaxBytes',
+    schema: positiveInt,
+    default: '20971520',
+    description:
+      'Most bytes one run attempt downloads for the image and file URLs of its messages that the model cannot read itself, all together (after decompression). Past it the run fails with `INPUT_DOWNLOAD_FAILED` naming this setting, and no more is read.',
+  },
+  {
     env: 'AGENTQ_MAX_MCP_SERVERS',
     key: 'maxMcpServers',
     schema: positiveInt,

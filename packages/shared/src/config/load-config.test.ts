@@ -70,6 +70,7 @@ describe('loadConfig', () => {
       secretNames: '',
       secretHosts: '',
       maxInputBytes: 262144,
+      inputDownloadMaxBytes: 20_971_520,
       maxMcpServers: 200,
       maxToolsPerServer: 2000,
       maxCatalogEntryBytes: 4_194_304,

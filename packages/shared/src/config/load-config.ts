@@ -93,6 +93,8 @@ export interface Config {
   secretHosts: string;
   /** `AGENTQ_MAX_INPUT_BYTES`: the run spec's input size limit. */
   maxInputBytes: number;
+  /** `AGENTQ_INPUT_DOWNLOAD_MAX_BYTES`: most bytes one run attempt downloads for its messages' URLs. */
+  inputDownloadMaxBytes: number;
   /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
   maxMcpServers: number;
   /** `AGENTQ_MAX_TOOLS_PER_SERVER`: the most tools a server's cached list may hold. */

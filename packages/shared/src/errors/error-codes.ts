@@ -525,6 +525,13 @@ export const ERROR_CODES = {
     retryable: true,
     description: '`web_fetch` could not fetch the page.',
   },
+  INPUT_DOWNLOAD_FAILED: {
+    status: 502,
+    exitCode: failed,
+    retryable: false,
+    description:
+      "An image or file URL in a run's messages could not be downloaded (refused address, HTTP error, over the byte cap).",
+  },
   WEB_FETCH_TOO_LARGE: {
     status: 502,
     exitCode: failed,

@@ -1,3 +1,5 @@
+import { findPartPayloadIssue, findToolOutputIssue } from './input-part-payload.js';
+
 /** One problem found in the history of input messages; `path` is relative to the messages array. */
 export interface ProvenanceIssue {
   path: (string | number)[];
@@ -25,6 +27,7 @@ const approvalPartTypes = new Set(['tool-approval-request', 'tool-approval-respo
  * approval parts, every tool call id given once, and every tool result answering an earlier call
  * that has no result yet. A result for a call the history does not show, or a second result for
  * one call, would let a producer claim that a tool ran (or what it returned) when it never did.
+ * Image and file parts carry a payload the model loop can read (see `findPartPayloadIssue`).
  *
  * Each issue's path points at the offending part, for example `[3, 'content', 0]`.
  */
@@ -55,11 +58,18 @@ export function findProvenanceIssues(messages: ReadonlyArray<{ role: string; con
         issues.push({ path: [...path, fieldIssue], message: `a ${type} part needs ${fieldIssue}` });
         return;
       }
+      if (type === 'image' || type === 'file') {
+        const payloadIssue = findPartPayloadIssue(record, type);
+        if (payloadIssue) issues.push({ path: [...path, payloadIssue.field], message: payloadIssue.message });
+        return;
+      }
       if (type === 'tool-call') {
         const id = record.toolCallId as string;
         if (calls.has(id)) issues.push({ path, message: `tool call id ${id} is given twice` });
         else calls.set(id, false);
       } else if (type === 'tool-result') {
+        const outputIssue = findToolOutputIssue(record.output as Record<string, unknown>);
+        if (outputIssue) issues.push({ path: [...path, ...outputIssue.path], message: outputIssue.message });
         const id = record.toolCallId as string;
         const answered = calls.get(id);
         if (answered === undefined) {

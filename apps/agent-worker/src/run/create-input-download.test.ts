@@ -1,0 +1,74 @@
+import { NonRetryableError, type GuardedFetch } from '@agentq/shared';
+import { describe, expect, it } from 'vitest';
+import { createInputDownload } from './create-input-download.js';
+
+function fakeFetch(answers: Record<string, () => Response>) {
+  const requested: string[] = [];
+  const fetch: GuardedFetch = async (input) => {
+    const url = String(input);
+    requested.push(url);
+    const answer = answers[url];
+    if (!answer) throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
+    return answer();
+  };
+  return { fetch, requested };
+}
+
+const png = (body = 'png-bytes') => new Response(body, { headers: { 'content-type': 'image/png; charset=binary' } });
+
+describe('createInputDownload', () => {
+  it('downloads each URL once per attempt, and leaves the ones the model reads itself', async () => {
+    const { fetch, requested } = fakeFetch({ 'https://example.com/a.png': () => png() });
+    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
+    const url = new URL('https://example.com/a.png');
+    const step = async () =>
+      await download([
+        { url, isUrlSupportedByModel: false },
+        { url: new URL('https://example.com/read-by-model.png'), isUrlSupportedByModel: true },
+      ]);
+    const [first, second] = [await step(), await step()];
+    expect(requested).toEqual(['https://example.com/a.png']);
+    expect(first[1]).toBeNull();
+    expect(first[0]?.mediaType).toBe('image/png');
+    expect(new TextDecoder().decode(first[0]?.data)).toBe('png-bytes');
+    expect(second[0]).toEqual(first[0]);
+  });
+
+  it('counts every download of the attempt against one byte cap', async () => {
+    const { fetch } = fakeFetch({
+      'https://example.com/a.png': () => png('12345'),
+      'https://example.com/b.png': () => png('67890'),
+    });
+    const download = createInputDownload({
+      config: { inputDownloadMaxBytes: 8 },
+      signal: new AbortController().signal,
+      fetch,
+    });
+    await download([{ url: new URL('https://example.com/a.png'), isUrlSupportedByModel: false }]);
+    const error = await Promise.resolve(
+      download([{ url: new URL('https://example.com/b.png'), isUrlSupportedByModel: false }]),
+    ).catch((caught: unknown) => caught);
+    expect(NonRetryableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+    expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_MAX_BYTES');
+  });
+
+  it('fails without retry on an HTTP error or a network failure, without the query in the message', async () => {
+    const { fetch } = fakeFetch({
+      'https://example.com/gone.png?token=secret': () => new Response('', { status: 404 }),
+    });
+    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
+    for (const [url, reason] of [
+      ['https://example.com/gone.png?token=secret', 'answered HTTP 404'],
+      ['https://example.com/down.png?token=secret', 'ECONNREFUSED'],
+    ] as const) {
+      const error = await Promise.resolve(download([{ url: new URL(url), isUrlSupportedByModel: false }])).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+      expect(NonRetryableError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(reason);
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import {
+  AgentqError,
+  createGuardedFetch,
+  NonRetryableError,
+  readCappedBody,
+  type Config,
+  type GuardedFetch,
+} from '@agentq/shared';
+import type { Experimental_DownloadFunction as DownloadFunction } from 'ai';
+
+/** How long one download may take, headers and body together. */
+const DOWNLOAD_TIMEOUT_MS = 30_000;
+// AGENTQ_INPUT_DOWNLOAD_MAX_BYTES's default, for processors built without a full configuration.
+const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+type Downloaded = { data: Uint8Array; mediaType: string | undefined };
+type FetchConfig = InputDownloadOptions['config'];
+
+// One guarded fetch (one connection pool) per configuration, shared by every attempt under it.
+const fetches = new WeakMap<FetchConfig, GuardedFetch>();
+
+function guardedFetchOf(config: FetchConfig): GuardedFetch {
+  let fetch = fetches.get(config);
+  if (!fetch) {
+    fetch = createGuardedFetch({
+      allowPrivate: config.allowPrivateFetch ?? false,
+      allowHosts: config.fetchAllowHosts ?? [],
+      label: 'Input download',
+    });
+    fetches.set(config, fetch);
+  }
+  return fetch;
+}
+
+/** Options of {@link createInputDownload}. */
+export interface InputDownloadOptions {
+  config: Partial<Pick<Config, 'allowPrivateFetch' | 'fetchAllowHosts' | 'inputDownloadMaxBytes'>>;
+  /** The attempt's signal: a download stops with the attempt. */
+  signal: AbortSignal;
+  /**
+   * @default a `createGuardedFetch` under `AGENTQ_ALLOW_PRIVATE_FETCH` and `AGENTQ_FETCH_ALLOW_HOSTS`,
+   * one per `config` object
+   */
+  fetch?: GuardedFetch;
+}
+
+/**
+ * The model loop's download hook for one run attempt. The model loop downloads an image or file
+ * URL of the messages that the model does not read itself (`supportedUrls`), before every step;
+ * this hook does it through agentq's guarded fetch instead of the SDK's own, so:
+ * - private, loopback and link-local addresses are refused unless `AGENTQ_ALLOW_PRIVATE_FETCH` or
+ *   `AGENTQ_FETCH_ALLOW_HOSTS` allows them, and every redirect is checked again;
+ * - all downloads of the attempt together read at most `AGENTQ_INPUT_DOWNLOAD_MAX_BYTES`;
+ * - each URL is downloaded once per attempt, whatever the number of steps.
+ *
+ * Any failure is a `NonRetryableError` `INPUT_DOWNLOAD_FAILED`: the run's messages name the URL,
+ * and they do not change on retry.
+ */
+export function createInputDownload(options: InputDownloadOptions): DownloadFunction {
+  const maxBytes = options.config.inputDownloadMaxBytes ?? DEFAULT_MAX_BYTES;
+  const guarded = () => options.fetch ?? guardedFetchOf(options.config);
+  const downloads = new Map<string, Promise<Downloaded>>();
+  let used = 0;
+  // One at a time, so that each download knows how much of the budget is left.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function download(url: URL): Promise<Downloaded> {
+    const name = safeUrl(url);
+    const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+    const signal = AbortSignal.any([options.signal, timeout]);
+    try {
+      const response = await guarded()(url, { signal });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw failed(`${name} answered HTTP ${response.status}`);
+      }
+      const data = await readCappedBody(response, {
+        maxBytes: maxBytes - used,
+        onTooLarge: () =>
+          failed(`${name} would take the run's downloads past ${maxBytes} bytes (AGENTQ_INPUT_DOWNLOAD_MAX_BYTES)`),
+      });
+      used += data.byteLength;
+      const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim() || undefined;
+      return { data, mediaType };
+    } catch (error) {
+      // The attempt's own end (a shutdown, a parked run) is not the download's fault.
+      if (options.signal.aborted) throw options.signal.reason;
+      if (NonRetryableError.isInstance(error) && error.code === 'INPUT_DOWNLOAD_FAILED') throw error;
+      if (AgentqError.isInstance(error)) throw failed(error.message, error);
+      if (timeout.aborted) throw failed(`${name} took longer than ${DOWNLOAD_TIMEOUT_MS} ms`, error);
+      throw failed(`${name} could not be downloaded: ${reasonOf(error)}`, error);
+    }
+  }
+
+  function downloadOnce(url: URL): Promise<Downloaded> {
+    const key = url.href;
+    let pending = downloads.get(key);
+    if (!pending) {
+      pending = queue.then(() => download(url));
+      queue = pending.catch(() => undefined);
+      downloads.set(key, pending);
+    }
+    return pending;
+  }
+
+  return (requested) =>
+    Promise.all(requested.map(({ url, isUrlSupportedByModel }) => (isUrlSupportedByModel ? null : downloadOnce(url))));
+}
+
+function failed(message: string, cause?: unknown): NonRetryableError {
+  return new NonRetryableError({ code: 'INPUT_DOWNLOAD_FAILED', message, ...(cause === undefined ? {} : { cause }) });
+}
+
+function reasonOf(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+// Scheme, host and path only: a URL's user info and query may carry credentials.
+function safeUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}

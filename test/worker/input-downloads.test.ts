@@ -1,0 +1,120 @@
+import { createServer, type Server } from 'node:http';
+import type { AgentWorker, ModelResolver } from '@agentq/agent-worker';
+import { runResultSchema } from '@agentq/shared';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { Queue } from 'bullmq';
+import { MockLanguageModelV3 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { enqueueRun, runsQueue, startTestWorker, stopWorkerSuite, waitForJob } from './helpers/worker-harness.js';
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const imageBytes = Buffer.from('agentq-image-bytes');
+
+/** A model that reads no URL itself (as `scripted` and `openai-compatible`), so the loop downloads. */
+function recordingModels(calls: LanguageModelV3CallOptions[]): ModelResolver {
+  const model = new MockLanguageModelV3({
+    supportedUrls: {},
+    doGenerate: async (options) => {
+      calls.push(options);
+      return {
+        content: [{ type: 'text', text: 'seen' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+  return { resolve: () => ({ model, modelId: 'openai:mock-model', contextWindow: 200_000 }) as never };
+}
+
+describe('image and file URLs in a run’s messages', () => {
+  let server: Server;
+  let base: string;
+  const hits: string[] = [];
+  const suites: Array<{ ctx: TestContext; worker: AgentWorker; queue: Queue }> = [];
+
+  async function startSuite(env: Record<string, string>, calls: LanguageModelV3CallOptions[]) {
+    const ctx = createTestContext();
+    const worker = await startTestWorker({ ...ctx, env, models: recordingModels(calls) });
+    const queue = runsQueue(ctx);
+    const suite = { ctx, worker, queue };
+    suites.push(suite);
+    return suite;
+  }
+
+  const spec = (url: string) => ({
+    assistant: { model: 'openai:mock-model' },
+    input: {
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', image: url },
+          ],
+        },
+      ],
+    },
+  });
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      hits.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'image/png' });
+      response.end(imageBytes);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    base = `http://127.0.0.1:${address.port}`;
+  });
+
+  afterAll(async () => {
+    for (const suite of suites) await stopWorkerSuite(suite);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('fails the run at once with INPUT_DOWNLOAD_FAILED when the URL is on a private address', async () => {
+    const calls: LanguageModelV3CallOptions[] = [];
+    const { queue } = await startSuite({}, calls);
+    await enqueueRun(queue, { runId: 'private-image', spec: spec(`${base}/private.png`), attempts: 3 });
+    const finished = await waitForJob(queue, 'private-image');
+    expect(finished.state).toBe('failed');
+    expect(finished.attemptsMade).toBe(1);
+    expect(finished.failedReason).toMatch(/^INPUT_DOWNLOAD_FAILED: .*private, loopback or reserved address/);
+    expect(hits).not.toContain('/private.png');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('hands the downloaded bytes to the model when private fetches are allowed', async () => {
+    const calls: LanguageModelV3CallOptions[] = [];
+    const { queue } = await startSuite({ AGENTQ_ALLOW_PRIVATE_FETCH: 'true' }, calls);
+    await enqueueRun(queue, { runId: 'allowed-image', spec: spec(`${base}/allowed.png`), attempts: 3 });
+    const finished = await waitForJob(queue, 'allowed-image');
+    expect(finished.failedReason).toBeUndefined();
+    expect(runResultSchema.parse(finished.returnvalue).text).toBe('seen');
+    expect(hits.filter((hit) => hit === '/allowed.png')).toHaveLength(1);
+    const user = calls[0]?.prompt.find((message) => message.role === 'user');
+    const file = Array.isArray(user?.content) ? user.content.find((part) => part.type === 'file') : undefined;
+    expect(file?.mediaType).toBe('image/png');
+    expect(Buffer.from(file?.data as Uint8Array).equals(imageBytes)).toBe(true);
+  });
+
+  it('stops at AGENTQ_INPUT_DOWNLOAD_MAX_BYTES', async () => {
+    const calls: LanguageModelV3CallOptions[] = [];
+    const { queue } = await startSuite(
+      { AGENTQ_ALLOW_PRIVATE_FETCH: 'true', AGENTQ_INPUT_DOWNLOAD_MAX_BYTES: String(imageBytes.length - 1) },
+      calls,
+    );
+    await enqueueRun(queue, { runId: 'big-image', spec: spec(`${base}/big.png`), attempts: 3 });
+    const finished = await waitForJob(queue, 'big-image');
+    expect(finished.state).toBe('failed');
+    expect(finished.attemptsMade).toBe(1);
+    expect(finished.failedReason).toMatch(/^INPUT_DOWNLOAD_FAILED: .*AGENTQ_INPUT_DOWNLOAD_MAX_BYTES/);
+    expect(calls).toHaveLength(0);
+  });
+});
