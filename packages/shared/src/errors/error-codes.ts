@@ -369,6 +369,12 @@ export const ERROR_CODES = {
     description: 'An unexpected failure: a bug, logged with its stack.',
   },
   RUN_FAILED: { status: 500, exitCode: failed, retryable: false, description: 'A run ended in failure.' },
+  RUN_STATE_UNREADABLE: {
+    status: 500,
+    exitCode: failed,
+    retryable: false,
+    description: "A record of a run's state in Redis is unreadable, so the run cannot resume without risking a repeat.",
+  },
   ABORTED: {
     status: 499,
     exitCode: failed,
