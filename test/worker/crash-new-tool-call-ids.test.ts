@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runResultSchema } from '@agentq/shared';
@@ -8,6 +7,7 @@ import { keyNames } from '@agentq/store';
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureStdioTransport, readCounterNotes } from '../fixtures/mcp/spawn-fixture.js';
+import { startFakeProviderServer, type FakeProviderServer } from '../fixtures/providers/fake-provider-server.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 import { warmServer } from './helpers/catalog.js';
 import {
@@ -33,10 +33,8 @@ describe('kill -9 between a tool result and its checkpoint, with a model that ma
   let queue: Queue;
   let folder: string;
   let counterFile: string;
-  let server: Server;
-  let baseUrl: string;
+  let server: FakeProviderServer;
   let processes: WorkerProcess[] = [];
-  const requests: ChatRequest[] = [];
 
   /** Calls the counter until the conversation holds two results, then answers in text. */
   const answer = (request: ChatRequest, note: string) => {
@@ -70,7 +68,7 @@ describe('kill -9 between a tool result and its checkpoint, with a model that ma
     const worker = await spawnWorkerProcess({
       redisUrl: ctx.redisUrl,
       prefix: ctx.prefix,
-      env: { OPENAI_COMPATIBLE_BASE_URL: baseUrl, ...env },
+      env: { OPENAI_COMPATIBLE_BASE_URL: server.baseUrl, ...env },
     });
     processes.push(worker);
     return worker;
@@ -85,20 +83,13 @@ describe('kill -9 between a tool result and its checkpoint, with a model that ma
       prefix: ctx.prefix,
       definition: { id: 'fx', transport: fixtureStdioTransport({ counterFile }) },
     });
-    server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      request.on('end', () => {
-        const parsed = JSON.parse(body) as ChatRequest;
-        requests.push(parsed);
-        const prompt = parsed.messages.find((message) => message.role === 'user')?.content;
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(answer(parsed, String(prompt))));
-      });
+    server = await startFakeProviderServer({
+      fallback: (request) => {
+        const body = request.body as ChatRequest;
+        const prompt = body.messages.find((message) => message.role === 'user')?.content;
+        return { status: 200, body: answer(body, String(prompt)) };
+      },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
     queue = runsQueue(ctx);
   });
 
@@ -108,7 +99,7 @@ describe('kill -9 between a tool result and its checkpoint, with a model that ma
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
     await queue?.obliterate({ force: true });
     await queue?.close();
     await ctx?.close();
