@@ -158,6 +158,7 @@ describe('the step log of a run', () => {
   it('gives every key of a finished run its TTL together', async () => {
     const done = { ...withStep(fresh('log-4')), status: 'completed' as const };
     await ctx.redis.hset(keyNames(ctx.prefix).runToolResults('log-4'), 'call-0', '{"ok":true,"output":"result"}');
+    await store.recordStepAnswer({ runId: 'log-4', record: '{"step":0}' });
     await store.write(done);
     const ttls = await Promise.all(runStateKeys(keyNames(ctx.prefix), 'log-4').map((key) => ctx.redis.ttl(key)));
     for (const ttl of ttls) expect(ttl).toBeGreaterThan(24 * 3600);

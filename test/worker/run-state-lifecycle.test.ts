@@ -21,14 +21,15 @@ describe('run state lifecycle', () => {
   let queue: Queue;
   let worker: AgentWorker | undefined;
 
-  /** Leaves the state an earlier attempt of `runId` would have left: a head, a journal and a step log. */
+  /** Leaves the state an earlier attempt of `runId` would have left: a head, a journal, a step log and a step answer. */
   async function seedRunState(runId: string): Promise<string[]> {
     const keys = runStateKeys(keyNames(ctx.prefix), runId);
-    const [checkpointKey, journalKey, messagesKey, stepsKey] = keys;
+    const [checkpointKey, journalKey, messagesKey, stepsKey, stepAnswerKey] = keys;
     await ctx.redis.set(checkpointKey, '{"runId":"seeded"}');
     await ctx.redis.hset(journalKey, 'call-1', '{"ok":true,"output":"done"}');
     await ctx.redis.rpush(messagesKey, '{"role":"user","content":"hello"}');
     await ctx.redis.rpush(stepsKey, '{"step":0}');
+    await ctx.redis.set(stepAnswerKey, '{"step":0}');
     return keys;
   }
 
@@ -49,7 +50,7 @@ describe('run state lifecycle', () => {
       input: { prompt: 'hello' },
     });
     const keys = await seedRunState(runId);
-    expect(await ctx.redis.exists(...keys)).toBe(4);
+    expect(await ctx.redis.exists(...keys)).toBe(5);
     await client.cancelRun(runId);
     expect(await ctx.redis.exists(...keys)).toBe(0);
   });

@@ -59,6 +59,7 @@ describe('keyNames', () => {
       keys.runToolResults('s'),
       keys.runMessages('s'),
       keys.runSteps('s'),
+      keys.runStepAnswer('s'),
       keys.catalogSnapshot('s', 'v'),
       keys.refreshLock('s'),
       keys.runShardCounts,
@@ -142,6 +143,7 @@ describe('keyNames', () => {
       'agentq:run.r1:tool-results',
       'agentq:run.r1:messages',
       'agentq:run.r1:steps',
+      'agentq:run.r1:step-answer',
     ]);
     expect(keys.refreshLock('docs')).toBe('agentq:lock.refresh.docs');
     expect(keys.warmerCapabilities).toBe('agentq:warmer.capabilities');
@@ -163,6 +165,7 @@ const everyKey: Record<Exclude<keyof KeyNames, 'prefix'>, { single: string; clus
   runToolResults: { single: 'P:run.A:tool-results', cluster: '{P}:run.A:tool-results' },
   runMessages: { single: 'P:run.A:messages', cluster: '{P}:run.A:messages' },
   runSteps: { single: 'P:run.A:steps', cluster: '{P}:run.A:steps' },
+  runStepAnswer: { single: 'P:run.A:step-answer', cluster: '{P}:run.A:step-answer' },
   catalogSnapshot: { single: 'P:mcp.snapshot.A.B', cluster: '{P.srv.A}:mcp.snapshot.A.B' },
   decision: { single: 'P:approval.A', cluster: '{P}:approval.A' },
   pendingApprovals: { single: 'P:approvals.pending', cluster: '{P}:approvals.pending' },
@@ -244,6 +247,7 @@ describe('every key builder', () => {
       'P:run.A:tool-results',
       'P:run.A:messages',
       'P:run.A:steps',
+      'P:run.A:step-answer',
     ]);
     expect(runShardScope('P', 3, 7)).toBe('{P.r3-7}');
     expect(bullmqKeys.jobLock('P:agent-runs', 'A')).toBe('P:agent-runs:A:lock');

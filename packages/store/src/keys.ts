@@ -65,6 +65,12 @@ export interface KeyNames {
   /** The step records of a run, one per list item, in order: `P:run.<runId>:steps`. */
   runSteps(runId: string): string;
   /**
+   * The model's answer for the run step in flight, written before that step's tool calls run, so a
+   * re-run replays it instead of asking again: `P:run.<runId>:step-answer`. One JSON value, replaced
+   * by the next step that calls tools; lives and dies with the checkpoint.
+   */
+  runStepAnswer(runId: string): string;
+  /**
    * The tool definitions of one catalog version of a server, content-addressed by the version (the
    * digest of its tools): `P:mcp.snapshot.<serverId>.<version>`. Written and kept alive by the
    * runs that were shown them.
@@ -182,6 +188,7 @@ export function keyNames(prefix: string): KeyNames {
     runToolResults: (runId) => `${prefix}:run.${runId}:tool-results`,
     runMessages: (runId) => `${prefix}:run.${runId}:messages`,
     runSteps: (runId) => `${prefix}:run.${runId}:steps`,
+    runStepAnswer: (runId) => `${prefix}:run.${runId}:step-answer`,
     catalogSnapshot: (serverId, version) => `${server(serverId)}:mcp.snapshot.${serverId}.${version}`,
     decision: (approvalId) => `${prefix}:approval.${approvalId}`,
     pendingApprovals: `${prefix}:approvals.pending`,
@@ -219,14 +226,20 @@ export function keyNames(prefix: string): KeyNames {
 
 /**
  * Every key that holds one run's durable state: its checkpoint (the head, or a single blob written
- * before the step log), its tool-result journal and its step log. They are written, expired and
- * deleted together, so a run never keeps one without the others.
+ * before the step log), its tool-result journal, its step log and the answer of its step in flight.
+ * They are expired and deleted together, so a run never keeps one without the others.
  */
 export function runStateKeys(
   keys: KeyNames,
   runId: string,
-): [checkpoint: string, toolResults: string, messages: string, steps: string] {
-  return [keys.run(runId), keys.runToolResults(runId), keys.runMessages(runId), keys.runSteps(runId)];
+): [checkpoint: string, toolResults: string, messages: string, steps: string, stepAnswer: string] {
+  return [
+    keys.run(runId),
+    keys.runToolResults(runId),
+    keys.runMessages(runId),
+    keys.runSteps(runId),
+    keys.runStepAnswer(runId),
+  ];
 }
 
 /**

@@ -250,6 +250,7 @@ async function continueWithModel(
       ...options,
       ...attempt,
       checkpoint: { ...options.checkpoint, messages: sealed.messages },
+      stepAnswer: attempt.loaded.stepAnswer,
       signal: attemptSignal,
     });
   } finally {

@@ -2,6 +2,7 @@ import { isOfRunIncarnation, type Logger, type RunCheckpoint, type RunSpec } fro
 import type { Job } from 'bullmq';
 import { freshCheckpoint } from './fresh-checkpoint.js';
 import type { RecordedToolResult, RunStore } from '@agentq/store';
+import { parseStepAnswer, type StepAnswerRecord } from './step-answers.js';
 
 /** What an attempt starts from. */
 export interface LoadedRun {
@@ -12,11 +13,14 @@ export interface LoadedRun {
   childrenValues: Record<string, unknown>;
   /** The run's tool journal, by tool call id. */
   recorded: Map<string, RecordedToolResult>;
+  /** The model answer recorded for the run's step in flight (see `StepAnswers`), if any. */
+  stepAnswer: StepAnswerRecord | undefined;
 }
 
 /**
- * Reads what a run has done so far: its checkpoint, its children's values and its recorded tool
- * results, in one round trip; a run that has done nothing gets a fresh checkpoint.
+ * Reads what a run has done so far: its checkpoint, its children's values, its recorded tool
+ * results and the model answer of its step in flight, in one round trip; a run that has done
+ * nothing gets a fresh checkpoint. An unreadable step answer throws `RUN_STATE_CORRUPT`.
  */
 export async function loadRunCheckpoint(options: {
   job: Pick<Job, 'attemptsStarted' | 'attemptsMade' | 'stalledCounter' | 'getChildrenValues'>;
@@ -33,12 +37,13 @@ export async function loadRunCheckpoint(options: {
   // exists), so the read is skipped there: it is one Redis round trip on every run's path.
   const firstStart =
     !options.afterPark && job.attemptsStarted === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
-  const [stored, childrenValues, recorded] = firstStart
-    ? [null, {}, new Map<string, RecordedToolResult>()]
+  const [stored, childrenValues, recorded, answerText] = firstStart
+    ? [null, {}, new Map<string, RecordedToolResult>(), null]
     : await Promise.all([
         store.read(runId, { strict: true }),
         job.getChildrenValues<unknown>(),
         store.recordedToolResults(runId, incarnation),
+        store.readStepAnswer(runId),
       ]);
   // A checkpoint another incarnation wrote belongs to an earlier run under this id (removed without
   // its state): never resume it. One without an incarnation predates them and is this job's.
@@ -46,5 +51,6 @@ export async function loadRunCheckpoint(options: {
   if (earlier) options.logger.warn('the stored checkpoint belongs to an earlier run under this id; starting afresh');
   const checkpoint =
     stored && !earlier ? stored : freshCheckpoint({ runId, incarnation, spec: options.spec, now: Date.now() });
-  return { checkpoint, stored: stored !== null, childrenValues, recorded };
+  const stepAnswer = answerText === null ? undefined : parseStepAnswer(runId, answerText);
+  return { checkpoint, stored: stored !== null, childrenValues, recorded, stepAnswer };
 }

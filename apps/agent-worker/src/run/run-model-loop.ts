@@ -13,6 +13,7 @@ import type { RecordToolExecutionsOptions } from './record-tool-executions.js';
 import { createModelCallTimer, recordNativeSearches } from './native-search-timing.js';
 import type { RunScope } from './run-scope.js';
 import type { RunFence } from '@agentq/store';
+import { StepAnswers, type StepAnswerRecord } from './step-answers.js';
 import { StepRecorder } from './step-recorder.js';
 import { StepSpans } from './step-spans.js';
 import type { TurnGate } from './turn-gate.js';
@@ -39,6 +40,8 @@ export interface RunModelLoopOptions extends RunScope {
   gate?: TurnGate;
   /** The attempt's tool journal: the tools are shared by all runs, and each call finds its run's here. */
   journal: RecordToolExecutionsOptions;
+  /** The model answer recorded for the run's step in flight, read with the checkpoint. @default none */
+  stepAnswer?: StepAnswerRecord;
 }
 
 /**
@@ -128,6 +131,14 @@ function finishStepWith(
 /** The model, its prompt, tools and settings for one loop. */
 function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeof createModelCallTimer>) {
   const { spec, runTools, resolved, signal } = options;
+  // A step that calls tools has its answer recorded before they run, and replayed on a re-run.
+  const answers = new StepAnswers({
+    store: options.dependencies.store,
+    runId: options.runId,
+    incarnation: options.incarnation,
+    fence: options.fence,
+    recorded: options.stepAnswer,
+  });
   const system =
     [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
     undefined;
@@ -141,12 +152,13 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
     tools: fitToolResultsToModel(limitToolCallsPerStep(runTools.tools), resolved.model.provider),
   });
   return {
-    model: timer.wrap(resolved.model),
+    model: timer.wrap(answers.wrap(resolved.model)),
     system: cached.system,
     tools: cached.tools,
     prepareStep: async ({ messages, stepNumber }: { messages: ModelMessage[]; stepNumber: number }) => {
       await options.gate?.pass();
       perStep.startStep();
+      answers.step = options.checkpoint.step + stepNumber;
       // The run step this step's tool calls ask their servers' questions in, and the calls it holds.
       const elicitations = options.journal.elicitations;
       if (elicitations) {

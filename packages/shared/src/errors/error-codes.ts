@@ -379,7 +379,8 @@ export const ERROR_CODES = {
     status: 500,
     exitCode: failed,
     retryable: false,
-    description: "A run's stored checkpoint cannot be read; the run fails instead of starting over.",
+    description:
+      "A record of a run's state in Redis (its checkpoint, or a step's recorded model answer) cannot be read; the run fails instead of starting over and repeating its tools.",
   },
   ABORTED: {
     status: 499,

@@ -12,7 +12,7 @@ export interface RunStateOptions {
 }
 
 /**
- * Gives a finished run's checkpoint, tool-result journal and step log their TTL, together (one MULTI). For
+ * Gives a finished run's checkpoint, tool-result journal, step log and step answer their TTL, together (one MULTI). For
  * runs that end without the worker writing a final checkpoint: a job that failed for good, or
  * stalled too often.
  */
@@ -28,7 +28,7 @@ export async function expireRunState(
   await transaction.exec();
 }
 
-/** Deletes a run's checkpoint, tool-result journal and step log together (a cancelled run). */
+/** Deletes a run's checkpoint, tool-result journal, step log and step answer together (a cancelled run). */
 export async function deleteRunState(options: RunStateOptions): Promise<void> {
   await options.redis.del(...runStateKeys(options.keys, options.runId));
 }

@@ -311,6 +311,33 @@ export class RunStore {
     return { status: 'exists', recorded: parsed.success ? (parsed.data as RecordedToolResult) : { claimedBy: '?' } };
   }
 
+  /**
+   * The model answer recorded for the run's step in flight (see {@link RunStore.recordStepAnswer}),
+   * as stored, or `null`. The worker validates it: the store does not know the model's formats.
+   */
+  async readStepAnswer(runId: string): Promise<string | null> {
+    return await this.redis.get(this.keys.runStepAnswer(runId));
+  }
+
+  /**
+   * Records the model's answer for the run's step in flight (one JSON record, replacing the one
+   * before), before that step's tool calls run. It expires after the finished-run TTL, and the
+   * run's state cleanup deletes it with the rest. With `fence`, it is written only while the run's
+   * BullMQ lock holds this attempt's token; otherwise it throws `LOCK_LOST`.
+   */
+  async recordStepAnswer(options: { runId: string; record: string; fence?: RunFence }): Promise<void> {
+    const key = this.keys.runStepAnswer(options.runId);
+    const written = await runStoreScript(
+      this.redis,
+      'runRecordStepAnswer',
+      [key, options.fence?.lockKey ?? key],
+      [options.record, options.fence?.token ?? '', this.finishedTtlSeconds],
+    );
+    if (Number(written) !== 1) {
+      throw new AgentqError({ code: 'LOCK_LOST', message: `run ${options.runId} moved to another worker` });
+    }
+  }
+
   /** Remembers a tool call's result. */
   async recordToolResult(options: { runId: string; toolCallId: string; result: RecordedToolResult }): Promise<void> {
     await this.redis.hset(this.toolResultsKey(options.runId), options.toolCallId, JSON.stringify(options.result));
