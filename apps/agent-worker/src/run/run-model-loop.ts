@@ -4,7 +4,12 @@ import { createInputDownload } from './create-input-download.js';
 import { createRunToolCallRepair } from './create-run-tool-call-repair.js';
 import { fitToolResultsToModel } from './fit-tool-results-to-model.js';
 import type { Logger, RunCheckpoint, Span } from '@agentq/shared';
-import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import {
+  generateText,
+  stepCountIs,
+  type Experimental_DownloadFunction as DownloadFunction,
+  type ModelMessage,
+} from 'ai';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunTools } from './build-run-tools.js';
 import { limitToolCallsPerStep, stepCallBudget } from './limit-tool-calls-per-step.js';
@@ -176,7 +181,8 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
     abortSignal: signal,
     // Image and file URLs the model does not read itself: through the guarded fetch, under a byte
     // cap, once per attempt (the SDK's own download would run on every step, to any address).
-    experimental_download: createInputDownload({ config: options.dependencies.config, signal }),
+    // Made on the first download: most runs have no URL parts, and a parked run keeps it.
+    experimental_download: lazyDownload(() => createInputDownload({ config: options.dependencies.config, signal })),
     // System messages in the input come from the producing service, which is trusted.
     allowSystemInMessages: true,
     // The loop executes an approved call only when its request carries a valid signature, and
@@ -188,4 +194,10 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
     maxOutputTokens: spec.assistant.settings.maxOutputTokens,
     seed: spec.assistant.settings.seed,
   };
+}
+
+/** A download function made on its first call. */
+function lazyDownload(make: () => DownloadFunction): DownloadFunction {
+  let made: DownloadFunction | undefined;
+  return (requested) => (made ??= make())(requested);
 }
