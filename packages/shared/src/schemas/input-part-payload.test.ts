@@ -6,7 +6,13 @@ const png = 'iVBORw0KGgo=';
 function issuesOf(part: Record<string, unknown>, role = 'user') {
   const parsed = runSpecSchema.safeParse({
     assistant: { model: 'openai:gpt-4o-mini' },
-    input: { messages: [{ role, content: [{ type: 'text', text: 'look' }, part] }] },
+    input: {
+      messages: [
+        { role, content: [{ type: 'text', text: 'look' }, part] },
+        // Input may not end with an assistant message.
+        ...(role === 'assistant' ? [{ role: 'user', content: 'go on' }] : []),
+      ],
+    },
   });
   return parsed.success ? [] : parsed.error.issues.map((issue) => issue.path.join('.'));
 }
