@@ -151,7 +151,9 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: {
       parserOptions: {
-        projectService: true,
+        // One program for the whole tree (the root tsconfig, plus scripts/): the project service would
+        // open each workspace's tsconfig as a program of its own, and hold them all at once.
+        project: ['./tsconfig.json', './scripts/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
