@@ -64,6 +64,11 @@ describe('image and file URLs in a run’s messages', () => {
   beforeAll(async () => {
     server = createServer((request, response) => {
       hits.push(request.url ?? '');
+      // The first request for /flaky.png meets a host that is briefly down.
+      if (request.url === '/flaky.png' && hits.filter((hit) => hit === '/flaky.png').length === 1) {
+        response.writeHead(503).end();
+        return;
+      }
       response.writeHead(200, { 'content-type': 'image/png' });
       response.end(imageBytes);
     });
@@ -102,6 +107,20 @@ describe('image and file URLs in a run’s messages', () => {
     const file = Array.isArray(user?.content) ? user.content.find((part) => part.type === 'file') : undefined;
     expect(file?.mediaType).toBe('image/png');
     expect(Buffer.from(file?.data as Uint8Array).equals(imageBytes)).toBe(true);
+  });
+
+  it('tries the run again, from its checkpoint, when the host answers 503', async () => {
+    const calls: LanguageModelV3CallOptions[] = [];
+    const { queue } = await startSuite({ AGENTQ_ALLOW_PRIVATE_FETCH: 'true' }, calls);
+    await enqueueRun(queue, { runId: 'flaky-image', spec: spec(`${base}/flaky.png`), attempts: 3 });
+    const finished = await waitForJob(queue, 'flaky-image');
+    // The first attempt's failure stays on the job as its last failed reason.
+    expect(finished.failedReason).toMatch(/flaky.png answered HTTP 503/);
+    expect(finished.state).toBe('completed');
+    expect(finished.attemptsMade).toBe(2);
+    expect(runResultSchema.parse(finished.returnvalue).text).toBe('seen');
+    expect(hits.filter((hit) => hit === '/flaky.png')).toHaveLength(2);
+    expect(calls).toHaveLength(1);
   });
 
   it('stops at AGENTQ_INPUT_DOWNLOAD_MAX_BYTES', async () => {

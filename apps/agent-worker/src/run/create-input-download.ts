@@ -8,10 +8,29 @@ import {
 } from '@agentq/shared';
 import type { Experimental_DownloadFunction as DownloadFunction } from 'ai';
 
-/** How long one download may take, headers and body together. */
-const DOWNLOAD_TIMEOUT_MS = 30_000;
-// AGENTQ_INPUT_DOWNLOAD_MAX_BYTES's default, for processors built without a full configuration.
+// The defaults of AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS and AGENTQ_INPUT_DOWNLOAD_MAX_BYTES, for
+// processors built without a full configuration.
+const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+// Answers the same request may not get a moment later: timeout, too early, rate limited, and the
+// 5xx family. Any other HTTP error is the URL's own and fails for good.
+const transientStatuses = new Set([408, 425, 429]);
+// Connection-level failures (Node's and undici's codes) that say nothing about the URL itself.
+const transientNetworkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 type Downloaded = { data: Uint8Array; mediaType: string | undefined };
 type FetchConfig = InputDownloadOptions['config'];
@@ -34,7 +53,9 @@ function guardedFetchOf(config: FetchConfig): GuardedFetch {
 
 /** Options of {@link createInputDownload}. */
 export interface InputDownloadOptions {
-  config: Partial<Pick<Config, 'allowPrivateFetch' | 'fetchAllowHosts' | 'inputDownloadMaxBytes'>>;
+  config: Partial<
+    Pick<Config, 'allowPrivateFetch' | 'fetchAllowHosts' | 'inputDownloadMaxBytes' | 'inputDownloadTimeoutMs'>
+  >;
   /** The attempt's signal: a download stops with the attempt. */
   signal: AbortSignal;
   /**
@@ -53,11 +74,15 @@ export interface InputDownloadOptions {
  * - all downloads of the attempt together read at most `AGENTQ_INPUT_DOWNLOAD_MAX_BYTES`;
  * - each URL is downloaded once per attempt, whatever the number of steps.
  *
- * Any failure is a `NonRetryableError` `INPUT_DOWNLOAD_FAILED`: the run's messages name the URL,
- * and they do not change on retry.
+ * A failure the next attempt would meet again (a refused address, a 4xx, the byte cap, a bad
+ * redirect) is a `NonRetryableError` `INPUT_DOWNLOAD_FAILED`: the run's messages name the URL, and
+ * they do not change on retry. One that may pass later (408, 425, 429, a 5xx, a failed connection,
+ * `AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS`) is `INPUT_DOWNLOAD_UNAVAILABLE`, and the run job retries it
+ * with its backoff, from its checkpoint.
  */
 export function createInputDownload(options: InputDownloadOptions): DownloadFunction {
   const maxBytes = options.config.inputDownloadMaxBytes ?? DEFAULT_MAX_BYTES;
+  const timeoutMs = options.config.inputDownloadTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const guarded = () => options.fetch ?? guardedFetchOf(options.config);
   const downloads = new Map<string, Promise<Downloaded>>();
   let used = 0;
@@ -66,13 +91,14 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
 
   async function download(url: URL): Promise<Downloaded> {
     const name = safeUrl(url);
-    const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([options.signal, timeout]);
     try {
       const response = await guarded()(url, { signal });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
-        throw failed(`${name} answered HTTP ${response.status}`);
+        const message = `${name} answered HTTP ${response.status}`;
+        throw isTransientStatus(response.status) ? unavailable(message) : failed(message);
       }
       const data = await readCappedBody(response, {
         maxBytes: maxBytes - used,
@@ -85,10 +111,13 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
     } catch (error) {
       // The attempt's own end (a shutdown, a parked run) is not the download's fault.
       if (options.signal.aborted) throw options.signal.reason;
-      if (NonRetryableError.isInstance(error) && error.code === 'INPUT_DOWNLOAD_FAILED') throw error;
+      if (AgentqError.isInstance(error) && error.code.startsWith('INPUT_DOWNLOAD_')) throw error;
       if (AgentqError.isInstance(error)) throw failed(error.message, error);
-      if (timeout.aborted) throw failed(`${name} took longer than ${DOWNLOAD_TIMEOUT_MS} ms`, error);
-      throw failed(`${name} could not be downloaded: ${reasonOf(error)}`, error);
+      if (timeout.aborted) {
+        throw unavailable(`${name} took longer than ${timeoutMs} ms (AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS)`, error);
+      }
+      const message = `${name} could not be downloaded: ${reasonOf(error)}`;
+      throw isTransientNetworkFailure(error) ? unavailable(message, error) : failed(message, error);
     }
   }
 
@@ -109,6 +138,24 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
 
 function failed(message: string, cause?: unknown): NonRetryableError {
   return new NonRetryableError({ code: 'INPUT_DOWNLOAD_FAILED', message, ...(cause === undefined ? {} : { cause }) });
+}
+
+function unavailable(message: string, cause?: unknown): AgentqError {
+  return new AgentqError({ code: 'INPUT_DOWNLOAD_UNAVAILABLE', message, ...(cause === undefined ? {} : { cause }) });
+}
+
+function isTransientStatus(status: number): boolean {
+  return status >= 500 || transientStatuses.has(status);
+}
+
+/** Whether a fetch failure came from the connection (its cause's code says so), not the URL. */
+function isTransientNetworkFailure(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && transientNetworkCodes.has(code)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 function reasonOf(error: unknown): string {

@@ -36,8 +36,8 @@ export interface RunProcessorDependencies {
   /**
    * `maxInputBytes` and `maxMcpServers` set the run spec limits, `maxToolCallsPerStep` the calls one
    * model step may execute, `toolResultMaxBytes` the text one MCP tool result keeps,
-   * `allowPrivateFetch`, `fetchAllowHosts` and `inputDownloadMaxBytes` the downloads of the messages'
-   * image and file URLs; the defaults apply without them.
+   * `allowPrivateFetch`, `fetchAllowHosts`, `inputDownloadMaxBytes` and `inputDownloadTimeoutMs` the
+   * downloads of the messages' image and file URLs; the defaults apply without them.
    */
   config: Pick<Config, 'approvalTimeoutMs'> &
     Partial<
@@ -51,6 +51,7 @@ export interface RunProcessorDependencies {
         | 'allowPrivateFetch'
         | 'fetchAllowHosts'
         | 'inputDownloadMaxBytes'
+        | 'inputDownloadTimeoutMs'
       >
     >;
   /** This worker's id, recorded on run spans. */

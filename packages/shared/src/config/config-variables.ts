@@ -494,6 +494,14 @@ export const configVariables = [
       'Most bytes one run attempt downloads for the image and file URLs of its messages that the model cannot read itself, all together (after decompression). Past it the run fails with `INPUT_DOWNLOAD_FAILED` naming this setting, and no more is read.',
   },
   {
+    env: 'AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS',
+    key: 'inputDownloadTimeoutMs',
+    schema: positiveInt,
+    default: '30000',
+    description:
+      "Time one download of a message's image or file URL may take, headers and body together, in ms. Past it the attempt fails with `INPUT_DOWNLOAD_UNAVAILABLE` and the run is tried again with its backoff.",
+  },
+  {
     env: 'AGENTQ_MAX_MCP_SERVERS',
     key: 'maxMcpServers',
     schema: positiveInt,

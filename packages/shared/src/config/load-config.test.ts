@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       secretHosts: '',
       maxInputBytes: 262144,
       inputDownloadMaxBytes: 20_971_520,
+      inputDownloadTimeoutMs: 30_000,
       maxMcpServers: 200,
       maxToolsPerServer: 2000,
       maxCatalogEntryBytes: 4_194_304,

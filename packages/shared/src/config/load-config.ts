@@ -95,6 +95,8 @@ export interface Config {
   maxInputBytes: number;
   /** `AGENTQ_INPUT_DOWNLOAD_MAX_BYTES`: most bytes one run attempt downloads for its messages' URLs. */
   inputDownloadMaxBytes: number;
+  /** `AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS`: time one download of a message's URL may take. */
+  inputDownloadTimeoutMs: number;
   /** `AGENTQ_MAX_MCP_SERVERS`: the most servers a run spec may name. */
   maxMcpServers: number;
   /** `AGENTQ_MAX_TOOLS_PER_SERVER`: the most tools a server's cached list may hold. */
