@@ -1,6 +1,11 @@
 import { createToolCallRepair, type ToolCallRepairCandidate } from '@agentq/registry';
 import { activeSpan, type Logger } from '@agentq/shared';
-import type { LanguageModel, ToolCallRepairFunction, ToolSet } from 'ai';
+import type {
+  Experimental_DownloadFunction as DownloadFunction,
+  LanguageModel,
+  ToolCallRepairFunction,
+  ToolSet,
+} from 'ai';
 
 /**
  * The run's tool-call repair, recording what it could not fix. A call of a tool the request did
@@ -13,6 +18,8 @@ export function createRunToolCallRepair(options: {
   model: LanguageModel;
   logger: Logger;
   abortSignal: AbortSignal | undefined;
+  /** The attempt's guarded download of the messages' URLs, shared with the model loop. */
+  download: DownloadFunction;
   /** Also told of each candidate. @default none */
   onCandidate?: (candidate: ToolCallRepairCandidate) => void;
 }): ToolCallRepairFunction<ToolSet> {
@@ -20,6 +27,7 @@ export function createRunToolCallRepair(options: {
     model: options.model,
     logger: options.logger,
     abortSignal: options.abortSignal,
+    download: options.download,
     onCandidate: (candidate) => {
       options.logger.warn(
         { repairCandidate: candidate },

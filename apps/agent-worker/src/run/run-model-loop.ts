@@ -156,6 +156,11 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
     system,
     tools: fitToolResultsToModel(limitToolCallsPerStep(runTools.tools), resolved.model.provider),
   });
+  // Image and file URLs the model does not read itself: through the guarded fetch, under a byte
+  // cap, once per attempt (the SDK's own download would run on every step, to any address), for
+  // the steps and for the repair's follow-up call alike. Made on the first download: most runs
+  // have no URL parts, and a parked run keeps it.
+  const download = lazyDownload(() => createInputDownload({ config: options.dependencies.config, signal }));
   return {
     model: timer.wrap(answers.wrap(resolved.model)),
     system: cached.system,
@@ -177,12 +182,10 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
       model: resolved.model,
       logger: options.logger,
       abortSignal: signal,
+      download,
     }),
     abortSignal: signal,
-    // Image and file URLs the model does not read itself: through the guarded fetch, under a byte
-    // cap, once per attempt (the SDK's own download would run on every step, to any address).
-    // Made on the first download: most runs have no URL parts, and a parked run keeps it.
-    experimental_download: lazyDownload(() => createInputDownload({ config: options.dependencies.config, signal })),
+    experimental_download: download,
     // System messages in the input come from the producing service, which is trusted.
     allowSystemInMessages: true,
     // The loop executes an approved call only when its request carries a valid signature, and

@@ -1,6 +1,6 @@
 import { generateText, InvalidToolInputError, NoSuchToolError, stepCountIs, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toolJsonSchema } from '../exposition/estimate-tool-tokens.js';
 import { makeTool } from '../test-support/fixtures.js';
 import { createToolCallRepair } from './create-tool-call-repair.js';
@@ -175,5 +175,57 @@ describe('createToolCallRepair', () => {
     expect(executed).toEqual([{ city: 'Oslo' }]);
     expect(result.text).toBe('done');
     expect(model.doGenerateCalls).toHaveLength(2);
+  });
+
+  describe('image and file URLs in the messages', () => {
+    const withImage = () => ({
+      ...repairInput('forecast', '{"town":"Oslo"}'),
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'weather for the city in this picture' },
+            { type: 'image' as const, image: new URL('https://images.example/city.png') },
+          ],
+        },
+      ],
+    });
+
+    afterEach(() => {
+      vi.unstubAllGlobals();
+    });
+
+    it("fetches them through the run's own download, never the SDK's", async () => {
+      const direct = vi.fn(async () => new Response('bytes', { headers: { 'content-type': 'image/png' } }));
+      vi.stubGlobal('fetch', direct);
+      const asked: string[] = [];
+      const model = textModel('{"city":"Oslo"}');
+      const repair = createToolCallRepair({
+        model,
+        download: async (requested) =>
+          requested.map(({ url }) => {
+            asked.push(url.href);
+            return { data: new Uint8Array([1, 2, 3]), mediaType: 'image/png' };
+          }),
+      });
+      const repaired = await repair(withImage());
+      expect(repaired?.input).toBe('{"city":"Oslo"}');
+      expect(asked).toEqual(['https://images.example/city.png']);
+      expect(direct).not.toHaveBeenCalled();
+      const sent = JSON.stringify(model.doGenerateCalls[0]?.prompt);
+      expect(sent).not.toContain('images.example');
+    });
+
+    it('fetches nothing without a download, and gives the repair up', async () => {
+      const direct = vi.fn(async () => new Response('bytes', { headers: { 'content-type': 'image/png' } }));
+      vi.stubGlobal('fetch', direct);
+      const reported: string[] = [];
+      const model = textModel('{"city":"Oslo"}');
+      const repair = createToolCallRepair({ model, onCandidate: (candidate) => reported.push(candidate.reason) });
+      expect(await repair(withImage())).toBeNull();
+      expect(direct).not.toHaveBeenCalled();
+      expect(model.doGenerateCalls).toHaveLength(0);
+      expect(reported).toEqual(['invalid-input']);
+    });
   });
 });

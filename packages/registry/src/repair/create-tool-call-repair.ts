@@ -7,6 +7,7 @@ import {
   Output,
   type JSONSchema7,
   type LanguageModel,
+  type Experimental_DownloadFunction as DownloadFunction,
   type Tool,
   type ToolCallRepairFunction,
   type ToolSet,
@@ -28,6 +29,14 @@ export interface CreateToolCallRepairOptions {
    * @default none
    */
   onCandidate?: (candidate: ToolCallRepairCandidate) => void;
+  /**
+   * Downloads the image and file URLs of the messages that the model does not read itself, for the
+   * follow-up call: give it the run's own download, so that the follow-up call fetches through the
+   * same guard, under the same byte cap, and not again. Without it nothing is fetched: where the
+   * messages hold such a URL, the follow-up call fails and the repair gives up.
+   * @default refuse every download
+   */
+  download?: DownloadFunction;
 }
 
 /** A tool call the repair could not fix (see `CreateToolCallRepairOptions.onCandidate`). */
@@ -114,6 +123,7 @@ export function createToolCallRepair(options: CreateToolCallRepairOptions): Tool
         abortSignal: options.abortSignal,
         output: Output.object({ schema: jsonSchema(schema) }),
         system: typeof system === 'string' ? system : undefined,
+        experimental_download: options.download ?? refuseDownloads,
         messages: [
           ...messages,
           {
@@ -140,3 +150,13 @@ export function createToolCallRepair(options: CreateToolCallRepairOptions): Tool
     }
   };
 }
+
+/**
+ * The download of a repair not given the run's own: a URL the model reads itself is passed on, and
+ * any other fails the follow-up call; nothing is fetched.
+ */
+const refuseDownloads: DownloadFunction = async (requested) => {
+  const unread = requested.filter(({ isUrlSupportedByModel }) => !isUrlSupportedByModel).length;
+  if (unread > 0) throw new Error(`the repair call downloads nothing, and ${unread} URL(s) need downloading`);
+  return requested.map(() => null);
+};
