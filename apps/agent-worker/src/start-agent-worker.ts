@@ -182,6 +182,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     allowPrivateFetch: config.allowPrivateFetch,
     allowHosts: config.fetchAllowHosts,
     errorBodyMaxBytes: config.errorBodyMaxBytes,
+    toolResultMaxBytes: config.toolResultMaxBytes,
     oauth: config.secretKey
       ? { store: new OAuthTokenStore({ redis: connection, keys: keyNames(prefix), secretKey: config.secretKey }) }
       : undefined,

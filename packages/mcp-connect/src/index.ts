@@ -1,4 +1,5 @@
 export { connectMcpServer } from './connect/connect-mcp-server.js';
+export { MESSAGE_BUDGET_FACTOR } from './connect/cap-message-bytes.js';
 export type { MessageByteLimit } from './connect/cap-message-bytes.js';
 export type { ConnectMcpServerOptions, McpConnection, McpTransportKind } from './connect/connect-mcp-server.js';
 export { prepareServerConnection } from './connect/prepare-server-connection.js';

@@ -13,6 +13,7 @@ export type { CatalogRead, CatalogReader, ColdReason, CreateCatalogReaderOptions
 export type { McpCallResult, McpToolCaller, McpToolCallRequest } from './mcp/mcp-tool-caller.js';
 export { createMcpToolEntry } from './mcp/create-mcp-tool-entry.js';
 export type { CreateMcpToolEntryOptions } from './mcp/create-mcp-tool-entry.js';
+export { DEFAULT_TOOL_RESULT_MAX_BYTES } from './mcp/limit-tool-result.js';
 export { withTextOnlyToolResults } from './mcp/mcp-tool-output.js';
 export type { McpImage, McpMediaOutput } from './mcp/mcp-tool-output.js';
 export { resolveAssistantMcpToolIds } from './mcp/resolve-assistant-mcp-tool-ids.js';

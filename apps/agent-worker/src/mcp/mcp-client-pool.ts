@@ -15,11 +15,14 @@ import {
   prepareServerConnection,
   type McpConnection,
   type McpToolCallResult,
+  type MessageByteLimit,
 } from '@agentq/mcp-connect';
+import { DEFAULT_TOOL_RESULT_MAX_BYTES } from '@agentq/registry';
 import { type OAuthTokenStore } from '@agentq/store';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ElicitationScope } from '../elicitations/elicitation-scope.js';
 import { toolCallScopeOf } from '../run/tool-call-claims.js';
+import { toolCallMessageLimit } from './tool-call-message-limit.js';
 
 /** One MCP tool call, as the registry's MCP entries make it. */
 export interface McpPoolCallRequest {
@@ -57,6 +60,13 @@ export interface McpClientPoolOptions {
    * @default the connection layer's default (8192)
    */
   errorBodyMaxBytes?: number;
+  /**
+   * The text budget of one tool result (`AGENTQ_TOOL_RESULT_MAX_BYTES`), from which the cap on one
+   * message a server sends is derived (see `toolCallMessageLimit`): past it a call fails with
+   * `MCP_RESULT_TOO_LARGE` while the answer is read, and the connection is dropped.
+   * @default 1048576
+   */
+  toolResultMaxBytes?: number;
   /**
    * OAuth for servers with an `auth` block (the encrypted token store of `AGENTQ_SECRET_KEY`).
    * Unset: such servers are refused with `OAUTH_KEY_MISSING`.
@@ -113,7 +123,7 @@ interface PoolEntry {
  *
  * Every failure is thrown as an error for that one call, with the connection layer's code
  * (`MCP_CONNECT_FAILED`, `MCP_CONNECT_TIMEOUT`, `MCP_CALL_FAILED`, `MCP_CALL_TIMEOUT`,
- * `MCP_TRANSPORT_CLOSED`, or the guard's `PRIVATE_ADDRESS`); the registry's MCP entries turn it
+ * `MCP_TRANSPORT_CLOSED`, `MCP_RESULT_TOO_LARGE`, or the guard's `PRIVATE_ADDRESS`); the registry's MCP entries turn it
  * into a tool error the model sees, so a dead server never fails a run.
  *
  * A restart of a server (`restartServer`) reaches every worker through the server's session
@@ -135,6 +145,7 @@ export class McpClientPool {
   private readonly allowPrivateFetch: boolean;
   private readonly allowHosts: readonly string[];
   private readonly errorBodyMaxBytes: number | undefined;
+  private readonly messageLimit: MessageByteLimit;
   private readonly oauth: { store: OAuthTokenStore } | undefined;
   private readonly fetch: typeof fetch | undefined;
   private readonly secrets: SecretRegistry[];
@@ -152,6 +163,7 @@ export class McpClientPool {
     this.allowPrivateFetch = options.allowPrivateFetch ?? false;
     this.allowHosts = options.allowHosts ?? [];
     this.errorBodyMaxBytes = options.errorBodyMaxBytes;
+    this.messageLimit = toolCallMessageLimit(options.toolResultMaxBytes ?? DEFAULT_TOOL_RESULT_MAX_BYTES);
     this.oauth = options.oauth;
     this.fetch = options.fetch;
     this.openTransport = options.openTransport;
@@ -312,6 +324,7 @@ export class McpClientPool {
         allowPrivateNetwork: this.allowPrivateFetch,
         allowHosts: this.allowHosts,
         errorBodyMaxBytes: this.errorBodyMaxBytes,
+        messageLimit: this.messageLimit,
         fetch: this.fetch,
         clientName: 'agentq-agent-worker',
         openTransport: this.openTransport,

@@ -1,4 +1,4 @@
-import { MCP_ERROR_CODES, type MessageByteLimit } from '@agentq/mcp-connect';
+import { MCP_ERROR_CODES, MESSAGE_BUDGET_FACTOR, type MessageByteLimit } from '@agentq/mcp-connect';
 import { NonRetryableError, type CatalogTool, type Config } from '@agentq/shared';
 
 /** What one server's tool list may cost the cache, from `AGENTQ_MAX_*` (see the config table). */
@@ -78,9 +78,6 @@ export function checkListBytes(tools: readonly CatalogTool[], budget: Pick<Catal
     message: `the tool list takes ${bytes} bytes, over AGENTQ_MAX_CATALOG_ENTRY_BYTES=${budget.maxEntryBytes}`,
   });
 }
-
-/** How many times the list budget one message of a server may take before normalisation. */
-export const MESSAGE_BUDGET_FACTOR = 4;
 
 /**
  * The cap on one message an HTTP server sends a warmer (a `tools/list` page as JSON, or one event

@@ -126,3 +126,21 @@ describe('connectMcpServer with a message limit', () => {
     expect(outcome).toHaveLength(1);
   });
 });
+
+describe('connectMcpServer with a message limit over stdio', () => {
+  it('refuses an initialize answer past the limit with the limit error, not a plain connect failure', async () => {
+    // A server that answers its first message with one line of 3 MB that never ends.
+    const script = `process.stdin.once('data', () => process.stdout.write('{"jsonrpc":"2.0","id":0,"result":"' + 'x'.repeat(3e6)));`;
+    const outcome = await connectMcpServer({
+      definition: {
+        id: 'big-stdio',
+        enabled: true,
+        transport: { type: 'stdio', command: process.execPath, args: ['-e', script] },
+        timeouts: { connectMs: 30_000, listMs: 5_000, callMs: 5_000 },
+      } as never,
+      logger: silentLogger(),
+      messageLimit: limit(1_000_000),
+    }).catch((caught: unknown) => caught);
+    expect(outcome).toMatchObject({ code: 'MCP_LIST_TOO_LARGE', message: 'over 1000000' });
+  });
+});

@@ -8,6 +8,13 @@ export interface MessageByteLimit {
   tooLarge: () => Error;
 }
 
+/**
+ * How many times the budget of what a caller keeps one message may take before it is cut down:
+ * room for the JSON around the kept text and for parts that are dropped afterwards. The warmer's
+ * list cap and the worker's tool call cap both use it.
+ */
+export const MESSAGE_BUDGET_FACTOR = 4;
+
 const CR = 0x0d;
 const LF = 0x0a;
 

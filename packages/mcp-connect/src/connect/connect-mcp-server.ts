@@ -68,10 +68,11 @@ export interface ConnectMcpServerOptions {
    */
   errorBodyMaxBytes?: number;
   /**
-   * Most bytes of one message a server over HTTP sends (a JSON answer, or one event of an event
-   * stream), and the error past it: the read stops there, so a huge answer is refused while it is
-   * read, never buffered whole. The warmer caps its `tools/list` reads with it.
-   * @default no limit
+   * Most bytes of one message a server sends (over HTTP a JSON answer or one event of an event
+   * stream, over stdio one line), and the error past it: the read stops there and the connection
+   * closes, so a huge answer is refused while it is read, never buffered whole. The warmer caps its
+   * `tools/list` reads with it, the worker its tool calls.
+   * @default no limit over HTTP; over stdio the SDK's own buffer cap, with an error of its own
    */
   messageLimit?: MessageByteLimit;
   /** Allow HTTP servers on private and loopback addresses. @default false */
@@ -324,7 +325,7 @@ async function initialize(input: {
         : undefined;
     transport = options.openTransport
       ? options.openTransport(definition)
-      : openSdkTransport(definition.transport, { logger, stderr, fetch, authProvider });
+      : openSdkTransport(definition.transport, { logger, stderr, fetch, authProvider, messageLimit });
     const remaining = Math.max(1, input.deadline - Date.now());
     // The SDK's timeout covers `initialize` only; a legacy SSE stream that never sends its
     // endpoint event would hang `start()` forever, so the whole attempt races one deadline.
@@ -340,6 +341,9 @@ async function initialize(input: {
     // A transport the client never took over (it failed before `connect`) is closed here.
     await transport?.close().catch(() => undefined);
     if (AgentqError.isInstance(error)) return { error, fallBackToSse: false };
+    // An answer to `initialize` past `messageLimit`: the refusal names the limit, not the close.
+    const reason = closeReasons.get(client);
+    if (AgentqError.isInstance(reason)) return { error: reason, fallBackToSse: false };
     const timeout = timedOut || classifySdkError(error) === 'timeout';
     const auth = timeout
       ? undefined

@@ -23,6 +23,8 @@ export const MCP_ERROR_CODES = {
   listTimeout: 'MCP_LIST_TIMEOUT',
   /** `tools/call` failed: a JSON-RPC error answer, or a transport failure. */
   callFailed: 'MCP_CALL_FAILED',
+  /** One message answering `tools/call` ran past the caller's message cap; the connection closed. */
+  resultTooLarge: 'MCP_RESULT_TOO_LARGE',
   /** `tools/call` took longer than `timeouts.callMs`. */
   callTimeout: 'MCP_CALL_TIMEOUT',
   /** The connection closed while a request was in flight. */

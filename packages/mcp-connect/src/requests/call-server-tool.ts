@@ -1,5 +1,6 @@
 import { AgentqError, maskSecretsDeep, maskServerError } from '@agentq/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { closeReasonOf } from '../connect/connect-mcp-server.js';
 import { classifySdkError, messageOf } from '../errors/describe-sdk-error.js';
 import { McpConnectError } from '../errors/mcp-connect-error.js';
 import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
@@ -32,7 +33,9 @@ export interface CallServerToolOptions {
  *   connection nobody should reuse);
  * - `MCP_TRANSPORT_CLOSED` when the server went away (`connectionBroken`);
  * - `MCP_CALL_FAILED` for a JSON-RPC error answer (connection fine) or any other transport
- *   failure (`connectionBroken`), and for a call aborted by `signal` (connection fine).
+ *   failure (`connectionBroken`), and for a call aborted by `signal` (connection fine);
+ * - the connection's own code when it closed itself under the call, such as
+ *   `MCP_RESULT_TOO_LARGE` for an answer past its `messageLimit` (`connectionBroken`).
  *
  * The message reaches the model, the checkpoint and the job result: a transport error can quote a
  * resolved URL or header, so secrets are masked and a foreign cause is dropped.
@@ -48,6 +51,19 @@ export async function callServerTool(options: CallServerToolOptions): Promise<Mc
       ),
     );
   } catch (error) {
+    // The connection refused a message while reading it and closed itself (`messageLimit`): the
+    // request failed as closed, and this is why.
+    const reason = closeReasonOf(options.client);
+    if (McpConnectError.isInstance(reason)) {
+      throw new McpConnectError({
+        code: reason.code,
+        message: maskServerError(
+          `MCP server ${options.serverId}, tool ${options.toolName}: ${reason.message}`,
+          options.secretValues ?? [],
+        ),
+        connectionBroken: true,
+      });
+    }
     const aborted = options.signal?.aborted === true;
     const kind = aborted ? 'answered' : classifySdkError(error, options.client);
     const code =

@@ -1,6 +1,7 @@
 import type { Logger, ServerTransport } from '@agentq/shared';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { MessageByteLimit } from '../connect/cap-message-bytes.js';
 import type { StderrCapture } from './stderr-capture.js';
 
 /** What every transport file gets besides its own part of the definition. */
@@ -15,6 +16,11 @@ export interface TransportContext {
   fetch?: typeof fetch;
   /** OAuth for a server with an `auth` block: the SDK sends its tokens and runs its flows. */
   authProvider?: OAuthClientProvider;
+  /**
+   * Cap on one message a stdio server writes (one line of its stdout), counted while it is read.
+   * HTTP transports are capped in their `fetch` instead. @default the SDK's own buffer cap
+   */
+  messageLimit?: MessageByteLimit;
 }
 
 /** The transport definition of one `type`, secrets resolved. */

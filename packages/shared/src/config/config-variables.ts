@@ -522,7 +522,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '4194304',
     description:
-      'Largest cached tool list of one server, in bytes of JSON. A warmer refuses a bigger list the same way as a too long one (`MCP_LIST_TOO_LARGE`, last good list kept); a worker ignores a bigger cache entry. One message a server sends a warmer over HTTP (a JSON answer, or one event of an event stream) may take four times this before it is normalised: past that the warmer stops reading, closes the connection and refuses the list the same way.',
+      'Largest cached tool list of one server, in bytes of JSON. A warmer refuses a bigger list the same way as a too long one (`MCP_LIST_TOO_LARGE`, last good list kept); a worker ignores a bigger cache entry. One message a server sends a warmer (a JSON answer, one event of an event stream, or one line of a stdio server) may take four times this before it is normalised: past that the warmer stops reading, closes the connection and refuses the list the same way.',
   },
   {
     env: 'AGENTQ_MAX_TOOL_DESCRIPTION_CHARS',
@@ -554,7 +554,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '1048576',
     description:
-      'Largest text one MCP tool result keeps, in bytes of UTF-8 (structured content counted as its JSON; images have their own budget). Past it the text is cut at a character boundary and ends with a note naming the bytes dropped and this limit; the cut happens before the result is masked, journaled, checkpointed or shown to the model. An error result\u2019s text is cut the same way.',
+      'Largest text one MCP tool result keeps, in bytes of UTF-8 (structured content counted as its JSON; images have their own budget). Past it the text is cut at a character boundary and ends with a note naming the bytes dropped and this limit; the cut happens before the result is masked, journaled, checkpointed or shown to the model. An error result\u2019s text is cut the same way. One message a server sends the worker (a JSON answer, one event of an event stream, or one line of a stdio server) may take four times this plus 1 MiB: past that the worker stops reading, closes the connection and fails the call with `MCP_RESULT_TOO_LARGE`, a tool error the model sees.',
   },
   {
     env: 'AGENTQ_MAX_MODEL_RESPONSE_BYTES',

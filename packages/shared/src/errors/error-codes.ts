@@ -483,6 +483,13 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'An MCP server lists more tools or bytes than allowed.',
   },
+  MCP_RESULT_TOO_LARGE: {
+    status: 502,
+    exitCode: failed,
+    retryable: false,
+    description:
+      'An MCP server answered a tool call with one message past the cap derived from `AGENTQ_TOOL_RESULT_MAX_BYTES`; the connection was closed without reading the rest.',
+  },
   MCP_CALL_FAILED: { status: 502, exitCode: failed, retryable: true, description: 'An MCP `tools/call` failed.' },
   MCP_TRANSPORT_CLOSED: {
     status: 502,
