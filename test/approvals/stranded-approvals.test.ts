@@ -1,9 +1,26 @@
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
-import { AgentqError, QUEUE_NAMES, runIncarnationOf, silentLogger, type ApprovalJob } from '@agentq/shared';
-import { keyNames, readApprovalRecord, recordDecision, registerApprovalRequests } from '@agentq/store';
+import {
+  AgentqError,
+  QUEUE_NAMES,
+  runIncarnationOf,
+  silentLogger,
+  type ApprovalJob,
+  type Logger,
+} from '@agentq/shared';
+import {
+  inspectApprovalRecords,
+  keyNames,
+  readApprovalRecord,
+  recordDecision,
+  registerApprovalRequests,
+  registerElicitation,
+  setAsideUnreadablePending,
+  type UnreadableProblem,
+} from '@agentq/store';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepDecidedApprovals } from '../../apps/agent-worker/src/approvals/sweep-decided-approvals.js';
+import { sweepUnreadableElicitations } from '../../apps/agent-worker/src/elicitations/sweep-unreadable-elicitations.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
 // An approval whose run job is gone (removed from Bull Board, cleaned after it failed for good) has
@@ -53,6 +70,17 @@ describe('approvals nothing else will settle', () => {
 
   async function register(requests: ApprovalJob[]): Promise<void> {
     await registerApprovalRequests({ redis: ctx.redis, prefix: ctx.prefix, requests });
+  }
+
+  /** Decided and recorded, but the promote of its delayed approval job was lost. */
+  async function decidedButNotPromoted(approvalId: string, decidedAt: number): Promise<void> {
+    await approvals.add('approval', {}, { jobId: approvalId, delay: 600_000 });
+    await recordDecision({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      input: { approvalId, approved: true, decidedBy: 'operator' },
+      now: decidedAt,
+    });
   }
 
   const inPendingSet = async (approvalId: string) =>
@@ -123,14 +151,7 @@ describe('approvals nothing else will settle', () => {
         expiresAt: now + 600_000,
       }),
     ]);
-    // Decided and recorded, but the promote of its delayed approval job was lost.
-    await approvals.add('approval', {}, { jobId: 'live-decided', delay: 600_000 });
-    await recordDecision({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      input: { approvalId: 'live-decided', approved: true, decidedBy: 'operator' },
-      now: now - 30_000,
-    });
+    await decidedButNotPromoted('live-decided', now - 30_000);
 
     const sweep = async () =>
       await sweepDecidedApprovals({
@@ -164,5 +185,193 @@ describe('approvals nothing else will settle', () => {
     const open = await readApprovalRecord({ redis: ctx.redis, prefix: ctx.prefix, approvalId: 'live-open' });
     expect(open?.decision).toBeNull();
     expect(await inPendingSet('live-open')).toBe(true);
+  });
+
+  // Ids in a pending set whose record is gone or damaged (a key deleted or overwritten by hand, a
+  // lost write) would sit at the low end for good, read and skipped by every sweep: 500 of them fill
+  // every batch ahead of the decisions waiting to be delivered. The sweepers take them out of the
+  // set (keeping a damaged record for inspection), and no listing fails or hides the rest because
+  // of them.
+  describe('pending ids whose record cannot be read', () => {
+    const keys = () => keyNames(ctx.prefix);
+
+    function loggedErrors() {
+      const errors: Array<Record<string, unknown>> = [];
+      const ignore = () => undefined;
+      const logger: Logger = {
+        trace: ignore,
+        debug: ignore,
+        info: ignore,
+        warn: ignore,
+        error: (context: unknown) => void errors.push(context as Record<string, unknown>),
+        child: () => logger,
+      };
+      return { logger, errors };
+    }
+
+    /**
+     * 600 ids with no record, and one damaged record of each kind, at the low end of `pendingKey`,
+     * damaged ones first. Returns the ids by problem.
+     */
+    async function pollute(options: { pendingKey: string; recordKey: (id: string) => string; idPrefix: string }) {
+      const base = Date.now() - 7_200_000;
+      const damaged: Record<Exclude<UnreadableProblem, 'missing'>, string> = {
+        'wrong-type': `${options.idPrefix}-wrong-type`,
+        'no-request': `${options.idPrefix}-no-request`,
+        'invalid-request': `${options.idPrefix}-not-json`,
+      };
+      const schemaInvalid = `${options.idPrefix}-bad-schema`;
+      await ctx.redis.set(options.recordKey(damaged['wrong-type']), 'not a hash');
+      await ctx.redis.hset(options.recordKey(damaged['no-request']), 'expiresAt', String(base));
+      await ctx.redis.hset(options.recordKey(damaged['invalid-request']), 'request', '{"truncated":');
+      await ctx.redis.hset(options.recordKey(schemaInvalid), 'request', JSON.stringify({ note: 'no fields' }));
+      const corrupt = [...Object.values(damaged), schemaInvalid];
+      const missing = Array.from({ length: 600 }, (_, index) => `${options.idPrefix}-ghost-${index}`);
+      const entries = [...corrupt, ...missing].flatMap((id, index) => [String(base + index), id]);
+      await ctx.redis.zadd(options.pendingKey, ...entries);
+      return { corrupt, missing };
+    }
+
+    async function pendingMembers(pendingKey: string): Promise<Set<string>> {
+      return new Set(await ctx.redis.zrange(pendingKey, 0, -1));
+    }
+
+    it('delivers a decision behind 600 missing and 4 damaged approval records, and clears them', async () => {
+      const now = Date.now();
+      const { corrupt, missing } = await pollute({
+        pendingKey: keys().pendingApprovals,
+        recordKey: (id) => keys().decision(id),
+        idPrefix: 'appr',
+      });
+      const incarnation = await liveRun('unreadable-live');
+      await registerApprovalRequests({
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        requests: [
+          request({ approvalId: 'appr-open', runId: 'unreadable-live', incarnation, expiresAt: now + 600_000 }),
+          request({
+            approvalId: 'appr-decided',
+            runId: 'unreadable-live',
+            incarnation,
+            expiresAt: now + 600_000,
+          }),
+        ],
+      });
+      await decidedButNotPromoted('appr-decided', now - 30_000);
+
+      // The inbox neither fails on them nor loses the open approval behind them.
+      expect(
+        (await client.listPendingApprovals({ runId: 'unreadable-live' })).map((approval) => approval.approvalId),
+      ).toEqual(['appr-open']);
+
+      const { logger, errors } = loggedErrors();
+      const state = async () => await (await Job.fromId(approvals, 'appr-decided'))?.getState();
+      let promoted = 0;
+      for (let sweeps = 0; sweeps < 3 && (await state()) === 'delayed'; sweeps += 1) {
+        promoted += await sweepDecidedApprovals({
+          redis: ctx.redis,
+          prefix: ctx.prefix,
+          approvalsQueue: approvals,
+          logger,
+          graceMs: 0,
+        });
+      }
+      expect(promoted).toBe(1);
+      expect(await state()).toBe('waiting');
+
+      const pending = await pendingMembers(keys().pendingApprovals);
+      expect([...corrupt, ...missing].filter((id) => pending.has(id))).toEqual([]);
+      expect(pending.has('appr-open')).toBe(true);
+      // Damaged records stay for inspection, as they were; each is logged once, by id and problem.
+      for (const id of corrupt) expect(await ctx.redis.exists(keys().decision(id))).toBe(1);
+      expect(await ctx.redis.type(keys().decision('appr-wrong-type'))).toBe('string');
+      expect(errors.map((entry) => [entry.approvalId, entry.problem]).sort()).toEqual(
+        [
+          ['appr-bad-schema', 'invalid-request'],
+          ['appr-no-request', 'no-request'],
+          ['appr-not-json', 'invalid-request'],
+          ['appr-wrong-type', 'wrong-type'],
+        ].sort(),
+      );
+    });
+
+    it('keeps an id whose record was written after it was found unreadable', async () => {
+      const now = Date.now();
+      const store = { redis: ctx.redis, prefix: ctx.prefix };
+      const incarnation = await liveRun('race-live');
+      const registered = request({
+        approvalId: 'race-registered',
+        runId: 'race-live',
+        incarnation,
+        expiresAt: now + 600_000,
+      });
+      const repaired = request({
+        approvalId: 'race-repaired',
+        runId: 'race-live',
+        incarnation,
+        expiresAt: now + 600_000,
+      });
+      const ids = [registered.approvalId, repaired.approvalId, 'race-still-missing', 'race-still-damaged'];
+      await ctx.redis.zadd(keys().pendingApprovals, ...ids.flatMap((id) => [String(now), id]));
+      for (const id of [repaired.approvalId, 'race-still-damaged'])
+        await ctx.redis.hset(keys().decision(id), 'request', '{"truncated":');
+      const { unreadable } = await inspectApprovalRecords({ ...store, approvalIds: ids });
+      expect(unreadable.map((entry) => [entry.id, entry.problem])).toEqual([
+        ['race-registered', 'missing'],
+        ['race-repaired', 'invalid-request'],
+        ['race-still-missing', 'missing'],
+        ['race-still-damaged', 'invalid-request'],
+      ]);
+      // Written between the read and the removal.
+      await registerApprovalRequests({ ...store, requests: [registered] });
+      await ctx.redis.hset(keys().decision(repaired.approvalId), 'request', JSON.stringify(repaired));
+
+      const setAside = await setAsideUnreadablePending({ ...store, records: 'approvals', unreadable });
+      expect(setAside.map((entry) => entry.id)).toEqual(['race-still-missing', 'race-still-damaged']);
+      const pending = await pendingMembers(keys().pendingApprovals);
+      expect(ids.filter((id) => pending.has(id))).toEqual(['race-registered', 'race-repaired']);
+      expect((await readApprovalRecord({ ...store, approvalId: 'race-repaired' }))?.request).toEqual(repaired);
+    });
+
+    it('lists an elicitation behind 600 missing and 4 damaged records, and the sweep clears them', async () => {
+      const { corrupt, missing } = await pollute({
+        pendingKey: keys().pendingElicitations,
+        recordKey: (id) => keys().elicitation(id),
+        idPrefix: 'elic',
+      });
+      const incarnation = await liveRun('asks-live');
+      await registerElicitation({
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        request: {
+          elicitationId: 'elic-real',
+          runId: 'asks-live',
+          incarnation,
+          toolCallId: 'call-elic-real',
+          toolName: 'mcp__deploy__deployService',
+          serverId: 'deploy',
+          argsDigest: 'a',
+          digest: 'd',
+          message: 'Which region?',
+          requestedSchema: { type: 'object', properties: {} },
+          requestedAt: Date.now(),
+          expiresAt: Date.now() + 600_000,
+        },
+      });
+
+      const listed = async () => (await client.listPendingElicitations()).map((record) => record.request.elicitationId);
+      expect(await listed()).toEqual(['elic-real']);
+
+      const { logger, errors } = loggedErrors();
+      let setAside = 0;
+      for (let sweeps = 0; sweeps < 2; sweeps += 1) {
+        setAside += await sweepUnreadableElicitations({ redis: ctx.redis, prefix: ctx.prefix, logger });
+      }
+      expect(setAside).toBe(corrupt.length + missing.length);
+      expect([...(await pendingMembers(keys().pendingElicitations))]).toEqual(['elic-real']);
+      for (const id of corrupt) expect(await ctx.redis.exists(keys().elicitation(id))).toBe(1);
+      expect(errors.map((entry) => entry.elicitationId).sort()).toEqual([...corrupt].sort());
+      expect(await listed()).toEqual(['elic-real']);
+    });
   });
 });

@@ -43,6 +43,7 @@ import { createApprovalProcessor } from './approvals/create-approval-processor.j
 import { createElicitationProcessor } from './elicitations/create-elicitation-processor.js';
 import { createDecisionProcessor } from './approvals/create-decision-processor.js';
 import { sweepDecidedApprovals } from './approvals/sweep-decided-approvals.js';
+import { sweepUnreadableElicitations } from './elicitations/sweep-unreadable-elicitations.js';
 import { codeSandboxLimitsOf } from './code-sandbox-limits.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { createModelResolver, type ModelResolver } from './models/create-model-resolver.js';
@@ -298,6 +299,9 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
           logger,
           graceMs: tuning.sweepGraceMs,
         }).catch((error: Error) => logger.warn({ shard: shard.label, error: error.message }, 'approval sweep failed'));
+        await sweepUnreadableElicitations({ redis: connection, prefix: shard.prefix, logger }).catch((error: Error) =>
+          logger.warn({ shard: shard.label, error: error.message }, 'elicitation sweep failed'),
+        );
       }
     })().finally(() => {
       sweeping = false;

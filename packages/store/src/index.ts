@@ -70,6 +70,7 @@ export type { SessionGenerationReader } from './servers/server-sessions.js';
 export type { CorruptServerEntry, PutServerOptions, ServerStoreOptions } from './servers/server-store.js';
 export {
   approvalsOfGoneRuns,
+  inspectApprovalRecords,
   pendingApprovalIds,
   queueApprovalRegistrations,
   readApprovalRecord,
@@ -79,11 +80,15 @@ export {
   runGoneDecision,
   settleApproval,
 } from './approvals/approval-records.js';
+export { setAsideUnreadablePending } from './pending/unreadable-records.js';
+export type { UnreadableProblem, UnreadableRecord } from './pending/unreadable-records.js';
 export type { ApprovalOutcome, ApprovalRecord, ApprovalRecordsOptions } from './approvals/approval-records.js';
 export {
   closeElicitationOfEndedRun,
   elicitationOfToolCall,
+  inspectElicitationRecords,
   listPendingElicitations,
+  pendingElicitationIds,
   readElicitation,
   registerElicitation,
   releaseElicitationAnswer,

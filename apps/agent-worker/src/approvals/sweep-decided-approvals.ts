@@ -1,14 +1,16 @@
 import { type Logger } from '@agentq/shared';
 import {
   approvalsOfGoneRuns,
+  inspectApprovalRecords,
   pendingApprovalIds,
-  readApprovalRecords,
   runGoneDecision,
+  setAsideUnreadablePending,
   settleApproval,
   type RedisConnection,
 } from '@agentq/store';
 import { Job, type Queue } from 'bullmq';
 import { promoteQuietly } from './add-approval-job.js';
+import { logSetAsideRecords } from './log-set-aside-records.js';
 
 /** Options of {@link sweepDecidedApprovals}. */
 export interface SweepDecidedApprovalsOptions {
@@ -33,6 +35,9 @@ export interface SweepDecidedApprovalsOptions {
  * approval job did not settle them (`expired`). An approval whose run job was removed loses its
  * approval job with it, so without this it would stay pending for good, and, scored by an expiry
  * long past, fill the low end of every batch ahead of the decisions waiting to be delivered.
+ *
+ * For the same reason it takes out of the pending set the ids in its batch whose record cannot be
+ * read (gone, or there but damaged), and logs them; a damaged record itself is kept for inspection.
  */
 export async function sweepDecidedApprovals(options: SweepDecidedApprovalsOptions): Promise<number> {
   const now = Date.now();
@@ -43,7 +48,13 @@ export async function sweepDecidedApprovals(options: SweepDecidedApprovalsOption
     limit: options.batchSize ?? 500,
   });
   if (ids.length === 0) return 0;
-  const records = await readApprovalRecords({ redis: options.redis, prefix: options.prefix, approvalIds: ids });
+  const store = { redis: options.redis, prefix: options.prefix };
+  const { records, unreadable } = await inspectApprovalRecords({ ...store, approvalIds: ids });
+  logSetAsideRecords(
+    options.logger,
+    'approval',
+    await setAsideUnreadablePending({ ...store, records: 'approvals', unreadable }),
+  );
   const settled = await settleStranded(options, {
     now,
     requests: records.filter((record) => record.decision === null).map((record) => record.request),

@@ -16,6 +16,7 @@ import { trace, type SpanContext } from '@opentelemetry/api';
 import type { ChainableCommander } from 'ioredis';
 import { z } from 'zod';
 import { keyNames } from '../keys.js';
+import { readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
 
@@ -254,30 +255,40 @@ export async function readApprovalRecord(
   return record ?? null;
 }
 
-/** Records of several approvals in one round trip; unknown ids are left out. */
+/**
+ * Records of several approvals in one round trip; unknown ids, and ids whose record cannot be read
+ * (see {@link inspectApprovalRecords}), are left out.
+ */
 export async function readApprovalRecords(
   options: ApprovalRecordsOptions & { approvalIds: readonly string[] },
 ): Promise<ApprovalRecord[]> {
-  const keys = keyNames(options.prefix);
-  if (options.approvalIds.length === 0) return [];
-  const pipeline = options.redis.pipeline();
-  for (const id of options.approvalIds) pipeline.hmget(keys.decision(id), 'request', 'decision', 'outcome');
-  const results = (await pipeline.exec()) ?? [];
-  const records: ApprovalRecord[] = [];
-  for (const [error, value] of results) {
-    if (error) throw error;
-    const [requestText, decisionText, outcome] = value as Array<string | null>;
-    if (!requestText) continue;
-    const request = safeParseJson(requestText, approvalJobSchema, 'approval request');
-    if (!request.success) continue;
-    const decision = decisionText ? safeParseJson(decisionText, decisionRecordSchema, 'recorded decision') : null;
-    records.push({
-      request: request.data,
-      decision: decision?.success ? decision.data : null,
-      outcome: (outcome as ApprovalOutcome | null) ?? null,
-    });
-  }
-  return records;
+  return (await inspectApprovalRecords(options)).records;
+}
+
+/**
+ * Records of several approvals in one round trip, and the ids among them whose record cannot be
+ * read: no record, a key of another type, no request, or a request that fails its schema. A
+ * decision that cannot be read leaves the approval undecided.
+ */
+export async function inspectApprovalRecords(
+  options: ApprovalRecordsOptions & { approvalIds: readonly string[] },
+): Promise<{ records: ApprovalRecord[]; unreadable: UnreadableRecord[] }> {
+  return await readRequestRecords({
+    redis: options.redis,
+    ids: options.approvalIds,
+    recordKey: (id) => keyNames(options.prefix).decision(id),
+    fields: ['decision', 'outcome'],
+    requestSchema: approvalJobSchema,
+    what: 'approval request',
+    read: (request, [decisionText, outcome]): ApprovalRecord => {
+      const decision = decisionText ? safeParseJson(decisionText, decisionRecordSchema, 'recorded decision') : null;
+      return {
+        request,
+        decision: decision?.success ? decision.data : null,
+        outcome: (outcome as ApprovalOutcome | null | undefined) ?? null,
+      };
+    },
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type ElicitationResponseRecord,
 } from '@agentq/shared';
 import { keyNames } from '../keys.js';
+import { readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
 
@@ -81,24 +82,45 @@ export async function registerElicitation(
 export async function readElicitation(
   options: ElicitationRecordsOptions & { elicitationId: string },
 ): Promise<ElicitationRecord | null> {
+  const { records } = await inspectElicitationRecords({ ...options, elicitationIds: [options.elicitationId] });
+  return records[0] ?? null;
+}
+
+/**
+ * Records of several elicitations in one round trip, and the ids among them whose record cannot be
+ * read: no record, a key of another type, no request, or a request that fails its schema. An
+ * answer that cannot be read leaves the elicitation unanswered.
+ */
+export async function inspectElicitationRecords(
+  options: ElicitationRecordsOptions & { elicitationIds: readonly string[] },
+): Promise<{ records: ElicitationRecord[]; unreadable: UnreadableRecord[] }> {
   const keys = keyNames(options.prefix);
-  const [requestText, responseText, outcome] = await options.redis.hmget(
-    keys.elicitation(options.elicitationId),
-    'request',
-    'response',
-    'outcome',
-  );
-  if (!requestText) return null;
-  const request = safeParseJson(requestText, elicitationRequestSchema, 'elicitation request');
-  if (!request.success) return null;
-  const response = responseText
-    ? safeParseJson(responseText, elicitationResponseRecordSchema, 'elicitation answer')
-    : null;
-  return {
-    request: request.data,
-    response: response?.success ? response.data : null,
-    outcome: outcome === 'answer' || outcome === 'expired' || outcome === 'closed' ? outcome : null,
-  };
+  return await readRequestRecords({
+    redis: options.redis,
+    ids: options.elicitationIds,
+    recordKey: (id) => keys.elicitation(id),
+    fields: ['response', 'outcome'],
+    requestSchema: elicitationRequestSchema,
+    what: 'elicitation request',
+    read: (request, [responseText, outcome]): ElicitationRecord => {
+      const response = responseText
+        ? safeParseJson(responseText, elicitationResponseRecordSchema, 'elicitation answer')
+        : null;
+      return {
+        request,
+        response: response?.success ? response.data : null,
+        outcome: outcome === 'answer' || outcome === 'expired' || outcome === 'closed' ? outcome : null,
+      };
+    },
+  });
+}
+
+/** Ids in the pending set, soonest expiry first, from the `offset`th on. */
+export async function pendingElicitationIds(
+  options: ElicitationRecordsOptions & { offset?: number; limit: number },
+): Promise<string[]> {
+  const offset = options.offset ?? 0;
+  return await options.redis.zrange(keyNames(options.prefix).pendingElicitations, offset, offset + options.limit - 1);
 }
 
 /** The elicitation a run's tool call asked last, or `null`. */
@@ -293,18 +315,28 @@ async function runAnswerScript(
 }
 
 /**
- * Unanswered elicitations, soonest expiry first; `runId` narrows them to one run. An elicitation
- * whose run was cancelled or finished is closed on the way and not listed.
+ * Unanswered elicitations, soonest expiry first, among the first `limit` readable ids of the
+ * pending set; `runId` narrows them to one run. An elicitation whose run was cancelled or finished
+ * is closed on the way and not listed. Ids whose record cannot be read are skipped and do not count
+ * against `limit`, so that a run of them at the low end cannot hide the rest (the worker's sweeper
+ * takes them out of the set).
  */
 export async function listPendingElicitations(
   options: ElicitationRecordsOptions & { runId?: string; limit?: number },
 ): Promise<ElicitationRecord[]> {
-  const keys = keyNames(options.prefix);
-  const ids = await options.redis.zrange(keys.pendingElicitations, 0, (options.limit ?? 500) - 1);
+  const limit = options.limit ?? 500;
+  // Read first, close after: closing takes ids out of the set, which would shift the next page.
+  const readable: ElicitationRecord[] = [];
+  for (let offset = 0; readable.length < limit;) {
+    const ids = await pendingElicitationIds({ ...options, offset, limit: limit - readable.length });
+    if (ids.length === 0) break;
+    offset += ids.length;
+    readable.push(...(await inspectElicitationRecords({ ...options, elicitationIds: ids })).records);
+  }
   const records: ElicitationRecord[] = [];
-  for (const elicitationId of ids) {
-    const record = await readElicitation({ ...options, elicitationId });
-    if (!record || record.response || (options.runId && record.request.runId !== options.runId)) continue;
+  for (const record of readable) {
+    if (record.response || (options.runId && record.request.runId !== options.runId)) continue;
+    const elicitationId = record.request.elicitationId;
     if (await closeElicitationOfEndedRun({ ...options, elicitationId })) continue;
     records.push(record);
   }
