@@ -187,6 +187,62 @@ describe('approvals nothing else will settle', () => {
     expect(await inPendingSet('live-open')).toBe(true);
   });
 
+  it('takes decided approvals of a run removed after the decision out of the pending set, decision kept', async () => {
+    const now = Date.now();
+    const goneIncarnation = await liveRun('decided-then-removed');
+    const liveIncarnation = await liveRun('decided-live');
+    // Eight approvals decided long ago, whose run (and with it their approval job) was then removed
+    // from Bull Board: nothing will deliver them, and their decision time puts them at the low end.
+    const decidedGone = Array.from({ length: 8 }, (_, index) =>
+      request({
+        approvalId: `decided-gone-${index}`,
+        runId: 'decided-then-removed',
+        incarnation: goneIncarnation,
+        expiresAt: now + 600_000,
+      }),
+    );
+    await register([
+      ...decidedGone,
+      request({
+        approvalId: 'decided-live',
+        runId: 'decided-live',
+        incarnation: liveIncarnation,
+        expiresAt: now + 600_000,
+      }),
+    ]);
+    for (const [index, { approvalId }] of decidedGone.entries()) {
+      await recordDecision({
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        input: { approvalId, approved: true, decidedBy: 'operator' },
+        now: now - 3_600_000 + index,
+      });
+    }
+    await (await runs.getJob('decided-then-removed'))?.remove();
+    await decidedButNotPromoted('decided-live', now - 30_000);
+
+    const state = async () => await (await Job.fromId(approvals, 'decided-live'))?.getState();
+    let promoted = 0;
+    for (let sweeps = 0; sweeps < 3 && (await state()) === 'delayed'; sweeps += 1) {
+      promoted += await sweepDecidedApprovals({
+        redis: ctx.redis,
+        prefix: ctx.prefix,
+        approvalsQueue: approvals,
+        logger: silentLogger(),
+        graceMs: 0,
+        batchSize: 5,
+      });
+    }
+    expect(promoted).toBe(1);
+    expect(await state()).toBe('waiting');
+    for (const { approvalId } of decidedGone) {
+      expect(await inPendingSet(approvalId)).toBe(false);
+      const record = await readApprovalRecord({ redis: ctx.redis, prefix: ctx.prefix, approvalId });
+      expect(record?.outcome).toBe('decision');
+      expect(record?.decision).toMatchObject({ approved: true, decidedBy: 'operator' });
+    }
+  });
+
   // Ids in a pending set whose record is gone or damaged (a key deleted or overwritten by hand, a
   // lost write) would sit at the low end for good, read and skipped by every sweep: 500 of them fill
   // every batch ahead of the decisions waiting to be delivered. The sweepers take them out of the

@@ -60,17 +60,49 @@ export async function sweepDecidedApprovals(options: SweepDecidedApprovalsOption
     requests: records.filter((record) => record.decision === null).map((record) => record.request),
   });
   let promoted = 0;
+  const jobless: typeof records = [];
   for (const record of records) {
     if (!record.decision || record.outcome !== 'decision') continue;
     const job = await Job.fromId(options.approvalsQueue, record.request.approvalId);
+    if (!job) jobless.push(record);
     if (!job || !(await job.isDelayed())) continue;
     if (await promoteQuietly(job, options.logger)) promoted += 1;
   }
+  settled.runGone += await settleDecidedOfGoneRuns(options, now, jobless);
   if (promoted > 0)
     options.logger.info({ promoted }, 'delivered decided approvals the deciding process did not promote');
   if (settled.runGone + settled.expired > 0)
     options.logger.info(settled, 'settled approvals whose run is gone or whose expiry passed unsettled');
   return promoted;
+}
+
+/**
+ * Settles decided approvals that no approval job will deliver because their run is gone with it
+ * (cancelled or removed after the decision): the decision stays recorded, and the id leaves the
+ * pending set, where, scored by its decision time, it would sit at the low end of every batch.
+ * Returns how many it settled.
+ */
+async function settleDecidedOfGoneRuns(
+  options: SweepDecidedApprovalsOptions,
+  now: number,
+  jobless: Array<{ request: Parameters<typeof approvalsOfGoneRuns>[0]['requests'][number] }>,
+): Promise<number> {
+  if (jobless.length === 0) return 0;
+  const requests = jobless.map((record) => record.request);
+  const gone = await approvalsOfGoneRuns({ redis: options.redis, prefix: options.prefix, requests });
+  let settled = 0;
+  for (const request of requests) {
+    if (!gone.has(request.approvalId)) continue;
+    // The recorded decision is kept; the fallback is only for the (impossible) undecided case.
+    await settleApproval({
+      redis: options.redis,
+      prefix: options.prefix,
+      approvalId: request.approvalId,
+      fallback: { outcome: 'no-decision', decision: runGoneDecision(now) },
+    });
+    settled += 1;
+  }
+  return settled;
 }
 
 /** Settles undecided approvals whose run is gone, or whose expiry passed, and counts them. */
