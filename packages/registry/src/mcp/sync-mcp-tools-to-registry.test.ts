@@ -360,12 +360,16 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     expect(index.search('quarterly spreadsheet')).toEqual([]);
 
     stored.set(toolEnrichmentDigest(makeCatalogTool('read_file')), ['open my quarterly spreadsheet']);
-    expect(await refreshServerExamples(registry, enrichments, 'fs')).toBe(1);
+    expect(await refreshServerExamples(registry, enrichments, 'fs')).toEqual({ tools: 1, withExamples: 1 });
     expect(index.search('quarterly spreadsheet').map((hit) => hit.entry.name)).toEqual(['mcp__fs__readFile']);
 
     // A server this registry never synced costs no read.
     const reads = enrichments.reads.length;
-    expect(await refreshServerExamples(registry, enrichments, 'gh')).toBe(0);
+    expect(await refreshServerExamples(registry, enrichments, 'gh')).toEqual({
+      tools: 0,
+      withExamples: 0,
+      skipped: 'not-held',
+    });
     expect(enrichments.reads).toHaveLength(reads);
   });
 
@@ -386,7 +390,7 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file', { description: 'Reads.' })], 'v2');
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds, caller });
     release();
-    expect(await refreshing).toBe(0);
+    expect(await refreshing).toEqual({ tools: 1, withExamples: 0, skipped: 'replaced' });
     expect(registry.searchIndex?.search('quarterly spreadsheet')).toEqual([]);
   });
 });

@@ -306,36 +306,54 @@ async function prefetchExamples(
   }
 }
 
+/** What {@link refreshServerExamples} did. */
+export interface ServerExamplesRefresh {
+  /** Tools of the server whose stored examples were looked up. */
+  tools: number;
+  /** Of those, the tools that have stored examples, set on the search index. */
+  withExamples: number;
+  /**
+   * Why nothing was set: the registry holds no such server (or no search index), or a sync
+   * replaced the server during the read. Absent when the read was applied.
+   */
+  skipped?: 'not-held' | 'replaced';
+}
+
 /**
  * Reads the stored example requests of the tools `registry` holds for `serverId` (one `MGET`) and
  * sets them on its search index, re-indexing the tools whose examples changed. For a warmer's
  * `P:tools.enriched` announcement: examples written after the list reach a process without a
  * catalog version change. A server this registry does not hold costs nothing; a server a sync
- * replaced during the read is left to that sync, which read its own examples. Returns how many
- * tools were looked up. A Redis failure rejects; the caller logs it.
+ * replaced during the read is left to that sync, which read its own examples. A Redis failure
+ * rejects; the caller logs it.
  */
 export async function refreshServerExamples(
   registry: ToolRegistry,
   store: ToolEnrichmentStore,
   serverId: string,
-): Promise<number> {
+): Promise<ServerExamplesRefresh> {
   const index = registry.searchIndex;
   const server = stateOf(registry).servers.get(serverId);
-  if (!index || !server) return 0;
+  if (!index || !server) return { tools: 0, withExamples: 0, skipped: 'not-held' };
   const wanted: Array<{ key: string; digest: string }> = [];
   for (const tool of offeredTools(server)) {
     const key = makeToolId(serverId, tool.name);
     if (server.names.has(key)) wanted.push({ key, digest: toolEnrichmentDigest(tool) });
   }
-  if (wanted.length === 0) return 0;
+  if (wanted.length === 0) return { tools: 0, withExamples: 0 };
   const stored = await store.read([...new Set(wanted.map((one) => one.digest))]);
-  if (stateOf(registry).servers.get(serverId) !== server) return 0;
+  if (stateOf(registry).servers.get(serverId) !== server) {
+    return { tools: wanted.length, withExamples: 0, skipped: 'replaced' };
+  }
   // Only adds: an entry that is gone (expired) keeps what the index has until the next version.
+  let withExamples = 0;
   for (const { key, digest } of wanted) {
     const examples = stored.get(digest);
-    if (examples) index.setExamples(key, examples);
+    if (!examples) continue;
+    index.setExamples(key, examples);
+    withExamples += 1;
   }
-  return wanted.length;
+  return { tools: wanted.length, withExamples };
 }
 
 /** Hands a server's prefetched examples to the index ahead of its registration, which indexes them. */
