@@ -13,7 +13,7 @@ import {
 import { capturingLogger, createWarmerHarness, waitFor, type WarmerHarness } from '../warmer/warmer-harness.js';
 import { everythingCommand } from '../worker/helpers/catalog.js';
 import { runsQueue, startTestWorker } from '../worker/helpers/worker-harness.js';
-import { searchThroughRun } from './search-through-run.js';
+import { searchRun, searchThroughRun } from './search-through-run.js';
 
 const model = 'openai-compatible:fake-enrich';
 const everything = {
@@ -147,8 +147,8 @@ describe('examples written after a worker started (loopback model, real Redis)',
     chat.held = true;
     await harness.startWarmer({ env });
     await harness.putServer(everything);
-    await waitFor(() => harness.entry('everything'), { what: 'the catalog entry' });
-    const version = await harness.ctx.redis.get(keys.catalogVersion('everything'));
+    const first = await waitFor(() => harness.entry('everything'), { what: 'the catalog entry' });
+    const { version } = first;
     expect(version).toBeTruthy();
 
     const { logger, lines } = capturingLogger();
@@ -156,8 +156,17 @@ describe('examples written after a worker started (loopback model, real Redis)',
     queue = runsQueue({ redis: harness.ctx.redis, prefix: harness.ctx.prefix });
     const query = examplesWordOf('getTinyImage');
     // The worker's registry now holds the server, read before any example existed.
-    const before = await searchThroughRun(queue, { runId: 'late-1', server: 'everything', query });
-    expect(before[0]).not.toBe('mcp__everything__getTinyImage');
+    const before = await searchRun(queue, { runId: 'late-1', server: 'everything', query });
+    expect(before.names[0]).not.toBe('mcp__everything__getTinyImage');
+    expect(before.catalogVersion.everything).toBe(version);
+    // A re-read of the unchanged list rewrites the entry (a new `refreshedAt`), not its version. The
+    // everything server adds tools once a session is initialized and announces `tools/list_changed`
+    // for them, so the warmer's watcher session causes such a re-read whenever it connects: here
+    // one is asked for, so that it always happens while the examples are pending.
+    await requestRefresh(harness.queue, { serverId: 'everything', reason: 'on-demand' });
+    await waitFor(async () => ((await harness.entry('everything'))?.refreshedAt ?? 0) > first.refreshedAt, {
+      what: 'a rewrite of the unchanged list',
+    });
     await waitFor(
       async () => {
         const counts = (await harness.ctx.redis.pubsub('NUMSUB', keys.toolsEnriched)) as [string, number];
@@ -167,13 +176,16 @@ describe('examples written after a worker started (loopback model, real Redis)',
     );
 
     chat.held = false;
-    await waitFor(
+    const read = await waitFor(
       () => lines.find((line) => line.msg === 'read the new examples of a server' && line.serverId === 'everything'),
       { what: 'the worker re-reading the announced examples', timeoutMs: 120_000 },
     );
-    const after = await searchThroughRun(queue, { runId: 'late-2', server: 'everything', query });
-    expect(after[0]).toBe('mcp__everything__getTinyImage');
-    expect(await harness.ctx.redis.get(keys.catalogVersion('everything'))).toBe(version);
+    expect(read.withExamples).toBeGreaterThan(0);
+    const after = await searchRun(queue, { runId: 'late-2', server: 'everything', query });
+    expect(after.names[0]).toBe('mcp__everything__getTinyImage');
+    // The catalog version the run was built from, not `P:mcp.version`: that key digests the entry's
+    // bytes, `refreshedAt` included, so the re-read above moved it.
+    expect(after.catalogVersion.everything).toBe(version);
   });
 
   it('ignores a malformed announcement with a warning', async () => {

@@ -5,11 +5,25 @@ import type { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import { enqueueRun, waitForJob } from '../worker/helpers/worker-harness.js';
 
+/** What one search run saw: its result names, best first, and the catalog version of each server. */
+export interface SearchRun {
+  names: string[];
+  catalogVersion: Record<string, string>;
+}
+
 /** Names of the results of `query` in a run offering the tools of `server`, best first. */
 export async function searchThroughRun(
   queue: Queue,
   options: { runId: string; server: string; query: string; limit?: number },
 ): Promise<string[]> {
+  return (await searchRun(queue, options)).names;
+}
+
+/** Runs `query` like {@link searchThroughRun}, and also returns the catalog versions the run was built from. */
+export async function searchRun(
+  queue: Queue,
+  options: { runId: string; server: string; query: string; limit?: number },
+): Promise<SearchRun> {
   await enqueueRun(queue, {
     runId: options.runId,
     spec: {
@@ -29,5 +43,5 @@ export async function searchThroughRun(
   expect(finished.failedReason).toBeUndefined();
   const result = runResultSchema.parse(finished.returnvalue);
   const output = result.toolCalls[0]?.output as { results: Array<{ name: string }> };
-  return output.results.map((one) => one.name);
+  return { names: output.results.map((one) => one.name), catalogVersion: result.catalogVersion };
 }

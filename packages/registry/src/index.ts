@@ -94,6 +94,7 @@ export { createCatalogToolEnrichment, enrichCatalogTools } from './enrichment/en
 export { createExamplesRefresher } from './enrichment/create-examples-refresher.js';
 export type { CreateExamplesRefresherOptions, ExamplesRefresher } from './enrichment/create-examples-refresher.js';
 export { refreshServerExamples } from './mcp/sync-mcp-tools-to-registry.js';
+export type { ServerExamplesRefresh } from './mcp/sync-mcp-tools-to-registry.js';
 export type {
   CatalogToolEnrichment,
   CreateCatalogToolEnrichmentOptions,

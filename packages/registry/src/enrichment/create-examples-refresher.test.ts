@@ -72,4 +72,28 @@ describe('createExamplesRefresher', () => {
     expect(state.reads).toBe(1);
     expect(warnings).toHaveLength(1);
   });
+
+  it('logs how many tools it looked up and how many had examples, and a server it does not hold apart', async () => {
+    const registry = await syncedRegistry();
+    const debug: unknown[][] = [];
+    const logger = { ...silentLogger(), debug: (...args: unknown[]) => debug.push(args) } as ReturnType<
+      typeof silentLogger
+    >;
+    const entries = new Map<string, string[]>();
+    const { store } = gatedStore(entries);
+    const refresher = createExamplesRefresher({ registry, store, logger });
+    refresher.request('fs');
+    await refresher.idle();
+    entries.set(toolEnrichmentDigest(makeCatalogTool('read_file')), ['open my quarterly spreadsheet']);
+    refresher.request('fs');
+    await refresher.idle();
+    refresher.request('gh');
+    await refresher.idle();
+    expect(debug.map(([fields]) => fields)).toEqual([
+      { serverId: 'fs', tools: 1, withExamples: 0 },
+      { serverId: 'fs', tools: 1, withExamples: 1 },
+      { serverId: 'gh', tools: 0, reason: 'not-held' },
+    ]);
+    await refresher.close();
+  });
 });

@@ -34,8 +34,12 @@ export function createExamplesRefresher(options: CreateExamplesRefresherOptions)
 
   const refresh = async (serverId: string) => {
     try {
-      const tools = await refreshServerExamples(options.registry, options.store, serverId);
-      options.logger.debug({ serverId, tools }, 'read the new examples of a server');
+      const { tools, withExamples, skipped } = await refreshServerExamples(options.registry, options.store, serverId);
+      if (skipped === undefined) {
+        options.logger.debug({ serverId, tools, withExamples }, 'read the new examples of a server');
+      } else {
+        options.logger.debug({ serverId, tools, reason: skipped }, 'left the new examples of a server unread');
+      }
     } catch (error) {
       options.logger.warn(
         { serverId, error: error instanceof Error ? error.message : String(error) },

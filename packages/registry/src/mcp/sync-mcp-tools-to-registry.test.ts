@@ -360,12 +360,16 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     expect(index.search('quarterly spreadsheet')).toEqual([]);
 
     stored.set(toolEnrichmentDigest(makeCatalogTool('read_file')), ['open my quarterly spreadsheet']);
-    expect(await refreshServerExamples(registry, enrichments, 'fs')).toBe(1);
+    expect(await refreshServerExamples(registry, enrichments, 'fs')).toEqual({ tools: 1, withExamples: 1 });
     expect(index.search('quarterly spreadsheet').map((hit) => hit.entry.name)).toEqual(['mcp__fs__readFile']);
 
     // A server this registry never synced costs no read.
     const reads = enrichments.reads.length;
-    expect(await refreshServerExamples(registry, enrichments, 'gh')).toBe(0);
+    expect(await refreshServerExamples(registry, enrichments, 'gh')).toEqual({
+      tools: 0,
+      withExamples: 0,
+      skipped: 'not-held',
+    });
     expect(enrichments.reads).toHaveLength(reads);
   });
 
@@ -386,7 +390,85 @@ describe('syncMcpToolsToRegistry with stored enrichments', () => {
     reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file', { description: 'Reads.' })], 'v2');
     await syncMcpToolsToRegistry(registry, reader, { selectedToolIds, caller });
     release();
-    expect(await refreshing).toBe(0);
+    expect(await refreshing).toEqual({ tools: 1, withExamples: 0, skipped: 'replaced' });
     expect(registry.searchIndex?.search('quarterly spreadsheet')).toEqual([]);
+  });
+
+  /**
+   * A registry (that synced `fs` at v1 unless `fresh`) in the middle of a sync of `fs` at v2 that
+   * read its examples before any were stored: that read returns once `release` is called.
+   */
+  async function syncHeldAfterItsExamplesRead(options: { fresh?: boolean } = {}) {
+    const reader = new FakeCatalogReader();
+    const registry = new ToolRegistry();
+    const stored = new Map<string, string[]>();
+    const enrichments = enrichmentStore(stored);
+    const selectedToolIds = new Set(['fs:read_file']);
+    reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file')]);
+    if (!options.fresh) await syncMcpToolsToRegistry(registry, reader, { selectedToolIds, caller, enrichments });
+    reader.setReady(makeDefinition({ id: 'fs' }), [makeCatalogTool('read_file'), makeCatalogTool('stat_file')], 'v2');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const reads = enrichments.reads.length;
+    const syncing = syncMcpToolsToRegistry(registry, reader, {
+      selectedToolIds,
+      caller,
+      enrichments: {
+        ...enrichments,
+        read: async (digests) => {
+          // Only the sync's own read waits; one it may make after applying does not.
+          const read = await enrichments.read(digests);
+          if (enrichments.reads.length === reads + 1) await gate;
+          return read;
+        },
+      },
+    });
+    await vi.waitFor(() => expect(enrichments.reads).toHaveLength(reads + 1));
+    // The warmer stores the examples it then announces.
+    stored.set(toolEnrichmentDigest(makeCatalogTool('read_file')), ['open my quarterly spreadsheet']);
+    return { registry, enrichments, syncing, release };
+  }
+
+  function foundByExample(registry: ToolRegistry): string[] | undefined {
+    return registry.searchIndex?.search('quarterly spreadsheet').map((hit) => hit.entry.name);
+  }
+
+  it('a sync that read examples before an announcement keeps what the announced re-read indexed', async () => {
+    const { registry, enrichments, syncing, release } = await syncHeldAfterItsExamplesRead();
+    // The announced re-read ends before the sync applies its older read.
+    expect(await refreshServerExamples(registry, enrichments, 'fs')).toEqual({ tools: 1, withExamples: 1 });
+    release();
+    await syncing;
+    expect(names(registry)).toEqual(['mcp__fs__readFile', 'mcp__fs__statFile']);
+    expect(foundByExample(registry)).toEqual(['mcp__fs__readFile']);
+  });
+
+  it('a sync that read examples before an announcement reads them again when the re-read left the server to it', async () => {
+    const { registry, enrichments, syncing, release } = await syncHeldAfterItsExamplesRead();
+    let releaseRefresh: () => void = () => {};
+    const refreshGate = new Promise<void>((resolve) => (releaseRefresh = resolve));
+    // The announced re-read is under way when the sync applies its older read.
+    const refreshing = refreshServerExamples(
+      registry,
+      { ...enrichments, read: async (digests) => refreshGate.then(() => enrichments.read(digests)) },
+      'fs',
+    );
+    release();
+    await syncing;
+    releaseRefresh();
+    expect(await refreshing).toEqual({ tools: 1, withExamples: 0, skipped: 'replaced' });
+    expect(foundByExample(registry)).toEqual(['mcp__fs__readFile']);
+  });
+
+  it('a first sync of a server reads its examples again after an announcement the registry could not take up yet', async () => {
+    const { registry, enrichments, syncing, release } = await syncHeldAfterItsExamplesRead({ fresh: true });
+    expect(await refreshServerExamples(registry, enrichments, 'fs')).toEqual({
+      tools: 0,
+      withExamples: 0,
+      skipped: 'not-held',
+    });
+    release();
+    await syncing;
+    expect(foundByExample(registry)).toEqual(['mcp__fs__readFile']);
   });
 });

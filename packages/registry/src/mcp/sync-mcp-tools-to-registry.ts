@@ -44,8 +44,9 @@ export interface SyncMcpToolsOptions {
   vectors?: ToolVectorStore;
   /**
    * Where the warmers stored example requests (`AGENTQ_SEARCH_ENRICH_MODEL`). When given, they
-   * are read with the vectors, once per catalog version of a server, and indexed as the search
-   * index's `examples` field.
+   * are read with the vectors, once per catalog version of a server (twice when new ones are
+   * announced meanwhile, see {@link refreshServerExamples}), and indexed as the search index's
+   * `examples` field.
    * @default none
    */
   enrichments?: ToolEnrichmentStore;
@@ -86,6 +87,12 @@ interface ServerState {
 
 interface RegistryState {
   servers: Map<string, ServerState>;
+  /**
+   * Announced re-reads of each server's examples begun so far (see {@link refreshServerExamples}).
+   * A sync that sees the count move while it read examples knows that what it read may predate
+   * examples a warmer stored and announced meanwhile.
+   */
+  announcedReads: Map<string, number>;
 }
 
 const states = new WeakMap<ToolRegistry, RegistryState>();
@@ -93,7 +100,7 @@ const states = new WeakMap<ToolRegistry, RegistryState>();
 function stateOf(registry: ToolRegistry): RegistryState {
   let state = states.get(registry);
   if (!state) {
-    state = { servers: new Map() };
+    state = { servers: new Map(), announcedReads: new Map() };
     states.set(registry, state);
   }
   return state;
@@ -178,6 +185,10 @@ export async function syncMcpToolsToRegistry(
   // What each server's state was when this read arrived: another sync that applies its read
   // while this one waits for examples must not be overwritten by this, possibly older, read.
   const heldBefore = options.enrichments ? new Map([...serverIds].map((id) => [id, state.servers.get(id)])) : undefined;
+  // And how many announcements of new examples had been taken up when this sync read its own.
+  const announcedBefore = options.enrichments
+    ? new Map([...serverIds].map((id) => [id, state.announcedReads.get(id) ?? 0]))
+    : undefined;
   const examples = options.enrichments
     ? await prefetchExamples(registry, options.enrichments, reads, logger)
     : undefined;
@@ -217,6 +228,9 @@ export async function syncMcpToolsToRegistry(
   // Every server of this read is registered by now (priming and registering run without a wait in
   // between), so what the index still keeps for a key without a document belongs to a tool gone.
   registry.searchIndex?.forgetOrphans();
+  if (examples && options.enrichments && announcedBefore) {
+    await rereadAnnouncedExamples({ registry, store: options.enrichments, changed, announcedBefore, logger });
+  }
 
   for (const [serverId, ids] of selectedByServer) {
     const names = state.servers.get(serverId)?.names;
@@ -227,6 +241,37 @@ export async function syncMcpToolsToRegistry(
     }
   }
   return { catalogVersion, wireNames, reads };
+}
+
+/**
+ * Reads again the examples of the servers this sync registered from examples it read before an
+ * announcement of new ones arrived. That announcement's own re-read may have run before this sync
+ * applied its read, and this sync's older examples then replaced the new ones, or after, and then
+ * left the server to this sync: either way, without this read, the process would not index them
+ * until the server's next catalog version. A Redis failure is logged and keeps what was indexed.
+ */
+async function rereadAnnouncedExamples(options: {
+  registry: ToolRegistry;
+  store: ToolEnrichmentStore;
+  changed: readonly ServerState[];
+  announcedBefore: ReadonlyMap<string, number>;
+  logger: Logger;
+}): Promise<void> {
+  const { registry, store, logger } = options;
+  const announced = stateOf(registry).announcedReads;
+  for (const server of options.changed) {
+    const serverId = server.definition.id;
+    if ((announced.get(serverId) ?? 0) === options.announcedBefore.get(serverId)) continue;
+    try {
+      const read = await readServerExamples(registry, store, serverId);
+      logger.debug({ serverId, ...read }, 'read examples announced during a sync again');
+    } catch (error) {
+      logger.warn(
+        { serverId, error: error instanceof Error ? error.message : String(error) },
+        'could not read announced tool enrichments again',
+      );
+    }
+  }
 }
 
 /**
@@ -306,36 +351,68 @@ async function prefetchExamples(
   }
 }
 
+/** What {@link refreshServerExamples} did. */
+export interface ServerExamplesRefresh {
+  /** Tools of the server whose stored examples were looked up. */
+  tools: number;
+  /** Of those, the tools that have stored examples, set on the search index. */
+  withExamples: number;
+  /**
+   * Why nothing was set: the registry holds no such server (or no search index), or a sync
+   * replaced the server during the read. Absent when the read was applied.
+   */
+  skipped?: 'not-held' | 'replaced';
+}
+
 /**
  * Reads the stored example requests of the tools `registry` holds for `serverId` (one `MGET`) and
  * sets them on its search index, re-indexing the tools whose examples changed. For a warmer's
  * `P:tools.enriched` announcement: examples written after the list reach a process without a
  * catalog version change. A server this registry does not hold costs nothing; a server a sync
- * replaced during the read is left to that sync, which read its own examples. Returns how many
- * tools were looked up. A Redis failure rejects; the caller logs it.
+ * replaced during the read is left to that sync. A sync that read examples before this call began
+ * reads them again after applying its read, so examples stored before the announcement are
+ * indexed whichever of the two finishes first. A Redis failure rejects; the caller logs it.
  */
 export async function refreshServerExamples(
   registry: ToolRegistry,
   store: ToolEnrichmentStore,
   serverId: string,
-): Promise<number> {
+): Promise<ServerExamplesRefresh> {
+  // Counted before anything else, a server this registry does not hold yet included: a sync that
+  // read examples before this point reads them again once it has applied its read.
+  const { announcedReads } = stateOf(registry);
+  announcedReads.set(serverId, (announcedReads.get(serverId) ?? 0) + 1);
+  return await readServerExamples(registry, store, serverId);
+}
+
+/** {@link refreshServerExamples} without counting an announcement. */
+async function readServerExamples(
+  registry: ToolRegistry,
+  store: ToolEnrichmentStore,
+  serverId: string,
+): Promise<ServerExamplesRefresh> {
   const index = registry.searchIndex;
   const server = stateOf(registry).servers.get(serverId);
-  if (!index || !server) return 0;
+  if (!index || !server) return { tools: 0, withExamples: 0, skipped: 'not-held' };
   const wanted: Array<{ key: string; digest: string }> = [];
   for (const tool of offeredTools(server)) {
     const key = makeToolId(serverId, tool.name);
     if (server.names.has(key)) wanted.push({ key, digest: toolEnrichmentDigest(tool) });
   }
-  if (wanted.length === 0) return 0;
+  if (wanted.length === 0) return { tools: 0, withExamples: 0 };
   const stored = await store.read([...new Set(wanted.map((one) => one.digest))]);
-  if (stateOf(registry).servers.get(serverId) !== server) return 0;
+  if (stateOf(registry).servers.get(serverId) !== server) {
+    return { tools: wanted.length, withExamples: 0, skipped: 'replaced' };
+  }
   // Only adds: an entry that is gone (expired) keeps what the index has until the next version.
+  let withExamples = 0;
   for (const { key, digest } of wanted) {
     const examples = stored.get(digest);
-    if (examples) index.setExamples(key, examples);
+    if (!examples) continue;
+    index.setExamples(key, examples);
+    withExamples += 1;
   }
-  return wanted.length;
+  return { tools: wanted.length, withExamples };
 }
 
 /** Hands a server's prefetched examples to the index ahead of its registration, which indexes them. */
