@@ -53,13 +53,87 @@ describe('createInputDownload', () => {
     expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_MAX_BYTES');
   });
 
+  async function failureOf(
+    download: ReturnType<typeof createInputDownload>,
+    url: string,
+    isUrlSupportedByModel = false,
+  ): Promise<unknown> {
+    return await Promise.resolve(download([{ url: new URL(url), isUrlSupportedByModel }])).catch(
+      (caught: unknown) => caught,
+    );
+  }
+
+  function refused(code: string): never {
+    const cause: NodeJS.ErrnoException = new Error('connect ECONNREFUSED 203.0.113.9:443');
+    cause.code = code;
+    throw new TypeError('fetch failed', { cause });
+  }
+
+  it('fails for good, without the query in the message, where the next attempt would fail too', async () => {
+    const { fetch } = fakeFetch({
+      'https://example.com/gone.png?token=secret': () => new Response('', { status: 404 }),
+      'https://example.com/denied.png?token=secret': () => new Response('', { status: 403 }),
+      'https://example.com/loop.png?token=secret': () => {
+        throw new TypeError('fetch failed', { cause: new Error('more than 20 redirects') });
+      },
+    });
+    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
+    for (const [url, reason] of [
+      ['https://example.com/gone.png?token=secret', 'answered HTTP 404'],
+      ['https://example.com/denied.png?token=secret', 'answered HTTP 403'],
+      ['https://example.com/loop.png?token=secret', 'more than 20 redirects'],
+    ] as const) {
+      const error = await failureOf(download, url);
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+      expect(NonRetryableError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(reason);
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+
+  it('fails for this attempt only where the host may answer later: 408, 429, 5xx, a refused connection', async () => {
+    const { fetch } = fakeFetch({
+      'https://example.com/busy.png?token=secret': () => new Response('', { status: 503 }),
+      'https://example.com/limited.png?token=secret': () => new Response('', { status: 429 }),
+      'https://example.com/slow.png?token=secret': () => new Response('', { status: 408 }),
+      'https://example.com/down.png?token=secret': () => refused('ECONNREFUSED'),
+    });
+    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
+    for (const [url, reason] of [
+      ['https://example.com/busy.png?token=secret', 'answered HTTP 503'],
+      ['https://example.com/limited.png?token=secret', 'answered HTTP 429'],
+      ['https://example.com/slow.png?token=secret', 'answered HTTP 408'],
+      ['https://example.com/down.png?token=secret', 'ECONNREFUSED'],
+    ] as const) {
+      const error = await failureOf(download, url);
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
+      expect(AgentqError.isInstance(error)).toBe(true);
+      expect(NonRetryableError.isInstance(error)).toBe(false);
+      expect((error as Error).message).toContain(reason);
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+
+  it('gives up a download at AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS, for this attempt only', async () => {
+    const fetch: GuardedFetch = (_input, init) =>
+      new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error), { once: true });
+      });
+    const download = createInputDownload({
+      config: { inputDownloadTimeoutMs: 50 },
+      signal: new AbortController().signal,
+      fetch,
+    });
+    const error = await failureOf(download, 'https://example.com/never.png');
+    expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
+    expect(NonRetryableError.isInstance(error)).toBe(false);
+    expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS');
+  });
+
   describe('a URL the model reads itself', () => {
     const noFetch: GuardedFetch = () => Promise.reject(new Error('a URL the model reads must not be fetched'));
     const readByModel = (url: string) => [{ url: new URL(url), isUrlSupportedByModel: true }];
-
-    async function refusalOf(download: ReturnType<typeof createInputDownload>, url: string): Promise<unknown> {
-      return await Promise.resolve(download(readByModel(url))).catch((caught: unknown) => caught);
-    }
+    const refusalOf = (download: ReturnType<typeof createInputDownload>, url: string) => failureOf(download, url, true);
 
     it('fails for good, naming host and path but not the query, when it is on a private or loopback address', async () => {
       const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch: noFetch });
@@ -133,78 +207,5 @@ describe('createInputDownload', () => {
       expect((error as Error).message).toContain('https://images.example/a.png');
       expect((error as Error).message).not.toContain('secret');
     });
-  });
-
-  async function failureOf(download: ReturnType<typeof createInputDownload>, url: string): Promise<unknown> {
-    return await Promise.resolve(download([{ url: new URL(url), isUrlSupportedByModel: false }])).catch(
-      (caught: unknown) => caught,
-    );
-  }
-
-  function refused(code: string): never {
-    const cause: NodeJS.ErrnoException = new Error('connect ECONNREFUSED 203.0.113.9:443');
-    cause.code = code;
-    throw new TypeError('fetch failed', { cause });
-  }
-
-  it('fails for good, without the query in the message, where the next attempt would fail too', async () => {
-    const { fetch } = fakeFetch({
-      'https://example.com/gone.png?token=secret': () => new Response('', { status: 404 }),
-      'https://example.com/denied.png?token=secret': () => new Response('', { status: 403 }),
-      'https://example.com/loop.png?token=secret': () => {
-        throw new TypeError('fetch failed', { cause: new Error('more than 20 redirects') });
-      },
-    });
-    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
-    for (const [url, reason] of [
-      ['https://example.com/gone.png?token=secret', 'answered HTTP 404'],
-      ['https://example.com/denied.png?token=secret', 'answered HTTP 403'],
-      ['https://example.com/loop.png?token=secret', 'more than 20 redirects'],
-    ] as const) {
-      const error = await failureOf(download, url);
-      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
-      expect(NonRetryableError.isInstance(error)).toBe(true);
-      expect((error as Error).message).toContain(reason);
-      expect((error as Error).message).not.toContain('secret');
-    }
-  });
-
-  it('fails for this attempt only where the host may answer later: 408, 429, 5xx, a refused connection', async () => {
-    const { fetch } = fakeFetch({
-      'https://example.com/busy.png?token=secret': () => new Response('', { status: 503 }),
-      'https://example.com/limited.png?token=secret': () => new Response('', { status: 429 }),
-      'https://example.com/slow.png?token=secret': () => new Response('', { status: 408 }),
-      'https://example.com/down.png?token=secret': () => refused('ECONNREFUSED'),
-    });
-    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
-    for (const [url, reason] of [
-      ['https://example.com/busy.png?token=secret', 'answered HTTP 503'],
-      ['https://example.com/limited.png?token=secret', 'answered HTTP 429'],
-      ['https://example.com/slow.png?token=secret', 'answered HTTP 408'],
-      ['https://example.com/down.png?token=secret', 'ECONNREFUSED'],
-    ] as const) {
-      const error = await failureOf(download, url);
-      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
-      expect(AgentqError.isInstance(error)).toBe(true);
-      expect(NonRetryableError.isInstance(error)).toBe(false);
-      expect((error as Error).message).toContain(reason);
-      expect((error as Error).message).not.toContain('secret');
-    }
-  });
-
-  it('gives up a download at AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS, for this attempt only', async () => {
-    const fetch: GuardedFetch = (_input, init) =>
-      new Promise((_resolve, reject) => {
-        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error), { once: true });
-      });
-    const download = createInputDownload({
-      config: { inputDownloadTimeoutMs: 50 },
-      signal: new AbortController().signal,
-      fetch,
-    });
-    const error = await failureOf(download, 'https://example.com/never.png');
-    expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
-    expect(NonRetryableError.isInstance(error)).toBe(false);
-    expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS');
   });
 });
