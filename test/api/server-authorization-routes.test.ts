@@ -1,10 +1,38 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { RunningApi } from '@agentq/api';
 import { ServerStore } from '@agentq/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/mcp/oauth-fixture.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { startTestApi, testConfig, type ApiCaller } from './start-test-api.js';
+import { startTestApi, TEST_TOKEN, testConfig, type ApiCaller } from './start-test-api.js';
+
+/** `POST /v1/servers/{id}/authorize` with a forged `Host` and forwarding headers (fetch would not send them). */
+async function authorizeAs(apiUrl: string, serverId: string, host: string) {
+  const url = new URL(`/v1/servers/${serverId}/authorize`, apiUrl);
+  return await new Promise<{ status: number; body: { callbackUrl: string; authorizationUrl: string } }>(
+    (resolve, reject) => {
+      const request = httpRequest(url, {
+        method: 'POST',
+        headers: {
+          host,
+          'x-forwarded-host': host,
+          'x-forwarded-proto': 'https',
+          forwarded: `host=${host};proto=https`,
+          authorization: `Bearer ${TEST_TOKEN}`,
+        },
+      });
+      request.on('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      request.on('error', reject);
+      request.end();
+    },
+  );
+}
 
 // REST for an operator's OAuth connection: start the authorization-code flow (the URL to open),
 // read whether tokens are stored (never the tokens), and delete them.
@@ -72,6 +100,15 @@ describe('/v1/servers/{id}/authorize and /authorization', () => {
     const deleted = await http.call('DELETE', `/v1/servers/${serverId}/authorization`);
     expect(deleted.body).toEqual({ serverId, deleted: true });
     expect((await http.call('GET', `/v1/servers/${serverId}/authorization`)).body.authorized).toBe(false);
+  });
+
+  it('puts the callback on the address the API listens on, whatever Host the request names', async () => {
+    const started = await authorizeAs(api.url, serverId, 'evil.example');
+    expect(started.status).toBe(200);
+    expect(started.body.callbackUrl).toBe(`${api.url}/admin/oauth/callback`);
+    const redirect = new URL(started.body.authorizationUrl).searchParams.get('redirect_uri');
+    expect(redirect).toBe(`${api.url}/admin/oauth/callback`);
+    expect(started.body.authorizationUrl).not.toContain('evil.example');
   });
 
   it('needs a token, a known server and an auth block', async () => {

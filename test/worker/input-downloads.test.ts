@@ -14,10 +14,13 @@ const usage = {
 };
 const imageBytes = Buffer.from('agentq-image-bytes');
 
-/** A model that reads no URL itself (as `scripted` and `openai-compatible`), so the loop downloads. */
-function recordingModels(calls: LanguageModelV3CallOptions[]): ModelResolver {
+/**
+ * A model that reads no URL itself (as `scripted` and `openai-compatible`), so the loop downloads;
+ * or, with `readsImageUrls`, one that takes image URLs as they are (as `openai`).
+ */
+function recordingModels(calls: LanguageModelV3CallOptions[], readsImageUrls = false): ModelResolver {
   const model = new MockLanguageModelV3({
-    supportedUrls: {},
+    supportedUrls: readsImageUrls ? { 'image/*': [/^https?:\/\/.*$/] } : {},
     doGenerate: async (options) => {
       calls.push(options);
       return {
@@ -37,9 +40,9 @@ describe('image and file URLs in a run’s messages', () => {
   const hits: string[] = [];
   const suites: Array<{ ctx: TestContext; worker: AgentWorker; queue: Queue }> = [];
 
-  async function startSuite(env: Record<string, string>, calls: LanguageModelV3CallOptions[]) {
+  async function startSuite(env: Record<string, string>, calls: LanguageModelV3CallOptions[], readsImageUrls = false) {
     const ctx = createTestContext();
-    const worker = await startTestWorker({ ...ctx, env, models: recordingModels(calls) });
+    const worker = await startTestWorker({ ...ctx, env, models: recordingModels(calls, readsImageUrls) });
     const queue = runsQueue(ctx);
     const suite = { ctx, worker, queue };
     suites.push(suite);
@@ -107,6 +110,36 @@ describe('image and file URLs in a run’s messages', () => {
     const file = Array.isArray(user?.content) ? user.content.find((part) => part.type === 'file') : undefined;
     expect(file?.mediaType).toBe('image/png');
     expect(Buffer.from(file?.data as Uint8Array).equals(imageBytes)).toBe(true);
+  });
+
+  it('fails the run at once when a URL the model reads itself is on a private address', async () => {
+    const calls: LanguageModelV3CallOptions[] = [];
+    const { queue } = await startSuite({}, calls, true);
+    await enqueueRun(queue, {
+      runId: 'private-read-by-model',
+      spec: spec(`${base}/read.png?token=secret`),
+      attempts: 3,
+    });
+    const finished = await waitForJob(queue, 'private-read-by-model');
+    expect(finished.state).toBe('failed');
+    expect(finished.attemptsMade).toBe(1);
+    expect(finished.failedReason).toMatch(/^INPUT_DOWNLOAD_FAILED: .*private, loopback or reserved address/);
+    expect(finished.failedReason).toContain(`${base}/read.png`);
+    expect(finished.failedReason).not.toContain('secret');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('passes a URL the model reads itself on untouched when private fetches are allowed', async () => {
+    const calls: LanguageModelV3CallOptions[] = [];
+    const { queue } = await startSuite({ AGENTQ_ALLOW_PRIVATE_FETCH: 'true' }, calls, true);
+    await enqueueRun(queue, { runId: 'allowed-read-by-model', spec: spec(`${base}/read.png`), attempts: 3 });
+    const finished = await waitForJob(queue, 'allowed-read-by-model');
+    expect(finished.failedReason).toBeUndefined();
+    expect(runResultSchema.parse(finished.returnvalue).text).toBe('seen');
+    expect(hits).not.toContain('/read.png');
+    const user = calls[0]?.prompt.find((message) => message.role === 'user');
+    const file = Array.isArray(user?.content) ? user.content.find((part) => part.type === 'file') : undefined;
+    expect(file?.data).toEqual(new URL(`${base}/read.png`));
   });
 
   it('tries the run again, from its checkpoint, when the host answers 503', async () => {

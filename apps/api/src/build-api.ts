@@ -56,6 +56,8 @@ export interface BuildApiOptions {
   client?: AgentqClient;
   /** Where server definitions' secrets resolve (the OAuth "Connect" flow). @default process.env */
   env?: Record<string, string | undefined>;
+  /** The host the API will listen on, for the OAuth callback without `AGENTQ_API_URL`. @default config.apiHost */
+  host?: string;
 }
 
 /** Room in a request body for the parts of a run spec besides its input. */
@@ -262,6 +264,7 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
     allowPrivateNetwork: options.config.allowPrivateFetch,
     allowHosts: options.config.fetchAllowHosts ?? [],
     apiUrl: options.config.apiUrl,
+    listenHost: options.host ?? options.config.apiHost,
     clientMetadataUrl: options.config.oauthClientMetadataUrl,
   };
   const routes = apiRoutes(client, oauth);

@@ -1,4 +1,4 @@
-import { AgentqError, NonRetryableError, type GuardedFetch } from '@agentq/shared';
+import { AgentqError, NonRetryableError, type FetchTargetLookup, type GuardedFetch } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
 import { createInputDownload } from './create-input-download.js';
 
@@ -24,7 +24,7 @@ describe('createInputDownload', () => {
     const step = async () =>
       await download([
         { url, isUrlSupportedByModel: false },
-        { url: new URL('https://example.com/read-by-model.png'), isUrlSupportedByModel: true },
+        { url: new URL('https://93.184.216.34/read-by-model.png'), isUrlSupportedByModel: true },
       ]);
     const [first, second] = [await step(), await step()];
     expect(requested).toEqual(['https://example.com/a.png']);
@@ -53,8 +53,12 @@ describe('createInputDownload', () => {
     expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_MAX_BYTES');
   });
 
-  async function failureOf(download: ReturnType<typeof createInputDownload>, url: string): Promise<unknown> {
-    return await Promise.resolve(download([{ url: new URL(url), isUrlSupportedByModel: false }])).catch(
+  async function failureOf(
+    download: ReturnType<typeof createInputDownload>,
+    url: string,
+    isUrlSupportedByModel = false,
+  ): Promise<unknown> {
+    return await Promise.resolve(download([{ url: new URL(url), isUrlSupportedByModel }])).catch(
       (caught: unknown) => caught,
     );
   }
@@ -124,5 +128,84 @@ describe('createInputDownload', () => {
     expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
     expect(NonRetryableError.isInstance(error)).toBe(false);
     expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS');
+  });
+
+  describe('a URL the model reads itself', () => {
+    const noFetch: GuardedFetch = () => Promise.reject(new Error('a URL the model reads must not be fetched'));
+    const readByModel = (url: string) => [{ url: new URL(url), isUrlSupportedByModel: true }];
+    const refusalOf = (download: ReturnType<typeof createInputDownload>, url: string) => failureOf(download, url, true);
+
+    it('fails for good, naming host and path but not the query, when it is on a private or loopback address', async () => {
+      const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch: noFetch });
+      for (const [url, host] of [
+        ['http://10.0.0.5/x.png?token=secret', 'http://10.0.0.5/x.png'],
+        ['http://[::1]/x.png?token=secret', 'http://[::1]/x.png'],
+        ['http://localhost:8000/x.png?token=secret', 'http://localhost:8000/x.png'],
+      ] as const) {
+        const error = await refusalOf(download, url);
+        expect(NonRetryableError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+        expect((error as Error).message).toContain(host);
+        expect((error as Error).message).toContain('private, loopback or reserved address');
+        expect((error as Error).message).not.toContain('secret');
+      }
+    });
+
+    it('checks every address the name resolves to, once per attempt, and passes a public one on untouched', async () => {
+      const looked: string[] = [];
+      const lookup: FetchTargetLookup = async (hostname) => {
+        looked.push(hostname);
+        return hostname === 'images.example'
+          ? [{ address: '93.184.216.34', family: 4 }]
+          : [
+              { address: '93.184.216.34', family: 4 },
+              { address: '192.168.1.10', family: 4 },
+            ];
+      };
+      const download = createInputDownload({
+        config: {},
+        signal: new AbortController().signal,
+        fetch: noFetch,
+        lookup,
+      });
+      expect(await download(readByModel('https://images.example/a.png'))).toEqual([null]);
+      expect(await download(readByModel('https://images.example/a.png'))).toEqual([null]);
+      expect(await download(readByModel('http://93.184.216.34/b.png'))).toEqual([null]);
+      expect(looked).toEqual(['images.example']);
+      const error = await refusalOf(download, 'https://split.example/c.png');
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+      expect((error as Error).message).toContain('192.168.1.10');
+      await refusalOf(download, 'https://split.example/c.png');
+      expect(looked).toEqual(['images.example', 'split.example']);
+    });
+
+    it('lets a private address through under AGENTQ_ALLOW_PRIVATE_FETCH or AGENTQ_FETCH_ALLOW_HOSTS', async () => {
+      const signal = new AbortController().signal;
+      const open = createInputDownload({ config: { allowPrivateFetch: true }, signal, fetch: noFetch });
+      expect(await open(readByModel('http://10.0.0.5/x.png'))).toEqual([null]);
+      const listed = createInputDownload({ config: { fetchAllowHosts: ['10.0.0.5'] }, signal, fetch: noFetch });
+      expect(await listed(readByModel('http://10.0.0.5/x.png'))).toEqual([null]);
+      const error = await refusalOf(listed, 'http://10.0.0.6/x.png');
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+    });
+
+    it('fails for this attempt only when the name cannot be resolved for now', async () => {
+      const lookup: FetchTargetLookup = () => {
+        const error: NodeJS.ErrnoException = new Error('getaddrinfo EAI_AGAIN images.example');
+        error.code = 'EAI_AGAIN';
+        return Promise.reject(error);
+      };
+      const download = createInputDownload({
+        config: {},
+        signal: new AbortController().signal,
+        fetch: noFetch,
+        lookup,
+      });
+      const error = await refusalOf(download, 'https://images.example/a.png?token=secret');
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
+      expect(NonRetryableError.isInstance(error)).toBe(false);
+      expect((error as Error).message).toContain('https://images.example/a.png');
+      expect((error as Error).message).not.toContain('secret');
+    });
   });
 });

@@ -1,9 +1,11 @@
 import {
   AgentqError,
+  checkFetchTarget,
   createGuardedFetch,
   NonRetryableError,
   readCappedBody,
   type Config,
+  type FetchTargetLookup,
   type GuardedFetch,
 } from '@agentq/shared';
 import type { Experimental_DownloadFunction as DownloadFunction } from 'ai';
@@ -63,6 +65,8 @@ export interface InputDownloadOptions {
    * one per `config` object
    */
   fetch?: GuardedFetch;
+  /** Name resolution for checking the URLs the model reads itself. @default dns.promises.lookup */
+  lookup?: FetchTargetLookup;
 }
 
 /**
@@ -74,6 +78,11 @@ export interface InputDownloadOptions {
  * - all downloads of the attempt together read at most `AGENTQ_INPUT_DOWNLOAD_MAX_BYTES`;
  * - each URL is downloaded once per attempt, whatever the number of steps.
  *
+ * A URL the model reads itself is not downloaded, but its target is checked as the guarded fetch
+ * would check it (scheme, and every address the host resolves to), once per attempt, before it
+ * goes to the provider: a provider behind a local gateway fetches it from inside the network. The
+ * check cannot stop the provider's own later lookup from getting another answer (DNS rebinding).
+ *
  * A failure the next attempt would meet again (a refused address, a 4xx, the byte cap, a bad
  * redirect) is a `NonRetryableError` `INPUT_DOWNLOAD_FAILED`: the run's messages name the URL, and
  * they do not change on retry. One that may pass later (408, 425, 429, a 5xx, a failed connection,
@@ -84,7 +93,8 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
   const maxBytes = options.config.inputDownloadMaxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = options.config.inputDownloadTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const guarded = () => options.fetch ?? guardedFetchOf(options.config);
-  const downloads = new Map<string, Promise<Downloaded>>();
+  // Per URL: its download, or, where the model reads it itself, the check of its target.
+  const results = new Map<string, Promise<Downloaded | null>>();
   let used = 0;
   // One at a time, so that each download knows how much of the budget is left.
   let queue: Promise<unknown> = Promise.resolve();
@@ -109,31 +119,57 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
       const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim() || undefined;
       return { data, mediaType };
     } catch (error) {
-      // The attempt's own end (a shutdown, a parked run) is not the download's fault.
-      if (options.signal.aborted) throw options.signal.reason;
-      if (AgentqError.isInstance(error) && error.code.startsWith('INPUT_DOWNLOAD_')) throw error;
-      if (AgentqError.isInstance(error)) throw failed(error.message, error);
-      if (timeout.aborted) {
+      if (timeout.aborted && !options.signal.aborted && !AgentqError.isInstance(error)) {
         throw unavailable(`${name} took longer than ${timeoutMs} ms (AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS)`, error);
       }
-      const message = `${name} could not be downloaded: ${reasonOf(error)}`;
-      throw isTransientNetworkFailure(error) ? unavailable(message, error) : failed(message, error);
+      throw failure(error, `${name} could not be downloaded`, options.signal);
     }
   }
 
-  function downloadOnce(url: URL): Promise<Downloaded> {
-    const key = url.href;
-    let pending = downloads.get(key);
+  function once(url: URL, readByModel: boolean): Promise<Downloaded | null> {
+    const key = `${readByModel ? 'check' : 'download'} ${url.href}`;
+    let pending = results.get(key);
     if (!pending) {
-      pending = queue.then(() => download(url));
-      queue = pending.catch(() => undefined);
-      downloads.set(key, pending);
+      if (readByModel) {
+        pending = checkTarget(url, options);
+      } else {
+        const downloaded = queue.then(() => download(url));
+        queue = downloaded.catch(() => undefined);
+        pending = downloaded;
+      }
+      results.set(key, pending);
     }
     return pending;
   }
 
   return (requested) =>
-    Promise.all(requested.map(({ url, isUrlSupportedByModel }) => (isUrlSupportedByModel ? null : downloadOnce(url))));
+    Promise.all(requested.map(({ url, isUrlSupportedByModel }) => once(url, isUrlSupportedByModel)));
+}
+
+// Where the model fetches the URL itself: the same target check as the guarded fetch, no request.
+async function checkTarget(url: URL, options: InputDownloadOptions): Promise<null> {
+  const name = safeUrl(url);
+  try {
+    await checkFetchTarget(url.href, {
+      allowPrivate: options.config.allowPrivateFetch ?? false,
+      allowHosts: options.config.fetchAllowHosts ?? [],
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      label: `${name}, which the model fetches itself`,
+    });
+    return null;
+  } catch (error) {
+    throw failure(error, `${name} could not be checked`, options.signal);
+  }
+}
+
+// The attempt's own end (a shutdown, a parked run) is not the URL's fault; an agentq error (a
+// refused address, a bad scheme, the cap) is for good; a network failure may pass.
+function failure(error: unknown, context: string, attempt: AbortSignal): unknown {
+  if (attempt.aborted) return attempt.reason;
+  if (AgentqError.isInstance(error) && error.code.startsWith('INPUT_DOWNLOAD_')) return error;
+  if (AgentqError.isInstance(error)) return failed(error.message, error);
+  const message = `${context}: ${reasonOf(error)}`;
+  return isTransientNetworkFailure(error) ? unavailable(message, error) : failed(message, error);
 }
 
 function failed(message: string, cause?: unknown): NonRetryableError {

@@ -1,7 +1,7 @@
 import type { AgentqClient } from '@agentq/client';
 import { startAuthorization, takeAuthorizationFlow } from '@agentq/mcp-connect';
 import { type OAuthTokenStore } from '@agentq/store';
-import { AgentqError, resolveSecrets, type ApiScope } from '@agentq/shared';
+import { AgentqError, apiBaseUrlOf, resolveSecrets, type ApiScope } from '@agentq/shared';
 import { ServerStore } from '@agentq/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -16,8 +16,13 @@ export interface OAuthConnectOptions {
   env: Record<string, string | undefined>;
   allowPrivateNetwork: boolean;
   allowHosts: readonly string[];
-  /** `AGENTQ_API_URL`: the callback URL's base. Unset: the request's own origin. */
+  /**
+   * `AGENTQ_API_URL`: the callback URL's base. Unset: the address the API listens on
+   * (`listenHost` and the bound port), never a request header.
+   */
   apiUrl: string | undefined;
+  /** The host the API was told to listen on (`AGENTQ_API_HOST`). @default the bound address */
+  listenHost?: string;
   /** `AGENTQ_OAUTH_CLIENT_METADATA_URL`: the client id where an authorization server supports it. */
   clientMetadataUrl?: string;
 }
@@ -51,9 +56,32 @@ export async function oauthRequestContext(options: OAuthConnectOptions, serverId
   };
 }
 
-/** The public callback every authorization started by the API comes back to. */
-export function oauthCallbackUrl(options: Pick<OAuthConnectOptions, 'apiUrl'>, request: FastifyRequest): string {
-  return `${options.apiUrl ?? `${request.protocol}://${request.host}`}${CALLBACK_PATH}`;
+/**
+ * The public callback every authorization started by the API comes back to: under `AGENTQ_API_URL`,
+ * else under the address the API itself listens on (the configured host, 127.0.0.1 for a wildcard,
+ * and the bound port). Never under the request's `Host` or forwarding headers: a caller could then
+ * send the authorization code to a host of its choosing. `CONFIG_INVALID` when neither is known
+ * (an API that is not listening on a TCP port).
+ */
+export function oauthCallbackUrl(
+  options: Pick<OAuthConnectOptions, 'apiUrl' | 'listenHost'>,
+  request: FastifyRequest,
+): string {
+  if (options.apiUrl) return `${options.apiUrl}${CALLBACK_PATH}`;
+  const address = request.server.server.address();
+  if (!address || typeof address === 'string') {
+    throw new AgentqError({
+      code: 'CONFIG_INVALID',
+      field: 'AGENTQ_API_URL',
+      message: 'The OAuth callback needs AGENTQ_API_URL: the API does not listen on a TCP address of its own',
+    });
+  }
+  const base = apiBaseUrlOf({
+    apiUrl: undefined,
+    apiHost: options.listenHost ?? address.address,
+    apiPort: address.port,
+  });
+  return `${base}${CALLBACK_PATH}`;
 }
 
 function pageFor(...scopes: ApiScope[]): RouteAccess {

@@ -57,7 +57,11 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
             expiresInMs: z.number(),
           }),
         },
-        400: { ...validationError, description: 'VALIDATION: the server has no authorization_code auth block' },
+        400: {
+          ...validationError,
+          description:
+            'VALIDATION: the server has no authorization_code auth block, or CONFIG_INVALID: AGENTQ_API_URL is unset and the API has no listen address of its own for the callback',
+        },
         404: notFoundError,
         503: keyMissing,
         ...commonErrors,

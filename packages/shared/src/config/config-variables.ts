@@ -202,7 +202,7 @@ export const configVariables = [
       .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
       .transform((url) => url.replace(/\/+$/, '')),
     description:
-      'Base URL of the API as the operator reaches it, for the run page links the CLI prints (`agentq run`, `agentq status`). Unset: `http://<AGENTQ_API_HOST>:<AGENTQ_API_PORT>` (127.0.0.1 when the API listens on every address).',
+      "Base URL of the API as the operator reaches it, for the run page links the CLI prints (`agentq run`, `agentq status`) and the OAuth callback of the API's authorization-code flows (`/admin/oauth/callback`). Unset: `http://<AGENTQ_API_HOST>:<AGENTQ_API_PORT>` (127.0.0.1 when the API listens on every address).",
   },
   {
     env: 'AGENTQ_OAUTH_CLIENT_METADATA_URL',
