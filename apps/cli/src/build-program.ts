@@ -11,7 +11,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 const environmentHelp = `
 Configuration comes from the environment (the same for every command):
   REDIS_URL        Redis to use (default redis://127.0.0.1:6379)
-  AGENTQ_API_URL   API base URL for the run page links (default http://127.0.0.1:<AGENTQ_API_PORT>)
+  AGENTQ_API_URL   API base URL for run page links and OAuth callbacks (default http://127.0.0.1:<AGENTQ_API_PORT>)
   AGENTQ_PREFIX    key prefix of the deployment (default agentq)
   AGENTQ_MODEL     model of \`agentq run\` when --model is not given
   LOG_LEVEL        log level of the long-running roles
