@@ -64,6 +64,10 @@ function reply(code: ErrorCode, message: string): ErrorResponse {
   return { status: ERROR_CODES[code].status, body: { error: { code, message } } };
 }
 
+/**
+ * ioredis's own failures when Redis is down (agentq's own waits throw a coded `UNAVAILABLE`, which
+ * the first branch of {@link errorResponse} answers).
+ */
 function isRedisUnavailable(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
   return /Connection is closed|enableOfflineQueue|ECONNREFUSED|MaxRetriesPerRequest|Reached the max retries/i.test(
