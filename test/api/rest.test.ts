@@ -118,6 +118,28 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.assistant.model' });
   });
 
+  it('names an unknown MCP server under spec., like every other spec error, in either body form', async () => {
+    const ghost = { assistant: { model: 'scripted:demo', mcpServers: ['ghost'] }, input: { prompt: 'x' } };
+    const ghostTool = { assistant: { model: 'scripted:demo' }, input: { prompt: 'x' }, tools: ['ghost:t'] };
+    for (const [body, field] of [
+      [ghost, 'spec.assistant.mcpServers.0'],
+      [{ spec: ghost }, 'spec.assistant.mcpServers.0'],
+      [{ runId: 'ghost-run', spec: ghost }, 'spec.assistant.mcpServers.0'],
+      [ghostTool, 'spec.tools.0'],
+    ] as const) {
+      const refused = await http.call('POST', '/v1/runs', { body });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION', field });
+      expect(refused.body.error.message).toContain('ghost');
+    }
+    const schedule = await http.call('PUT', '/v1/schedules/ghost', { body: { everyMs: 60_000, spec: ghostTool } });
+    expect(schedule.status).toBe(400);
+    expect(schedule.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.tools.0' });
+    // The schedule's own fields stay where they are.
+    const untimed = await http.call('PUT', '/v1/schedules/ghost', { body: { spec: ghost } });
+    expect(untimed.body.error).toMatchObject({ code: 'VALIDATION', field: 'cron' });
+  });
+
   it('manages schedules and servers, with 404 and 409 where they apply', async () => {
     const schedule = await http.call('PUT', '/v1/schedules/nightly', { body: { cron: '0 3 * * *', spec: spec() } });
     expect(schedule).toMatchObject({ status: 200, body: { scheduleId: 'nightly', cron: '0 3 * * *' } });
