@@ -57,6 +57,17 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(schedule.body.error).toMatchObject({ code: 'VALIDATION', field: 'cron' });
     const decision = await http.call('POST', '/v1/approvals/a1/decision', { body: { approved: 'yes' } });
     expect(decision.body.error).toMatchObject({ code: 'VALIDATION', field: 'approved' });
+    // An unknown key is named itself, in a body, inside a spec and in a query.
+    const unknownKey = await http.call('POST', '/v1/approvals/a1/decision', {
+      body: { approved: true, decidedBy: 'bob' },
+    });
+    expect(unknownKey.body.error).toMatchObject({ code: 'VALIDATION', field: 'decidedBy' });
+    const typo = await http.call('POST', '/v1/runs', {
+      body: { assistant: { model: 'scripted:demo', typo: 1 }, input: { prompt: 'x' } },
+    });
+    expect(typo.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.assistant.typo' });
+    const query = await http.call('GET', '/v1/runs/rest-1?waitMs=1&wait=1');
+    expect(query.body.error).toMatchObject({ code: 'VALIDATION', field: 'wait' });
     const server = await http.call('PUT', '/v1/servers/s1', { body: { transport: { type: 'ftp' } } });
     expect(server.body.error).toMatchObject({ code: 'VALIDATION', field: 'transport.type' });
     const messages = (part: unknown) => ({
