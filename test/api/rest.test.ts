@@ -157,6 +157,16 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(
       (await http.call('GET', '/v1/schedules')).body.schedules.map((entry: { scheduleId: string }) => entry.scheduleId),
     ).toEqual(['nightly']);
+    // The schedule's next run is the schedule's: DELETE on it says how to stop it.
+    const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
+    const [next] = await runs.getDelayed();
+    await runs.close();
+    expect(next?.id).toMatch(/^repeat:nightly:/);
+    const refused = await http.call('DELETE', `/v1/runs/${String(next?.id)}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'CONFLICT' });
+    expect(refused.body.error.message).toContain('schedule nightly');
+    expect(refused.body.error.message).toContain('DELETE /v1/schedules/nightly');
     expect((await http.call('DELETE', '/v1/schedules/nightly')).status).toBe(204);
     expect((await http.call('DELETE', '/v1/schedules/nightly')).status).toBe(404);
 
