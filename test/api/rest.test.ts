@@ -52,7 +52,7 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(extra.body.error).toMatchObject({ code: 'VALIDATION' });
     const broken = await http.call('POST', '/v1/runs', { body: '{"spec":' });
     expect(broken.status).toBe(400);
-    expect(broken.body.error.code).toBe('VALIDATION');
+    expect(broken.body.error.code).toBe('INVALID_JSON');
     const schedule = await http.call('PUT', '/v1/schedules/s1', { body: { spec: spec() } });
     expect(schedule.body.error).toMatchObject({ code: 'VALIDATION', field: 'cron' });
     const decision = await http.call('POST', '/v1/approvals/a1/decision', { body: { approved: 'yes' } });

@@ -48,7 +48,7 @@ export function errorResponse(error: unknown): ErrorResponse {
     fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
     (fastifyError.statusCode === 400 && error instanceof SyntaxError)
   ) {
-    return reply('VALIDATION', 'The request body is not valid JSON');
+    return reply('INVALID_JSON', 'The request body is not valid JSON');
   }
   if (fastifyError.statusCode === 404) return reply('NOT_FOUND', 'No such route');
   if (isRedisUnavailable(error)) return reply('UNAVAILABLE', 'Redis is not reachable');
