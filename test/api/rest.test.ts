@@ -151,6 +151,15 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(untimed.body.error).toMatchObject({ code: 'VALIDATION', field: 'cron' });
   });
 
+  it('refuses a schedule in a time zone the runtime does not know, naming timezone', async () => {
+    const mars = await http.call('PUT', '/v1/schedules/mars', {
+      body: { cron: '0 3 * * *', timezone: 'Mars/Olympus', spec: spec() },
+    });
+    expect(mars.status).toBe(400);
+    expect(mars.body.error).toMatchObject({ code: 'VALIDATION', field: 'timezone' });
+    expect(mars.body.error.message).toContain('time zone');
+  });
+
   it('manages schedules and servers, with 404 and 409 where they apply', async () => {
     const schedule = await http.call('PUT', '/v1/schedules/nightly', { body: { cron: '0 3 * * *', spec: spec() } });
     expect(schedule).toMatchObject({ status: 200, body: { scheduleId: 'nightly', cron: '0 3 * * *' } });
