@@ -163,9 +163,11 @@ describe('REST API (API process alone, real Redis)', () => {
   it('manages schedules and servers, with 404 and 409 where they apply', async () => {
     const schedule = await http.call('PUT', '/v1/schedules/nightly', { body: { cron: '0 3 * * *', spec: spec() } });
     expect(schedule).toMatchObject({ status: 200, body: { scheduleId: 'nightly', cron: '0 3 * * *' } });
-    expect(
-      (await http.call('GET', '/v1/schedules')).body.schedules.map((entry: { scheduleId: string }) => entry.scheduleId),
-    ).toEqual(['nightly']);
+    const listed = (await http.call('GET', '/v1/schedules')).body.schedules;
+    expect(listed.map((entry: { scheduleId: string }) => entry.scheduleId)).toEqual(['nightly']);
+    // The PUT and the list tell the same next firing, to the millisecond.
+    expect(typeof schedule.body.nextRunAt).toBe('number');
+    expect(schedule.body.nextRunAt).toBe(listed[0].nextRunAt);
     // The schedule's next run is the schedule's: DELETE on it says how to stop it.
     const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
     const [next] = await runs.getDelayed();
