@@ -59,8 +59,8 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
         },
         400: { ...validationError, description: 'VALIDATION: the server has no authorization_code auth block' },
         404: notFoundError,
-        503: keyMissing,
         ...commonErrors,
+        503: keyMissing,
       },
       async handler({ params, request }) {
         const { context } = await authBlockOf(params.serverId);
@@ -88,8 +88,8 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
         200: { description: 'The authorization status', schema: authorizationStatusSchema },
         400: { ...validationError, description: 'VALIDATION: the server has no auth block' },
         404: notFoundError,
-        503: keyMissing,
         ...commonErrors,
+        503: keyMissing,
       },
       async handler({ params }) {
         const { context, serverAuth } = await authBlockOf(params.serverId);
@@ -117,8 +117,8 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
         200: { description: 'Deleted', schema: z.strictObject({ serverId: z.string(), deleted: z.boolean() }) },
         400: { ...validationError, description: 'VALIDATION: the server has no auth block' },
         404: notFoundError,
-        503: keyMissing,
         ...commonErrors,
+        503: keyMissing,
       },
       async handler({ params }) {
         const { context } = await authBlockOf(params.serverId);
