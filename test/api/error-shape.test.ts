@@ -67,7 +67,7 @@ describe('REST errors, probes and small pages (API alone, real Redis)', () => {
     expectErrorShape(method.body, 'NOT_FOUND');
     const broken = await http.call('POST', '/v1/runs', { body: '{"spec":' });
     expect(broken.status).toBe(400);
-    expectErrorShape(broken.body, 'VALIDATION');
+    expectErrorShape(broken.body, 'INVALID_JSON');
   });
 
   it('answers a form or text body with 415 asking for application/json', async () => {

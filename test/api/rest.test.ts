@@ -52,11 +52,22 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(extra.body.error).toMatchObject({ code: 'VALIDATION' });
     const broken = await http.call('POST', '/v1/runs', { body: '{"spec":' });
     expect(broken.status).toBe(400);
-    expect(broken.body.error.code).toBe('VALIDATION');
+    expect(broken.body.error.code).toBe('INVALID_JSON');
     const schedule = await http.call('PUT', '/v1/schedules/s1', { body: { spec: spec() } });
     expect(schedule.body.error).toMatchObject({ code: 'VALIDATION', field: 'cron' });
     const decision = await http.call('POST', '/v1/approvals/a1/decision', { body: { approved: 'yes' } });
     expect(decision.body.error).toMatchObject({ code: 'VALIDATION', field: 'approved' });
+    // An unknown key is named itself, in a body, inside a spec and in a query.
+    const unknownKey = await http.call('POST', '/v1/approvals/a1/decision', {
+      body: { approved: true, decidedBy: 'bob' },
+    });
+    expect(unknownKey.body.error).toMatchObject({ code: 'VALIDATION', field: 'decidedBy' });
+    const typo = await http.call('POST', '/v1/runs', {
+      body: { assistant: { model: 'scripted:demo', typo: 1 }, input: { prompt: 'x' } },
+    });
+    expect(typo.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.assistant.typo' });
+    const query = await http.call('GET', '/v1/runs/rest-1?waitMs=1&wait=1');
+    expect(query.body.error).toMatchObject({ code: 'VALIDATION', field: 'wait' });
     const server = await http.call('PUT', '/v1/servers/s1', { body: { transport: { type: 'ftp' } } });
     expect(server.body.error).toMatchObject({ code: 'VALIDATION', field: 'transport.type' });
     const messages = (part: unknown) => ({
@@ -118,12 +129,55 @@ describe('REST API (API process alone, real Redis)', () => {
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.assistant.model' });
   });
 
+  it('names an unknown MCP server under spec., like every other spec error, in either body form', async () => {
+    const ghost = { assistant: { model: 'scripted:demo', mcpServers: ['ghost'] }, input: { prompt: 'x' } };
+    const ghostTool = { assistant: { model: 'scripted:demo' }, input: { prompt: 'x' }, tools: ['ghost:t'] };
+    for (const [body, field] of [
+      [ghost, 'spec.assistant.mcpServers.0'],
+      [{ spec: ghost }, 'spec.assistant.mcpServers.0'],
+      [{ runId: 'ghost-run', spec: ghost }, 'spec.assistant.mcpServers.0'],
+      [ghostTool, 'spec.tools.0'],
+    ] as const) {
+      const refused = await http.call('POST', '/v1/runs', { body });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION', field });
+      expect(refused.body.error.message).toContain('ghost');
+    }
+    const schedule = await http.call('PUT', '/v1/schedules/ghost', { body: { everyMs: 60_000, spec: ghostTool } });
+    expect(schedule.status).toBe(400);
+    expect(schedule.body.error).toMatchObject({ code: 'VALIDATION', field: 'spec.tools.0' });
+    // The schedule's own fields stay where they are.
+    const untimed = await http.call('PUT', '/v1/schedules/ghost', { body: { spec: ghost } });
+    expect(untimed.body.error).toMatchObject({ code: 'VALIDATION', field: 'cron' });
+  });
+
+  it('refuses a schedule in a time zone the runtime does not know, naming timezone', async () => {
+    const mars = await http.call('PUT', '/v1/schedules/mars', {
+      body: { cron: '0 3 * * *', timezone: 'Mars/Olympus', spec: spec() },
+    });
+    expect(mars.status).toBe(400);
+    expect(mars.body.error).toMatchObject({ code: 'VALIDATION', field: 'timezone' });
+    expect(mars.body.error.message).toContain('time zone');
+  });
+
   it('manages schedules and servers, with 404 and 409 where they apply', async () => {
     const schedule = await http.call('PUT', '/v1/schedules/nightly', { body: { cron: '0 3 * * *', spec: spec() } });
     expect(schedule).toMatchObject({ status: 200, body: { scheduleId: 'nightly', cron: '0 3 * * *' } });
-    expect(
-      (await http.call('GET', '/v1/schedules')).body.schedules.map((entry: { scheduleId: string }) => entry.scheduleId),
-    ).toEqual(['nightly']);
+    const listed = (await http.call('GET', '/v1/schedules')).body.schedules;
+    expect(listed.map((entry: { scheduleId: string }) => entry.scheduleId)).toEqual(['nightly']);
+    // The PUT and the list tell the same next firing, to the millisecond.
+    expect(typeof schedule.body.nextRunAt).toBe('number');
+    expect(schedule.body.nextRunAt).toBe(listed[0].nextRunAt);
+    // The schedule's next run is the schedule's: DELETE on it says how to stop it.
+    const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
+    const [next] = await runs.getDelayed();
+    await runs.close();
+    expect(next?.id).toMatch(/^repeat:nightly:/);
+    const refused = await http.call('DELETE', `/v1/runs/${String(next?.id)}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'CONFLICT' });
+    expect(refused.body.error.message).toContain('schedule nightly');
+    expect(refused.body.error.message).toContain('DELETE /v1/schedules/nightly');
     expect((await http.call('DELETE', '/v1/schedules/nightly')).status).toBe(204);
     expect((await http.call('DELETE', '/v1/schedules/nightly')).status).toBe(404);
 

@@ -195,7 +195,23 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
       done(null, undefined);
       return;
     }
-    void jsonParser(request, text, done);
+    // The default parser refuses broken JSON and prototype-poisoning keys alike; only the first is
+    // INVALID_JSON, the second is valid JSON with a key no body may have.
+    void jsonParser(request, text, (error, value) => {
+      if (!error) {
+        done(null, value);
+        return;
+      }
+      done(
+        isJson(text)
+          ? new AgentqError({
+              code: 'VALIDATION',
+              message: 'The request body has a forbidden key (__proto__ or constructor.prototype)',
+            })
+          : new AgentqError({ code: 'INVALID_JSON', message: 'The request body is not valid JSON' }),
+        undefined,
+      );
+    });
   });
   await app.register(cookie);
   await app.register(formbody);
@@ -334,4 +350,14 @@ function incomingTrace(request: FastifyRequest): { traceparent: string; tracesta
   const { traceparent, tracestate } = request.headers;
   if (!isTracingActive() || typeof traceparent !== 'string') return undefined;
   return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
+}
+
+/** Whether `text` parses as JSON at all, whatever keys it has. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

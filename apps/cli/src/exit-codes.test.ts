@@ -1,6 +1,6 @@
 import { AgentqError, ERROR_CODES, ValidationError, type ErrorCode } from '@agentq/shared';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES, exitCodeFor } from './exit-codes.js';
+import { EXIT_CODES, exitCodeFor, isRedisDown } from './exit-codes.js';
 import { describeError } from './output/describe-error.js';
 
 describe('exit codes and error lines', () => {
@@ -12,6 +12,13 @@ describe('exit codes and error lines', () => {
     );
     expect(exitCodeFor(new Error('connect ECONNREFUSED 127.0.0.1:6379'))).toBe(EXIT_CODES.unavailable);
     expect(exitCodeFor(new Error('boom'))).toBe(EXIT_CODES.failed);
+  });
+
+  it('recognises Redis being down by the code of the error, and by ioredis messages otherwise', () => {
+    expect(isRedisDown(new AgentqError({ code: 'UNAVAILABLE', message: 'Redis did not become ready' }))).toBe(true);
+    expect(isRedisDown(new AgentqError({ code: 'NOT_FOUND', message: 'Connection is closed' }))).toBe(false);
+    expect(isRedisDown(new Error('Connection is closed.'))).toBe(true);
+    expect(isRedisDown(new Error('boom'))).toBe(false);
   });
 
   it.each(Object.keys(ERROR_CODES) as ErrorCode[])('exits with the code ERROR_CODES gives %s', (code) => {

@@ -19,10 +19,14 @@ export function exitCodeFor(error: unknown): number {
   return EXIT_CODES.failed;
 }
 
-/** Whether an error means Redis cannot be reached. */
+/**
+ * Whether an error means Redis cannot be reached: a coded `UNAVAILABLE` (agentq's own waits throw
+ * it), else one of ioredis's or the resolver's own connection failures.
+ */
 export function isRedisDown(error: unknown): boolean {
+  if (AgentqError.isInstance(error)) return error.code === 'UNAVAILABLE' || error.code === 'REDIS_UNAVAILABLE';
   const message = error instanceof Error ? error.message : String(error);
-  return /ECONNREFUSED|Connection is closed|enableOfflineQueue|MaxRetriesPerRequest|did not become ready|ENOTFOUND|EHOSTUNREACH/i.test(
+  return /ECONNREFUSED|Connection is closed|enableOfflineQueue|MaxRetriesPerRequest|ENOTFOUND|EHOSTUNREACH/i.test(
     message,
   );
 }

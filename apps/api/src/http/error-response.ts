@@ -48,7 +48,7 @@ export function errorResponse(error: unknown): ErrorResponse {
     fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
     (fastifyError.statusCode === 400 && error instanceof SyntaxError)
   ) {
-    return reply('VALIDATION', 'The request body is not valid JSON');
+    return reply('INVALID_JSON', 'The request body is not valid JSON');
   }
   if (fastifyError.statusCode === 404) return reply('NOT_FOUND', 'No such route');
   if (isRedisUnavailable(error)) return reply('UNAVAILABLE', 'Redis is not reachable');
@@ -64,6 +64,10 @@ function reply(code: ErrorCode, message: string): ErrorResponse {
   return { status: ERROR_CODES[code].status, body: { error: { code, message } } };
 }
 
+/**
+ * ioredis's own failures when Redis is down (agentq's own waits throw a coded `UNAVAILABLE`, which
+ * the first branch of {@link errorResponse} answers).
+ */
 function isRedisUnavailable(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
   return /Connection is closed|enableOfflineQueue|ECONNREFUSED|MaxRetriesPerRequest|Reached the max retries/i.test(

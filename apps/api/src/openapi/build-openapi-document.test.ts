@@ -49,4 +49,21 @@ describe('buildOpenApiDocument', () => {
       expect.arrayContaining(['assistant', 'input', 'approval']),
     );
   });
+
+  it('lists the error statuses the server answers by the shape of each route', () => {
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const statuses = Object.keys(operation.responses);
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(statuses, where).toEqual(expect.arrayContaining(['401', '403', '503']));
+        const inPath = operation.parameters.some((parameter) => parameter.in === 'path');
+        if (operation.parameters.length > 0 || operation.requestBody) expect(statuses, where).toContain('400');
+        if (inPath) expect(statuses, where).toContain('414');
+        if (operation.requestBody) expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']));
+      }
+    }
+    expect(Object.keys(document.paths['/v1/runs/{runId}']?.get?.responses ?? {})).toEqual(
+      expect.arrayContaining(['400', '414']),
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiRoute } from '../http/api-route.js';
+import { shapeErrors } from '../routes/common-schemas.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -87,7 +88,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], options: { ver
   const components: Components = new Map();
   for (const route of routes) {
     const responses: Record<string, JsonSchema> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
+    // The route's own descriptions win over the ones its shape implies.
+    for (const [status, response] of Object.entries({ ...shapeErrors(route), ...route.responses })) {
       responses[status] = {
         description: response.description,
         ...(response.schema

@@ -13,6 +13,7 @@ export const errorBodySchema = z.strictObject({
 export const commonErrors = {
   401: { description: 'Missing or wrong bearer token', schema: errorBodySchema },
   403: { description: "FORBIDDEN: the token lacks this route's scope", schema: errorBodySchema },
+  503: { description: 'UNAVAILABLE: Redis cannot be reached', schema: errorBodySchema },
 } as const;
 
 /** A 400 with the bad field. */
@@ -21,3 +22,23 @@ export const validationError = { description: 'Invalid input; `error.field` name
 export const notFoundError = { description: 'No such resource', schema: errorBodySchema };
 /** A 409. */
 export const conflictError = { description: 'Conflicts with the current state', schema: errorBodySchema };
+
+/**
+ * Responses the server gives a route by its shape, whether or not the route lists them: 400 for a
+ * bad parameter, query or body, 414 for a path parameter longer than any id, 413 and 415 for a
+ * body too large or not JSON.
+ */
+export function shapeErrors(route: { params?: unknown; query?: unknown; body?: unknown }) {
+  return {
+    ...(route.params || route.query || route.body ? { 400: validationError } : {}),
+    ...(route.body
+      ? { 413: { description: 'PAYLOAD_TOO_LARGE: the body is too large', schema: errorBodySchema } }
+      : {}),
+    ...(route.params
+      ? { 414: { description: 'URI_TOO_LONG: a path parameter is longer than any id', schema: errorBodySchema } }
+      : {}),
+    ...(route.body
+      ? { 415: { description: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json', schema: errorBodySchema } }
+      : {}),
+  };
+}

@@ -9,6 +9,7 @@ import { runResultSchema, runSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, conflictError, notFoundError, validationError } from './common-schemas.js';
+import { withSpecFields } from './spec-fields.js';
 
 const runParams = z.strictObject({ runId: runIdSchema });
 
@@ -117,7 +118,7 @@ export function runsRoutes(client: AgentqClient): ApiRoute[] {
         ...commonErrors,
       },
       async handler({ body }) {
-        const enqueued = await client.enqueueRun(body.spec, { runId: body.runId });
+        const enqueued = await withSpecFields(['runId'], () => client.enqueueRun(body.spec, { runId: body.runId }));
         return { status: enqueued.created ? 201 : 200, body: enqueued };
       },
     }),

@@ -3,6 +3,7 @@ import { runSpecSchema, type RunSpecSchema } from '@agentq/shared';
 import { z } from 'zod';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
 import { commonErrors, notFoundError, validationError } from './common-schemas.js';
+import { withSpecFields } from './spec-fields.js';
 
 const scheduleParams = z.strictObject({ scheduleId: scheduleIdSchema });
 
@@ -61,7 +62,10 @@ export function schedulesRoutes(client: AgentqClient): ApiRoute[] {
         ...commonErrors,
       },
       async handler({ params, body }) {
-        return { body: await client.scheduleRun(params.scheduleId, body) };
+        const schedule = await withSpecFields(['cron', 'everyMs', 'timezone'], () =>
+          client.scheduleRun(params.scheduleId, body),
+        );
+        return { body: schedule };
       },
     }),
     defineRoute({

@@ -63,8 +63,8 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
             'VALIDATION: the server has no authorization_code auth block, or CONFIG_INVALID: AGENTQ_API_URL is unset and the API has no listen address of its own for the callback',
         },
         404: notFoundError,
-        503: keyMissing,
         ...commonErrors,
+        503: keyMissing,
       },
       async handler({ params, request }) {
         const { context } = await authBlockOf(params.serverId);
@@ -92,8 +92,8 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
         200: { description: 'The authorization status', schema: authorizationStatusSchema },
         400: { ...validationError, description: 'VALIDATION: the server has no auth block' },
         404: notFoundError,
-        503: keyMissing,
         ...commonErrors,
+        503: keyMissing,
       },
       async handler({ params }) {
         const { context, serverAuth } = await authBlockOf(params.serverId);
@@ -121,8 +121,8 @@ export function serverAuthorizationRoutes(options: OAuthConnectOptions): ApiRout
         200: { description: 'Deleted', schema: z.strictObject({ serverId: z.string(), deleted: z.boolean() }) },
         400: { ...validationError, description: 'VALIDATION: the server has no auth block' },
         404: notFoundError,
-        503: keyMissing,
         ...commonErrors,
+        503: keyMissing,
       },
       async handler({ params }) {
         const { context } = await authBlockOf(params.serverId);

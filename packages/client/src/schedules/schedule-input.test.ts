@@ -18,6 +18,12 @@ describe('scheduleTimingSchema', () => {
       ['timezone'],
     );
   });
+
+  it('takes only time zones the runtime knows', () => {
+    expect(scheduleTimingSchema.safeParse({ cron: '0 3 * * *', timezone: 'Europe/Paris' }).success).toBe(true);
+    const mars = scheduleTimingSchema.safeParse({ cron: '0 3 * * *', timezone: 'Mars/Olympus' });
+    expect(mars.error?.issues[0]).toMatchObject({ path: ['timezone'], message: expect.stringContaining('IANA') });
+  });
 });
 
 describe('scheduleIdSchema', () => {

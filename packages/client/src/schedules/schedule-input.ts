@@ -13,7 +13,7 @@ export const scheduleTimingSchema = z
     /** Fixed interval in milliseconds. */
     everyMs: z.number().int().min(100, 'must be at least 100').optional(),
     /** IANA time zone of the cron pattern. @default UTC */
-    timezone: z.string().min(1).optional(),
+    timezone: z.string().min(1).refine(isTimeZone, 'must be an IANA time zone, for example Europe/Paris').optional(),
   })
   .superRefine((value, context) => {
     if ((value.cron === undefined) === (value.everyMs === undefined)) {
@@ -25,3 +25,13 @@ export const scheduleTimingSchema = z
   });
 
 export type ScheduleTiming = z.output<typeof scheduleTimingSchema>;
+
+/** Whether the runtime knows `name` as a time zone (an IANA name such as `Europe/Paris`, or `UTC`). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

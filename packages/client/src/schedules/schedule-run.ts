@@ -52,17 +52,20 @@ export async function scheduleRun(
   try {
     // A schedule's runs (`repeat:<scheduleId>:<ms>`) route by the schedule id: it lives in their shard.
     const queue = context.runsQueueOf(context.shards.forRun(`repeat:${scheduleId}:0`));
-    const next = await queue.upsertJobScheduler(scheduleId, repeat, {
+    await queue.upsertJobScheduler(scheduleId, repeat, {
       name: RUN_JOB_NAME,
       data: spec,
       opts: defaultRunJobOptions({ attempts: context.runAttempts }),
     });
+    // The scheduler's own next firing, as `listSchedules` reports it (the job's timestamp plus
+    // its delay can fall a millisecond short of it).
+    const scheduler = await queue.getJobScheduler(scheduleId);
     return {
       scheduleId,
       cron: timing.cron,
       everyMs: timing.everyMs,
       timezone: timing.timezone,
-      nextRunAt: next ? next.timestamp + (next.delay ?? 0) : undefined,
+      nextRunAt: scheduler?.next ?? undefined,
       spec,
     };
   } catch (error) {

@@ -33,4 +33,12 @@ describe('ValidationError.fromZod', () => {
       { field: 'n', message: expect.stringContaining('expected number') },
     ]);
   });
+
+  it('names the first unknown key of an object, at the top and inside', () => {
+    const decision = z.strictObject({ approved: z.boolean() });
+    expect(errorOf(decision, { approved: true, decidedBy: 'bob' }).field).toBe('decidedBy');
+    expect(
+      errorOf(runSpecSchema, { assistant: { model: 'scripted:demo', typo: 1 }, input: { prompt: 'p' } }).field,
+    ).toBe('assistant.typo');
+  });
 });

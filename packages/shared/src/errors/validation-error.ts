@@ -28,7 +28,8 @@ export class ValidationError extends NonRetryableError {
 
   /**
    * Turns a zod error into a `ValidationError` whose message names every bad field, down to the
-   * deepest one: a union that no branch matched is reported through its closest branch.
+   * deepest one: a union that no branch matched is reported through its closest branch, and an
+   * object with unknown keys through the first of them.
    */
   static fromZod(what: string, error: ZodError, code?: ErrorCode): ValidationError {
     const issues = deepestIssues(error.issues, []).map((issue) => ({
@@ -50,7 +51,9 @@ function deepestIssues(
 ): Array<{ path: PropertyKey[]; message: string }> {
   const out: Array<{ path: PropertyKey[]; message: string }> = [];
   for (const issue of issues) {
-    const path = [...prefix, ...issue.path];
+    // An unknown key is named by its own path, not by the object's that holds it.
+    const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const path = [...prefix, ...issue.path, ...(unknownKey === undefined ? [] : [unknownKey])];
     const branches = issue.code === 'invalid_union' ? issue.errors.filter((branch) => branch.length > 0) : [];
     if (branches.length === 0) {
       out.push({ path, message: issue.message });

@@ -1,3 +1,4 @@
+import { AgentqError } from '@agentq/shared';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /** A connection to Redis, single node or cluster. */
@@ -90,13 +91,21 @@ export function parseRedisUrl(text: string): {
   return { url, cluster: true, nodes };
 }
 
-/** Waits until a producer connection is ready, failing after `timeoutMs`. */
+/**
+ * Waits until a producer connection is ready, failing with an `UNAVAILABLE` error after
+ * `timeoutMs` or when the connection ends first.
+ */
 export async function waitForRedis(connection: RedisConnection, timeoutMs = 5_000): Promise<void> {
   if (connection.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`Redis did not become ready within ${timeoutMs} ms`));
+      reject(
+        new AgentqError({
+          code: 'UNAVAILABLE',
+          message: `Redis did not become ready within ${timeoutMs} ms: start Redis or check REDIS_URL`,
+        }),
+      );
     }, timeoutMs);
     const onReady = () => {
       cleanup();
@@ -104,7 +113,7 @@ export async function waitForRedis(connection: RedisConnection, timeoutMs = 5_00
     };
     const onEnd = () => {
       cleanup();
-      reject(new Error('Redis connection closed before it was ready'));
+      reject(new AgentqError({ code: 'UNAVAILABLE', message: 'Redis connection closed before it was ready' }));
     };
     const cleanup = () => {
       clearTimeout(timer);
