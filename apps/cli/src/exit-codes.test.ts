@@ -69,6 +69,17 @@ describe('exit codes and error lines', () => {
     );
   });
 
+  it("names the Redis it could not reach, whether the client or agentq's own wait gave up", () => {
+    for (const error of [
+      new Error('connect ECONNREFUSED 127.0.0.1:6390'),
+      new AgentqError({ code: 'UNAVAILABLE', message: 'Redis did not become ready within 3000 ms' }),
+    ]) {
+      const text = describeError(error, { redisUrl: 'redis://user:secret@cache.internal:6390' });
+      expect(text).toMatch(/^error \[REDIS_UNAVAILABLE\]: cannot reach Redis at redis:\/\/.*cache\.internal:6390/);
+      expect(text).not.toContain('secret');
+    }
+  });
+
   it('names the Redis and prefix it looked in when a run or approval is not found', () => {
     for (const field of ['runId', 'approvalId']) {
       const text = describeError(new AgentqError({ code: 'NOT_FOUND', message: 'gone', field }), {

@@ -11,6 +11,11 @@ export function describeError(error: unknown, context: { redisUrl?: string; pref
     const lines = error.issues.map((issue) => `  - ${issue.field || '(root)'}: ${issue.message}`);
     return [`error [${error.code}]: ${error.message.split(':')[0]}`, ...lines].join('\n');
   }
+  // Before the coded errors: agentq's own wait for Redis throws a coded UNAVAILABLE, and the line
+  // names the Redis it tried either way.
+  if (isRedisDown(error)) {
+    return `error [REDIS_UNAVAILABLE]: cannot reach Redis${context.redisUrl ? ` at ${maskRedisUrl(context.redisUrl)}` : ''}. Start Redis or set REDIS_URL.`;
+  }
   if (AgentqError.isInstance(error)) {
     const field = error.field ? ` (field: ${error.field})` : '';
     const line = `error [${error.code}]: ${error.message}${field}`;
@@ -24,9 +29,6 @@ export function describeError(error: unknown, context: { redisUrl?: string; pref
   }
   if ((error as { code?: unknown }).code === 'EADDRINUSE') {
     return `error [PORT_IN_USE]: ${(error as Error).message}. Pick another port with --port or AGENTQ_API_PORT.`;
-  }
-  if (isRedisDown(error)) {
-    return `error [REDIS_UNAVAILABLE]: cannot reach Redis${context.redisUrl ? ` at ${maskRedisUrl(context.redisUrl)}` : ''}. Start Redis or set REDIS_URL.`;
   }
   const message = error instanceof Error ? error.message : String(error);
   return `error: ${message}`;
