@@ -8,8 +8,9 @@ import {
   type CatalogTool,
 } from '@agentq/shared';
 import { keyNames } from '@agentq/store';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
 
 const spec = (prompt = 'hello') => ({
@@ -202,6 +203,44 @@ describe('@agentq/client against Redis', () => {
     await client.removeSchedule('often');
     expect(await client.listSchedules()).toEqual([]);
     expect(await codeOf(client.removeSchedule('nightly'))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it("cancels a run its schedule already fired, and refuses only the schedule's next one", async () => {
+    await client.scheduleRun('fired', { everyMs: 60_000, spec: spec('fired') });
+    const runs = new Queue(QUEUE_NAMES.agentRuns, { connection: ctx.redis, prefix: ctx.prefix });
+    // A worker takes the schedule's first run and fails it once: the run waits for its retry, and
+    // the schedule has moved on to its next run.
+    const taken = new Promise<string>((resolve) => {
+      const worker = new Worker(
+        QUEUE_NAMES.agentRuns,
+        async (job) => {
+          if (job.repeatJobKey === 'fired') resolve(String(job.id));
+          throw new Error('provider down');
+        },
+        { connection: ctx.redis.duplicate(), prefix: ctx.prefix, autorun: false },
+      );
+      worker.on('failed', (job) => {
+        if (job?.repeatJobKey === 'fired') void worker.close();
+      });
+      void runs.getDelayed().then(async (delayed) => {
+        for (const job of delayed) if (job.repeatJobKey === 'fired') await job.promote();
+        await worker.run();
+      });
+    });
+    const firedId = await taken;
+    try {
+      await eventually(async () => (await runs.getJob(firedId))?.attemptsMade === 1, 'the first attempt to fail');
+      expect(await (await runs.getJob(firedId))?.getState()).toBe('delayed');
+      expect(await client.cancelRun(firedId)).toEqual({ runId: firedId, previousState: 'delayed' });
+      expect(await runs.getJob(firedId)).toBeUndefined();
+      const next = (await runs.getDelayed()).find((job) => job.repeatJobKey === 'fired');
+      expect(next?.id).toMatch(/^repeat:fired:/);
+      const refused = await codeOf(client.cancelRun(String(next?.id)));
+      expect(refused).toMatchObject({ code: 'CONFLICT' });
+    } finally {
+      await client.removeSchedule('fired');
+      await runs.close();
+    }
   });
 
   it('manages servers and reads their catalog from the cache only', async () => {

@@ -207,5 +207,71 @@ describe('createInputDownload', () => {
       expect((error as Error).message).toContain('https://images.example/a.png');
       expect((error as Error).message).not.toContain('secret');
     });
+
+    it('looks up each host once, one lookup at a time, however many URLs the messages name', async () => {
+      let inFlight = 0;
+      let most = 0;
+      const looked: string[] = [];
+      const lookup: FetchTargetLookup = async (hostname) => {
+        looked.push(hostname);
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        return [{ address: '93.184.216.34', family: 4 }];
+      };
+      const download = createInputDownload({
+        config: {},
+        signal: new AbortController().signal,
+        fetch: noFetch,
+        lookup,
+      });
+      const urls = Array.from({ length: 300 }, (_, index) => ({
+        url: new URL(`https://host-${index % 3}.example/${index}.png`),
+        isUrlSupportedByModel: true,
+      }));
+      expect(await download(urls)).toEqual(urls.map(() => null));
+      expect(looked.sort()).toEqual(['host-0.example', 'host-1.example', 'host-2.example']);
+      expect(most).toBe(1);
+    });
+
+    it('stops waiting for a lookup that never answers at AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS, for this attempt only', async () => {
+      const lookup: FetchTargetLookup = () => new Promise(() => undefined);
+      const download = createInputDownload({
+        config: { inputDownloadTimeoutMs: 50 },
+        signal: new AbortController().signal,
+        fetch: noFetch,
+        lookup,
+      });
+      const error = await refusalOf(download, 'https://silent.example/a.png');
+      expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
+      expect((error as Error).message).toContain('AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS');
+    });
+  });
+
+  it('fails for good on a server error that says the request will never be served (501, 505)', async () => {
+    const { fetch } = fakeFetch({
+      'https://example.com/a.png': () => new Response('', { status: 501 }),
+      'https://example.com/b.png': () => new Response('', { status: 505 }),
+    });
+    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
+    for (const url of ['https://example.com/a.png', 'https://example.com/b.png']) {
+      expect(await failureOf(download, url)).toMatchObject({ code: 'INPUT_DOWNLOAD_FAILED' });
+    }
+  });
+
+  it('names why, when every address of a host refused the connection', async () => {
+    const refusedAll = (): never => {
+      const one: NodeJS.ErrnoException = new Error('connect ECONNREFUSED 203.0.113.9:443');
+      one.code = 'ECONNREFUSED';
+      const all: NodeJS.ErrnoException = new AggregateError([one, one], '');
+      all.code = 'ECONNREFUSED';
+      throw new TypeError('fetch failed', { cause: all });
+    };
+    const { fetch } = fakeFetch({ 'https://multi.example/a.png': refusedAll });
+    const download = createInputDownload({ config: {}, signal: new AbortController().signal, fetch });
+    const error = await failureOf(download, 'https://multi.example/a.png');
+    expect(error).toMatchObject({ code: 'INPUT_DOWNLOAD_UNAVAILABLE' });
+    expect((error as Error).message).toContain('ECONNREFUSED 203.0.113.9:443');
   });
 });

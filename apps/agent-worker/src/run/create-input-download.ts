@@ -18,6 +18,8 @@ const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 // Answers the same request may not get a moment later: timeout, too early, rate limited, and the
 // 5xx family. Any other HTTP error is the URL's own and fails for good.
 const transientStatuses = new Set([408, 425, 429]);
+// Server errors that say the request itself will not be served: not implemented, HTTP version.
+const lastingServerStatuses = new Set([501, 505]);
 // Connection-level failures (Node's and undici's codes) that say nothing about the URL itself.
 const transientNetworkCodes = new Set([
   'ECONNREFUSED',
@@ -127,16 +129,17 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
   }
 
   function once(url: URL, readByModel: boolean): Promise<Downloaded | null> {
-    const key = `${readByModel ? 'check' : 'download'} ${url.href}`;
+    // A check is of the host (its addresses), so one per scheme, host and port; a download per URL.
+    const key = readByModel ? `check ${url.protocol}//${url.host}` : `download ${url.href}`;
     let pending = results.get(key);
     if (!pending) {
-      if (readByModel) {
-        pending = checkTarget(url, options);
-      } else {
-        const downloaded = queue.then(() => download(url));
-        queue = downloaded.catch(() => undefined);
-        pending = downloaded;
-      }
+      // Checks and downloads take turns: a run's messages may name thousands of URLs, and each
+      // lookup holds a thread of the pool every run of this worker shares.
+      const work: Promise<Downloaded | null> = queue.then(() =>
+        readByModel ? checkTarget(url, options, timeoutMs) : download(url),
+      );
+      queue = work.catch(() => undefined);
+      pending = work;
       results.set(key, pending);
     }
     return pending;
@@ -147,18 +150,37 @@ export function createInputDownload(options: InputDownloadOptions): DownloadFunc
 }
 
 // Where the model fetches the URL itself: the same target check as the guarded fetch, no request.
-async function checkTarget(url: URL, options: InputDownloadOptions): Promise<null> {
+async function checkTarget(url: URL, options: InputDownloadOptions, timeoutMs: number): Promise<null> {
   const name = safeUrl(url);
+  // A lookup cannot be cancelled; the attempt stops waiting for it at the timeout or its own end.
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([options.signal, timeout]);
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<never>((_resolve, reject) => {
+    stop = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  stopped.catch(() => undefined);
   try {
-    await checkFetchTarget(url.href, {
-      allowPrivate: options.config.allowPrivateFetch ?? false,
-      allowHosts: options.config.fetchAllowHosts ?? [],
-      ...(options.lookup ? { lookup: options.lookup } : {}),
-      label: `${name}, which the model fetches itself`,
-    });
+    await Promise.race([
+      checkFetchTarget(url.href, {
+        allowPrivate: options.config.allowPrivateFetch ?? false,
+        allowHosts: options.config.fetchAllowHosts ?? [],
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+        label: `${name}, which the model fetches itself`,
+      }),
+      stopped,
+    ]);
     return null;
   } catch (error) {
+    if (timeout.aborted && !options.signal.aborted && !AgentqError.isInstance(error)) {
+      throw unavailable(
+        `${name}: looking up its host took longer than ${timeoutMs} ms (AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS)`,
+      );
+    }
     throw failure(error, `${name} could not be checked`, options.signal);
+  } finally {
+    if (stop) signal.removeEventListener('abort', stop);
   }
 }
 
@@ -181,7 +203,7 @@ function unavailable(message: string, cause?: unknown): AgentqError {
 }
 
 function isTransientStatus(status: number): boolean {
-  return status >= 500 || transientStatuses.has(status);
+  return (status >= 500 && !lastingServerStatuses.has(status)) || transientStatuses.has(status);
 }
 
 /** Whether a fetch failure came from the connection (its cause's code says so), not the URL. */
@@ -196,7 +218,13 @@ function isTransientNetworkFailure(error: unknown): boolean {
 
 function reasonOf(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
+  if (!(cause instanceof Error)) return String(cause);
+  // Every address of a host refusing gives an AggregateError, whose own message is empty.
+  const first = cause instanceof AggregateError ? (cause.errors as unknown[])[0] : undefined;
+  const code = (cause as NodeJS.ErrnoException).code;
+  return (
+    cause.message || (first instanceof Error ? first.message : '') || (typeof code === 'string' ? code : cause.name)
+  );
 }
 
 // Scheme, host and path only: a URL's user info and query may carry credentials.

@@ -17,8 +17,9 @@ export interface CancelledRun {
  * Removes a run that is not running right now: queued, delayed for a retry, or parked for an
  * approval (its approval jobs go with it, and its pending approvals are settled as denied). `NOT_FOUND` for an unknown run; `CONFLICT` for one that
  * already finished or that a worker holds: an active run's lock belongs to its worker, and removing
- * it under the worker would only make the worker fail noisily. The pending run of a schedule is
- * `CONFLICT` too: the schedule owns it, and removing the schedule removes it.
+ * it under the worker would only make the worker fail noisily. A schedule's next run, before it
+ * starts, is `CONFLICT` too: the schedule owns it, and removing the schedule removes it; a run the
+ * schedule already started (retrying, parked) is removed like any other.
  */
 export async function cancelRun(context: ClientContext, runId: string): Promise<CancelledRun> {
   parseWith(runIdSchema, runId, 'run id');
@@ -36,13 +37,6 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
       message: `Run ${runId} is running on a worker and cannot be removed now`,
     });
   }
-  // BullMQ keeps a schedule's next run itself and refuses to remove it: only removing the schedule does.
-  if (job.repeatJobKey) {
-    throw new AgentqError({
-      code: 'CONFLICT',
-      message: `Run ${runId} is the next run of schedule ${job.repeatJobKey} and cannot be removed on its own; remove the schedule (DELETE /v1/schedules/${job.repeatJobKey}, or removeSchedule) to stop it`,
-    });
-  }
   // Read before the removal: once the run's job is gone, its approvals are no longer listed, and
   // what a parked run waited for is told by its checkpoint, deleted with it.
   const pending = await listPendingApprovals(context, { runId });
@@ -54,6 +48,15 @@ export async function cancelRun(context: ClientContext, runId: string): Promise<
   try {
     await job.remove({ removeChildren: true });
   } catch (error) {
+    // BullMQ keeps a schedule's next run itself and refuses to remove it: only removing the
+    // schedule does. A run the schedule already fired (retrying, parked) is removed like any other.
+    if (job.repeatJobKey && /job scheduler/i.test(error instanceof Error ? error.message : String(error))) {
+      throw new AgentqError({
+        code: 'CONFLICT',
+        message: `Run ${runId} is the next run of schedule ${job.repeatJobKey} and cannot be removed on its own; remove the schedule (DELETE /v1/schedules/${job.repeatJobKey}, or removeSchedule) to stop it`,
+        cause: error,
+      });
+    }
     throw new AgentqError({
       code: 'CONFLICT',
       message: `Run ${runId} could not be removed (it may have just started)`,

@@ -538,14 +538,14 @@ export const ERROR_CODES = {
     exitCode: failed,
     retryable: false,
     description:
-      "An image or file URL in a run's messages could not be downloaded for good: a refused address, an HTTP error the next attempt would get too (a 4xx other than 408 and 429), or the byte cap.",
+      "An image or file URL in a run's messages could not be downloaded for good: a refused address, an HTTP error the next attempt would get too (a 4xx other than 408, 425 and 429; 501; 505), or the byte cap.",
   },
   INPUT_DOWNLOAD_UNAVAILABLE: {
     status: 503,
     exitCode: failed,
     retryable: true,
     description:
-      "An image or file URL in a run's messages could not be downloaded this time: the host answered 408, 429 or 5xx, the connection failed, or the download took longer than `AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS`.",
+      "An image or file URL in a run's messages could not be downloaded or checked this time: the host answered 408, 425, 429 or a 5xx other than 501 and 505, the connection failed, or the download or lookup took longer than `AGENTQ_INPUT_DOWNLOAD_TIMEOUT_MS`.",
   },
   WEB_FETCH_TOO_LARGE: {
     status: 502,
