@@ -389,6 +389,34 @@ describe('approvals nothing else will settle', () => {
       expect((await readApprovalRecord({ ...store, approvalId: 'race-repaired' }))?.request).toEqual(repaired);
     });
 
+    it('keeps in place a request a newer version wrote, with fields this one does not know', async () => {
+      const store = { redis: ctx.redis, prefix: ctx.prefix };
+      const incarnation = await liveRun('newer-writer');
+      const newer = request({
+        approvalId: 'newer-request',
+        runId: 'newer-writer',
+        incarnation,
+        expiresAt: Date.now() + 600_000,
+      });
+      await registerApprovalRequests({ ...store, requests: [newer] });
+      await ctx.redis.hset(
+        keys().decision(newer.approvalId),
+        'request',
+        JSON.stringify({ ...newer, addedLater: { risk: 'high' } }),
+      );
+      const { records, unreadable } = await inspectApprovalRecords({ ...store, approvalIds: [newer.approvalId] });
+      expect(records).toEqual([]);
+      expect(unreadable).toEqual([]);
+      await sweepDecidedApprovals({
+        ...store,
+        approvalsQueue: approvals,
+        logger: silentLogger(),
+        graceMs: -700_000,
+        batchSize: 1_000,
+      });
+      expect(await inPendingSet(newer.approvalId)).toBe(true);
+    });
+
     it('lists an elicitation behind 600 missing and 4 damaged records, and the sweep clears them', async () => {
       const { corrupt, missing } = await pollute({
         pendingKey: keys().pendingElicitations,

@@ -99,6 +99,9 @@ export async function readRequestRecords<S extends z.ZodType, R>(options: {
       return;
     }
     const request = safeParseJson(requestText, options.requestSchema, options.what);
+    // A request that fails only by fields this version does not know was written by a newer one
+    // (a rolling upgrade): not readable here, but not damaged either, so it keeps its place.
+    if (!request.success && onlyUnknownFields(requestText, options.requestSchema)) return;
     if (!request.success) {
       unreadable.push({ id, problem: 'invalid-request', detail: request.error.message, storedRequest: requestText });
       return;
@@ -106,6 +109,17 @@ export async function readRequestRecords<S extends z.ZodType, R>(options: {
     records.push(options.read(request.data, values));
   });
   return { records, unreadable };
+}
+
+function onlyUnknownFields(text: string, schema: z.ZodType): boolean {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const parsed = schema.safeParse(raw);
+  return !parsed.success && parsed.error.issues.every((issue) => issue.code === 'unrecognized_keys');
 }
 
 /**
