@@ -186,16 +186,19 @@ async function startChild(env: Record<string, string>): Promise<MeasuredChild> {
 /**
  * An OpenAI-compatible chat completions endpoint that answers after `delayMs`: with a call of the
  * first tool whose name ends in `echo` until the conversation holds `steps - 1` tool results
- * (the model id is `steps-<n>`), then with text. Counts the requests it is holding; a request
- * whose client went away (a killed worker) stops counting at once.
+ * (the model id is `steps-<n>`), then with text. A call whose conversation holds fewer than
+ * `fromResults` tool results (see `setDelay`) is answered at once, so that runs can be held at a
+ * later step. Counts the requests it is holding; a request whose client went away (a killed
+ * worker) stops counting at once.
  */
 function startModelServer(): {
   server: Server;
   url: Promise<string>;
   inFlight: () => number;
-  setDelay(ms: number): void;
+  setDelay(ms: number, fromResults?: number): void;
 } {
   let delayMs = 1_000;
+  let holdFrom = 0;
   let inFlight = 0;
   const server = createServer((request: IncomingMessage, response) => {
     let text = '';
@@ -203,43 +206,51 @@ function startModelServer(): {
       text += chunk.toString('utf8');
     });
     request.on('end', () => {
-      inFlight += 1;
-      const timer = setTimeout(() => {
-        inFlight -= 1;
-        response.off('close', abandoned);
-        const body = JSON.parse(text) as {
-          model: string;
-          messages: Array<{ role: string }>;
-          tools?: Array<{ function: { name: string } }>;
-        };
-        const steps = Number(/steps-(\d+)/.exec(body.model)?.[1] ?? 1);
-        const results = body.messages.filter((message) => message.role === 'tool').length;
-        const echo = body.tools?.find((tool) => tool.function.name.endsWith('echo'))?.function.name;
-        const message =
-          results < steps - 1 && echo
-            ? {
-                role: 'assistant',
-                content: null,
-                tool_calls: [
-                  { id: `call_${results}`, type: 'function', function: { name: echo, arguments: '{"message":"hi"}' } },
-                ],
-              }
-            : { role: 'assistant', content: 'ok' };
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({
-            id: `bench-${results}`,
-            object: 'chat.completion',
-            created: Math.floor(Date.now() / 1000),
-            model: body.model,
-            choices: [{ index: 0, message, finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop' }],
-            usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
-          }),
-        );
-      }, delayMs);
+      const body = JSON.parse(text) as {
+        model: string;
+        messages: Array<{ role: string }>;
+        tools?: Array<{ function: { name: string } }>;
+      };
+      const results = body.messages.filter((message) => message.role === 'tool').length;
+      const held = results >= holdFrom;
+      if (held) inFlight += 1;
+      const timer = setTimeout(
+        () => {
+          if (held) inFlight -= 1;
+          response.off('close', abandoned);
+          const steps = Number(/steps-(\d+)/.exec(body.model)?.[1] ?? 1);
+          const echo = body.tools?.find((tool) => tool.function.name.endsWith('echo'))?.function.name;
+          const message =
+            results < steps - 1 && echo
+              ? {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [
+                    {
+                      id: `call_${results}`,
+                      type: 'function',
+                      function: { name: echo, arguments: '{"message":"hi"}' },
+                    },
+                  ],
+                }
+              : { role: 'assistant', content: 'ok' };
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(
+            JSON.stringify({
+              id: `bench-${results}`,
+              object: 'chat.completion',
+              created: Math.floor(Date.now() / 1000),
+              model: body.model,
+              choices: [{ index: 0, message, finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop' }],
+              usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
+            }),
+          );
+        },
+        held ? delayMs : 0,
+      );
       const abandoned = () => {
         clearTimeout(timer);
-        inFlight -= 1;
+        if (held) inFlight -= 1;
       };
       response.once('close', abandoned);
     });
@@ -254,8 +265,9 @@ function startModelServer(): {
     server,
     url,
     inFlight: () => inFlight,
-    setDelay(ms) {
+    setDelay(ms, fromResults = 0) {
       delayMs = ms;
+      holdFrom = fromResults;
     },
   };
 }
@@ -403,12 +415,14 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
   const runsPerBatch = concurrency * 2;
   const figures: BenchFigure[] = [];
   const at = `@c${concurrency}`;
-  const agentq = await startChild({
-    BENCH_MODE: 'agentq',
-    BENCH_CONCURRENCY: String(concurrency),
-    REDIS_URL: rig.redisUrl,
-    BENCH_MODEL_URL: rig.modelUrl,
-  });
+  const startAgentq = () =>
+    startChild({
+      BENCH_MODE: 'agentq',
+      BENCH_CONCURRENCY: String(concurrency),
+      REDIS_URL: rig.redisUrl,
+      BENCH_MODEL_URL: rig.modelUrl,
+    });
+  const agentq = await startAgentq();
   const bare = await startChild({
     BENCH_MODE: 'bare',
     BENCH_CONCURRENCY: String(concurrency),
@@ -506,7 +520,49 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
     await Promise.all([agentq.kill(), bare.kill()]);
     await Promise.all([runsQueue.obliterate({ force: true }), bareQueue.obliterate({ force: true })]);
   }
+  figures.push(await laterStepHeapAt(rig, concurrency, startAgentq));
   return figures;
+}
+
+/** Waits until `count` model calls are held, failing after three minutes. */
+async function untilHeld(rig: Rig, count: number, extra: () => Promise<boolean> = async () => true): Promise<void> {
+  for (let waited = 0; rig.model.inFlight() < count || !(await extra()); waited += 1) {
+    if (waited > 1_800) throw new Error(`only ${rig.model.inFlight()} runs reached the model`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Heap per in-flight run held at its third model call (3-step runs over a 20-message history, the
+ * first two calls answered at once), in a fresh worker: what a run keeps of the steps it has done.
+ */
+async function laterStepHeapAt(
+  rig: Rig,
+  concurrency: number,
+  startAgentq: () => Promise<MeasuredChild>,
+): Promise<BenchFigure> {
+  const agentq = await startAgentq();
+  try {
+    rig.model.setDelay(10);
+    await timeBatch(rig, rig.runsQueue, agentq, runJobs(20, 3, `lw${concurrency}`, 20));
+    rig.model.setDelay(600_000, 2);
+    const idle = await agentq.heap();
+    await rig.runsQueue.addBulk(runJobs(concurrency, 3, `l${concurrency}`, 20));
+    await untilHeld(rig, concurrency);
+    const busy = await agentq.heap();
+    const perRun = (busy - idle) / concurrency / 1024;
+    return {
+      name: `heap.per-in-flight-run@c${concurrency}.step-3`,
+      value: perRun,
+      unit: 'KB',
+      ...atMost(perRun, 32),
+      details: { idle, busy, history: 20 },
+    };
+  } finally {
+    await agentq.kill();
+    rig.model.setDelay(stepMs);
+    await rig.runsQueue.obliterate({ force: true });
+  }
 }
 
 /** Heap per in-flight run: every run waiting on the model, after GC, over the idle worker. */
@@ -522,14 +578,7 @@ async function heapAt(
   const idleBare = await bare.heap();
   await runsQueue.addBulk(runJobs(concurrency, 1, `p${concurrency}`));
   await bareQueue.addBulk(bareJobs(concurrency, 1, 600_000));
-  for (
-    let waited = 0;
-    model.inFlight() < concurrency || (await bareQueue.getActiveCount()) < concurrency;
-    waited += 1
-  ) {
-    if (waited > 1_800) throw new Error(`only ${model.inFlight()} runs reached the model`);
-    await sleep(100);
-  }
+  await untilHeld(rig, concurrency, async () => (await bareQueue.getActiveCount()) >= concurrency);
   const busyAgentq = await agentq.heap();
   const busyBare = await bare.heap();
   const perRun = (busyAgentq - idleAgentq) / concurrency;

@@ -185,6 +185,10 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
       download,
     }),
     abortSignal: signal,
+    // The loop keeps every finished step until it ends; without this each would hold its request
+    // body (the whole prompt and tool list, as JSON) and the raw answer for the rest of the run, a
+    // parked run's heap growing with the square of its steps. Nothing here reads them.
+    experimental_include: { requestBody: false, responseBody: false },
     experimental_download: download,
     // System messages in the input come from the producing service, which is trusted.
     allowSystemInMessages: true,
