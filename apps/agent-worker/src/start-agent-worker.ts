@@ -141,8 +141,19 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     }
     return queue;
   };
+  // The catalog reads of every run start go over a connection of their own that holds no Lua
+  // scripts: ioredis copies each script defined on a connection into every pipeline made on it,
+  // and BullMQ defines its 60-odd on the main one (about 80 µs per pipeline there, 5 µs here).
+  const readConnection: RedisConnection = createRedisConnection({
+    url: config.redisUrl,
+    role: 'worker',
+    cluster: config.cluster,
+    nodes: config.clusterNodes,
+    name: `agentq-worker-${id}-reads`,
+  });
+  readConnection.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
   const reader = createCatalogReader({
-    redis: connection,
+    redis: readConnection,
     prefix,
     logger,
     budget: { maxEntryBytes: config.maxCatalogEntryBytes, maxTools: config.maxToolsPerServer },
@@ -360,7 +371,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
         await step('close queues', () =>
           Promise.all([...approvalsQueues.values(), refreshQueue].map((queue) => queue.close())),
         );
-        await step('close redis', () => connection.quit());
+        await step('close redis', () => Promise.all([connection.quit(), readConnection.quit()]));
         logger.info('agent worker closed');
       })();
       return closing;
