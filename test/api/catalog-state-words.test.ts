@@ -15,6 +15,9 @@ const expected: Record<string, ServerCatalogState> = {
   'srv-watcher-lost': 'stale',
   'srv-error': 'error',
   'srv-cold': 'never-warmed',
+  // Warmed, then damaged: not JSON of an entry, or a key of another Redis type.
+  'srv-corrupt': 'corrupt',
+  'srv-wrong-type': 'corrupt',
   'srv-off': 'disabled',
 };
 
@@ -62,6 +65,13 @@ describe('one vocabulary for catalog states: CLI, REST, catalog page and metrics
         await ctx.redis.set(keys.status(id), status('error', 'watcher down'));
       } else if (id === 'srv-error') {
         await ctx.redis.set(keys.status(id), status('error', 'connect refused'));
+      } else if (id === 'srv-corrupt') {
+        await ctx.redis.set(keys.tools(id), '{"tools":"nope"}');
+        await ctx.redis.set(keys.catalogVersion(id), 'v9');
+        await ctx.redis.set(keys.status(id), status('connected'));
+      } else if (id === 'srv-wrong-type') {
+        await ctx.redis.rpush(keys.tools(id), 'not', 'an', 'entry');
+        await ctx.redis.set(keys.status(id), status('connected'));
       } else if (id === 'srv-off') {
         await ctx.redis.set(keys.status(id), status('disabled'));
       }

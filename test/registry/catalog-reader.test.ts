@@ -215,6 +215,79 @@ describe('catalog reader (real Redis)', () => {
     expect(calls.filter((call) => call.reader === 0)).toHaveLength(2);
   });
 
+  it('asks again, at most once per interval, while an entry stays corrupt or a server stays cold', async () => {
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'broken-later', transport: neverStarted }, tools: [tool('t')] },
+    ]);
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await store.put({ id: 'cold-again', transport: neverStarted });
+    let clock = 1_000_000;
+    const calls: Array<{ serverId: string; coldReason: string | undefined }> = [];
+    const reader = createCatalogReader({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      now: () => clock,
+      coldRequestIntervalMs: 60_000,
+      onColdServer: (serverId, read) => void calls.push({ serverId, coldReason: read.coldReason }),
+    });
+    const ids = ['broken-later', 'cold-again'];
+    expect((await reader.listTools('broken-later')).state).toBe('ready');
+    // Warmed, then damaged as in the field: an entry that is not one, under a moved version key.
+    await ctx.redis.set(keys.tools('broken-later'), '{"tools":"nope"}');
+    await ctx.redis.set(keys.catalogVersion('broken-later'), 'v9');
+    await reader.readMany(ids);
+    expect(calls).toEqual([
+      { serverId: 'broken-later', coldReason: 'corrupt' },
+      { serverId: 'cold-again', coldReason: 'missing' },
+    ]);
+    clock += 59_999;
+    await reader.readMany(ids);
+    expect(calls).toHaveLength(2);
+    clock += 1;
+    await reader.readMany(ids);
+    await reader.readMany(ids);
+    expect(calls.slice(2)).toEqual([
+      { serverId: 'broken-later', coldReason: 'corrupt' },
+      { serverId: 'cold-again', coldReason: 'missing' },
+    ]);
+    // Once listed, nothing more is asked.
+    await writeCatalog(ctx.redis, ctx.prefix, [
+      { definition: { id: 'broken-later', transport: neverStarted }, tools: [tool('t')] },
+    ]);
+    clock += 60_000;
+    expect((await reader.readMany(ids)).get('broken-later')?.state).toBe('ready');
+    expect(calls.slice(4)).toEqual([{ serverId: 'cold-again', coldReason: 'missing' }]);
+    // An entry over budget is asked for once per definition: a refresh would write the same list.
+    const overBudget: string[] = [];
+    const tight = createCatalogReader({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      budget: { maxTools: 0 },
+      now: () => clock,
+      coldRequestIntervalMs: 60_000,
+      onColdServer: (serverId) => void overBudget.push(serverId),
+    });
+    expect(await tight.listTools('broken-later')).toMatchObject({ state: 'cold', coldReason: 'over-budget' });
+    clock += 3_600_000;
+    await tight.listTools('broken-later');
+    expect(overBudget).toEqual(['broken-later']);
+  });
+
+  it('asks for a refresh of a server whose entry key holds another Redis type', async () => {
+    const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
+    await store.put({ id: 'typed-entry', transport: neverStarted });
+    await ctx.redis.rpush(keys.tools('typed-entry'), 'not', 'an', 'entry');
+    const calls: string[] = [];
+    const reader = createCatalogReader({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      onColdServer: (serverId) => void calls.push(serverId),
+    });
+    const read = await reader.listTools('typed-entry');
+    expect(read).toMatchObject({ state: 'cold', coldReason: 'corrupt', definition: { id: 'typed-entry' } });
+    expect(calls).toEqual(['typed-entry']);
+  });
+
   it('a throwing or rejecting onColdServer is logged and never reaches the caller', async () => {
     const store = new ServerStore({ redis: ctx.redis, prefix: ctx.prefix });
     await store.put({ id: 'cold-throw', transport: neverStarted });

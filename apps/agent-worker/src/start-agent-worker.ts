@@ -157,7 +157,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     prefix,
     logger,
     budget: { maxEntryBytes: config.maxCatalogEntryBytes, maxTools: config.maxToolsPerServer },
-    // Cache-only: a never-warmed server asks the warmers once and contributes nothing to this run.
+    // Cache-only: a cold or corrupt server contributes nothing to this run; the reader asks the
+    // warmers again at most every 30 s while it stays so.
     onColdServer: async (serverId) => {
       await requestRefresh(refreshQueue, { serverId, reason: 'first-seen' });
     },

@@ -2,7 +2,8 @@
   Writes one server's catalog entry, version and status, and publishes `catalog.updated`, in one
   step, guarded twice: the stored definition must still be the text the refresh started from
   (else 0), and the entry must still be the one the caller read (else -1). The version key always
-  ends as the SHA-1 of the stored entry, or absent with it: a `keep` backfills it.
+  ends as the SHA-1 of the stored entry, or absent with it: a `keep` backfills it. An entry key of
+  another Redis type counts as no entry (expected text ''), and is replaced or deleted.
 
   KEYS[1] the server definitions hash
   KEYS[2] the server's catalog entry
@@ -21,7 +22,10 @@
 ]]
 local definition = redis.call('HGET', KEYS[1], ARGV[1])
 if (definition or '') ~= ARGV[2] then return 0 end
-local entry = redis.call('GET', KEYS[2])
+-- A key of another type (hand-made, or damage) reads as no entry: it is overwritten or deleted
+-- below, never left to fail every write of the server.
+local entry = false
+if redis.call('TYPE', KEYS[2]).ok == 'string' then entry = redis.call('GET', KEYS[2]) end
 if (entry or '') ~= ARGV[3] then return -1 end
 if ARGV[4] == 'set' then
   redis.call('SET', KEYS[2], ARGV[5])

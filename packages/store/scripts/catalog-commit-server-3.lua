@@ -15,7 +15,10 @@
 
   Returns 1 when written, -1 when the entry moved.
 ]]
-local entry = redis.call('GET', KEYS[1])
+-- A key of another type (hand-made, or damage) reads as no entry: it is overwritten or deleted
+-- below, never left to fail every write of the server.
+local entry = false
+if redis.call('TYPE', KEYS[1]).ok == 'string' then entry = redis.call('GET', KEYS[1]) end
 if (entry or '') ~= ARGV[1] then return -1 end
 if ARGV[2] == 'set' then
   redis.call('SET', KEYS[1], ARGV[3])

@@ -49,7 +49,7 @@ function snapshotsOf(pinned: CatalogEntry | null, live: () => CatalogEntry): Run
   return {
     pinSnapshots: async (pins) => pins.map((pin) => pinned !== null && pin.version === pinned.version),
     readSnapshot: async (_serverId, version) => (pinned?.version === version ? pinned : null),
-    read: async () => ({ entry: { success: true, data: live() }, status: null }),
+    read: async () => ({ entry: { success: true, data: live() }, status: null, corrupt: false }),
   } as RunCatalogSnapshots;
 }
 

@@ -152,7 +152,8 @@ export function catalogPage(options: { rows: CatalogServerRow[]; csrf: string; n
       : `<table id="servers"><thead><tr><th>Server</th><th>State</th><th>Tools</th><th>Age</th><th>Next refresh</th><th>Last error</th><th></th></tr></thead>
 <tbody>${rows.map((row) => summaryRow(row, csrf)).join('\n')}</tbody></table>
 <p class="muted">States: <code>connected</code> fresh list · <code>stale</code> last good list after a failed refresh ·
-<code>error</code> no usable list · <code>never-warmed</code> not listed yet · <code>disabled</code> not used by runs.</p>
+<code>error</code> no usable list · <code>never-warmed</code> not listed yet · <code>corrupt</code> cached list unreadable, asked for again ·
+<code>disabled</code> not used by runs · <code>auth-required</code>, <code>auth-failed</code> needs authorization.</p>
 ${rows.map(serverDetails).join('\n')}`;
   return page({
     title: 'Catalog',

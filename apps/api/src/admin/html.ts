@@ -69,7 +69,7 @@ const styles = `
   .filters a.current { font-weight: 700; }
   .server-state { font-weight: 600; }
   .server-state-connected { color: #1f7a3a; } .server-state-stale { color: #a66b00; }
-  .server-state-error, .server-state-auth-required, .server-state-auth-failed { color: #a32020; } .server-state-never-warmed, .server-state-disabled { color: #4b5560; }
+  .server-state-error, .server-state-corrupt, .server-state-auth-required, .server-state-auth-failed { color: #a32020; } .server-state-never-warmed, .server-state-disabled { color: #4b5560; }
 `;
 
 /**

@@ -254,7 +254,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     if (servers.length === 0) return;
     const records = await catalog.readMany(servers.map((server) => server.id));
     servers.forEach((server, index) => {
-      const { entry, status } = records[index] ?? { entry: null, status: null };
+      const { entry, status, corrupt } = records[index] ?? { entry: null, status: null, corrupt: false };
       const current = entry?.success && entry.data.definitionHash === definitionHash(server) ? entry.data : null;
       if (current) {
         catalogAge.set({ server: server.id }, seconds(Date.now() - current.refreshedAt));
@@ -264,6 +264,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
         definition: server,
         entry: current,
         status: status?.success ? status.data : null,
+        corrupt,
       });
       catalogState.set({ server: server.id, state }, 1);
     });

@@ -137,7 +137,8 @@ export class CatalogWriter {
   /**
    * Records a failed read. Last known good: an entry read from the same definition keeps its
    * tools and is marked `stale`; otherwise the entry is left as it is (an entry of an older
-   * definition stays invisible to readers through its hash) and the status says `error`. The
+   * definition stays invisible to readers through its hash) and the status says `error`. An entry
+   * that cannot be read at all (not JSON, not an entry, a key of another type) is deleted. The
    * failure count and `nextAttemptAt` grow the backoff.
    */
   async recordFailure(input: RefreshBase & { error: string; code?: string }): Promise<WriteResult> {
@@ -166,6 +167,11 @@ export class CatalogWriter {
         ttlMs: good?.ttlMs,
         cacheScope: good?.cacheScope,
       });
+      // An entry that cannot be read serves no run: it goes, so that the state says `error` and
+      // readers stop taking the server for corrupt (a key of another type goes in the script).
+      if (snapshot.entryText !== '' && !snapshot.entry) {
+        return { mode: 'delete', entryText: '', status, publish: undefined, version: undefined };
+      }
       if (!good || good.state === 'stale') {
         return { mode: 'keep', entryText: '', status, publish: undefined, version: good?.version };
       }

@@ -468,7 +468,7 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     background: boolean;
     cacheTtlJob: boolean;
   }): Promise<RefreshOutcome['skipped']> {
-    const { entry, status } = await options.catalog.read(input.serverId);
+    const { entry, status, corrupt } = await options.catalog.read(input.serverId);
     const current = entry?.success && entry.data.definitionHash === input.hash ? entry.data : undefined;
     // The read over the watcher's session began after the request: that session's list is already
     // what the request asks for. This is what lets the queued `list-changed` job, enqueued beside
@@ -476,7 +476,10 @@ export function createRefreshProcessor(options: RefreshProcessorOptions): Refres
     if (current?.readBy?.session === 'watcher' && current.refreshedAt >= input.requestedAt) return 'covered';
     if (!input.background) return undefined;
     if (status?.success && status.data.definitionHash === input.hash) {
-      if (status.data.nextAttemptAt !== undefined && status.data.nextAttemptAt > Date.now()) return 'backoff';
+      // The backoff is the server's; a cache that cannot be read is repaired at once (a failed
+      // read deletes it, so the backoff holds again after one attempt).
+      const backoff = status.data.nextAttemptAt !== undefined && status.data.nextAttemptAt > Date.now();
+      if (backoff && !corrupt) return 'backoff';
       // The server refused for want of authorization: only an operator's refresh, restart, enable
       // or edit (a new definition hash) tries it again, never a background probe.
       if (isAuthCatalogState(status.data.state)) return 'backoff';

@@ -47,7 +47,7 @@ export interface CatalogView {
  */
 export async function getCatalog(context: ClientContext, serverId: string): Promise<CatalogView> {
   parseWith(serverIdSchema, serverId, 'server id');
-  const [definition, { entry, status }] = await Promise.all([
+  const [definition, { entry, status, corrupt }] = await Promise.all([
     context.servers.get(serverId),
     context.catalog.read(serverId),
   ]);
@@ -59,7 +59,7 @@ export async function getCatalog(context: ClientContext, serverId: string): Prom
   const view: CatalogView = {
     serverId,
     definition,
-    state: serverCatalogStateOf({ definition, entry: current, status: status?.success ? status.data : null }),
+    state: serverCatalogStateOf({ definition, entry: current, status: status?.success ? status.data : null, corrupt }),
     tools: [],
     status: status?.success ? status.data : null,
   };

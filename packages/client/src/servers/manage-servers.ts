@@ -28,11 +28,11 @@ export async function listServers(context: ClientContext): Promise<ServerInfo[]>
   if (definitions.length === 0) return [];
   const records = await context.catalog.readMany(definitions.map((definition) => definition.id));
   return definitions.map((definition, index) => {
-    const { entry, status: parsed } = records[index] ?? { entry: null, status: null };
+    const { entry, status: parsed, corrupt } = records[index] ?? { entry: null, status: null, corrupt: false };
     const status = parsed?.success ? parsed.data : null;
     return {
       definition,
-      state: serverCatalogStateOf({ definition, entry: entry?.success ? entry.data : null, status }),
+      state: serverCatalogStateOf({ definition, entry: entry?.success ? entry.data : null, status, corrupt }),
       status,
     };
   });

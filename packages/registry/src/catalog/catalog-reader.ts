@@ -18,7 +18,8 @@ import { memoizedDefinitionHash } from './memoized-definition-hash.js';
 
 /**
  * Why a read came back `cold`. `missing`: never warmed. `definition-changed`: the list was read from
- * another definition. `corrupt`: the entry (or the definition) failed its schema. `unknown-server`:
+ * another definition. `corrupt`: the entry (or the definition) failed its schema, or a catalog key
+ * holds another Redis type. `over-budget`: the entry is over the reader's budget. `unknown-server`:
  * no such server. `disabled`: the server is turned off.
  */
 export type ColdReason = 'missing' | 'definition-changed' | 'corrupt' | 'over-budget' | 'unknown-server' | 'disabled';
@@ -76,20 +77,32 @@ interface KnownEntry {
  */
 const DEFINITIONS_MAX_AGE_MS = 1_000;
 
+/**
+ * Least time between two `onColdServer` calls for one server and definition while it stays cold
+ * (never warmed, a list of another definition, or a corrupt entry): a refresh that failed, or an
+ * entry broken after it was warmed, is asked for again, never more often than this per process.
+ * The warmers' backoff still decides whether a background refresh reads the server.
+ */
+const COLD_REQUEST_INTERVAL_MS = 30_000;
+
 /** Options of {@link createCatalogReader}. */
 export interface CreateCatalogReaderOptions {
   redis: RedisConnection;
   /** Key prefix, already hash-tagged under cluster mode. */
   prefix: string;
   /**
-   * Called, without being awaited, the first time this reader sees a server cold for a given
-   * definition hash; in the worker it enqueues a deduplicated `first-seen` refresh. A throw or a
-   * rejection is logged and never reaches the reader's caller.
+   * Called, without being awaited, when this reader sees a server cold: the first time for a given
+   * definition hash, then again at most every `coldRequestIntervalMs` while it stays cold (an entry
+   * over budget is announced once per definition only: a refresh would write the same list). In the
+   * worker it enqueues a deduplicated `first-seen` refresh. A throw or a rejection is logged and
+   * never reaches the reader's caller.
    */
   onColdServer?: (serverId: string, read: CatalogRead) => void | Promise<void>;
+  /** @default {@link COLD_REQUEST_INTERVAL_MS} */
+  coldRequestIntervalMs?: number;
   /** @default a silent logger */
   logger?: Logger;
-  /** Clock for `ageMs`. @default Date.now */
+  /** Clock for `ageMs` and for `coldRequestIntervalMs`. @default Date.now */
   now?: () => number;
   /**
    * Checked on every entry read, whoever wrote it: an entry over either bound is ignored (the
@@ -114,7 +127,9 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   const now = options.now ?? Date.now;
   const store = new ServerStore({ redis: options.redis, prefix: options.prefix, logger });
   const catalog = new CatalogStore({ redis: options.redis, prefix: options.prefix, logger });
-  const announced = new Set<string>();
+  const coldRequestIntervalMs = options.coldRequestIntervalMs ?? COLD_REQUEST_INTERVAL_MS;
+  // When `onColdServer` was last called for each server, and for which definition hash.
+  const announced = new Map<string, { hash: string; at: number }>();
   // Last parsed entry per server with the digest of its raw bytes. Parsing and validating a large
   // entry costs far more than reading it, and most reads find it unchanged: a version key
   // (`P:mcp.version.<id>`, the digest the warmer stores beside the entry) equal to the known
@@ -127,9 +142,10 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
   function announceCold(read: CatalogRead, hash: string): void {
     const onColdServer = options.onColdServer;
     if (!onColdServer) return;
-    const key = `${read.serverId}\0${hash}`;
-    if (announced.has(key)) return;
-    announced.add(key);
+    const at = now();
+    const last = announced.get(read.serverId);
+    if (last?.hash === hash && (read.coldReason === 'over-budget' || at - last.at < coldRequestIntervalMs)) return;
+    announced.set(read.serverId, { hash, at });
     const report = (error: unknown) =>
       logger.warn(
         { serverId: read.serverId, error: error instanceof Error ? error.message : String(error) },
@@ -178,7 +194,13 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
 
   function interpret(
     serverId: string,
-    values: { definitionText: string | null; entryBytes: Buffer | 'unchanged' | null; statusText: string | null },
+    values: {
+      definitionText: string | null;
+      entryBytes: Buffer | 'unchanged' | null;
+      statusText: string | null;
+      /** Why the entry or status key could not be read at all (a key of the wrong type, say). */
+      unreadable?: string;
+    },
     known: KnownEntry | undefined,
     wireSegment: string | undefined,
   ): CatalogRead {
@@ -210,6 +232,11 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       announceCold(read, hash);
       return read;
     };
+    if (values.unreadable !== undefined) {
+      // One server's unreadable key must not take the others down with it; a refresh overwrites it.
+      logger.warn({ serverId, error: values.unreadable }, 'cannot read catalog keys; treating the server as cold');
+      return cold('corrupt');
+    }
     if (entryBytes === null) return cold('missing');
     let entryParsed: ReturnType<typeof safeParseJson<typeof catalogEntrySchema>>;
     if (entryBytes === 'unchanged') {
@@ -344,18 +371,13 @@ export function createCatalogReader(options: CreateCatalogReaderOptions): Catalo
       const unchanged = reply.entry === 'unchanged';
       const pair = [reply.entry === 'unchanged' ? none : reply.entry, reply.status];
       const failed = pair.find(([error]) => error);
-      if (failed) {
-        // One server's unreadable key (a wrong type, say) must not take the others down with it.
-        logger.warn({ serverId, error: String(failed[0]) }, 'cannot read catalog keys; treating the server as cold');
-        out.set(serverId, { serverId, state: 'cold', tools: [], definition: null, coldReason: 'corrupt' });
-        return;
-      }
       const [entryBytes, statusText] = pair.map(([, value]) => value as unknown);
       const definitionText = Object.hasOwn(definitions, serverId) ? definitions[serverId] : undefined;
       const values = {
         definitionText: typeof definitionText === 'string' ? definitionText : null,
         entryBytes: unchanged ? ('unchanged' as const) : Buffer.isBuffer(entryBytes) ? entryBytes : null,
         statusText: typeof statusText === 'string' ? statusText : null,
+        ...(failed ? { unreadable: String(failed[0]) } : {}),
       };
       out.set(serverId, interpret(serverId, values, known[index], segments.get(serverId)));
     });

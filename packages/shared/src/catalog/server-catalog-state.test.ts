@@ -22,7 +22,7 @@ const status = (state: CatalogStatus['state'], statusHash = hash): CatalogStatus
 });
 
 describe('serverCatalogStateOf', () => {
-  it('names each situation with one of the five words', () => {
+  it('names each situation with one of the state words', () => {
     const cases: Array<[Parameters<typeof serverCatalogStateOf>[0], string]> = [
       [{ definition, entry: entry('connected'), status: status('connected') }, 'connected'],
       // A failed refresh over a good list: the list is served, marked stale.
@@ -38,6 +38,11 @@ describe('serverCatalogStateOf', () => {
       // Re-enabled, not listed yet.
       [{ definition, entry: null, status: status('disabled') }, 'never-warmed'],
       [{ definition: null, entry: entry('connected'), status: null }, 'connected'],
+      // An entry that cannot be read, whatever the status says.
+      [{ definition, entry: null, status: status('connected'), corrupt: true }, 'corrupt'],
+      [{ definition, entry: null, status: null, corrupt: true }, 'corrupt'],
+      [{ definition, entry: null, status: status('error'), corrupt: true }, 'corrupt'],
+      [{ definition: { ...definition, enabled: false }, entry: null, status: null, corrupt: true }, 'disabled'],
     ];
     for (const [input, expected] of cases) {
       expect(serverCatalogStateOf(input), JSON.stringify(input)).toBe(expected);

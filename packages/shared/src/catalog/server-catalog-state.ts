@@ -9,6 +9,8 @@ import { definitionHash } from '../servers/definition-hash.js';
  * - `stale`: the latest refresh failed (or the server's watcher lost it); runs get the last good list;
  * - `error`: the latest refresh failed and there is no usable list; runs get no tools from it;
  * - `never-warmed`: no refresh of the current definition has finished yet;
+ * - `corrupt`: the cached list cannot be read (not JSON, not an entry, or a catalog key of another
+ *   Redis type); runs get no tools from it, and ask the warmers again for a list that replaces it;
  * - `disabled`: the operator disabled the server; runs do not use it;
  * - `auth-required`: the server answered 401 (or 403 without details): it needs authorization;
  *   not retried until an operator refreshes, restarts, enables or edits it;
@@ -20,6 +22,7 @@ export const SERVER_CATALOG_STATES = [
   'stale',
   'error',
   'never-warmed',
+  'corrupt',
   'disabled',
   'auth-required',
   'auth-failed',
@@ -38,6 +41,11 @@ export function serverCatalogStateOf(input: {
   definition: ServerDefinition | null;
   entry: CatalogEntry | null;
   status: CatalogStatus | null;
+  /**
+   * Whether the cache cannot be read (an unparsable entry, or a key of another type; see the
+   * store's `CatalogRecord.corrupt`). @default false
+   */
+  corrupt?: boolean;
 }): ServerCatalogState {
   const { definition } = input;
   if (definition && !definition.enabled) return 'disabled';
@@ -51,6 +59,8 @@ export function serverCatalogStateOf(input: {
       : null;
   // Authorization refusals win over a kept list: the operator has to act.
   if (isAuthCatalogState(status?.state)) return status.state;
+  // Whatever the status says, runs get nothing from a cache they cannot read.
+  if (input.corrupt) return 'corrupt';
   const failed = status?.state === 'stale' || status?.state === 'error';
   if (entry) return failed || entry.state === 'stale' ? 'stale' : 'connected';
   return failed ? 'error' : 'never-warmed';

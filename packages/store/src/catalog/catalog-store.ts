@@ -6,6 +6,7 @@ import {
   safeParseJson,
   serverDefinitionSchema,
   silentLogger,
+  ValidationError,
   type CatalogEntry,
   type CatalogStatus,
   type Logger,
@@ -14,6 +15,7 @@ import {
 import { z } from 'zod';
 import { keyNames, type KeyNames } from '../keys.js';
 import { isClusterConnection, type RedisConnection } from '../redis/create-redis-connection.js';
+import { isWrongTypeError } from '../redis/redis-answers.js';
 import { mgetBySlot, pipelineBySlot, type PipelineReply, type SlotCommand } from '../redis/pipeline-by-slot.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
 import { ServerStore } from '../servers/server-store.js';
@@ -27,10 +29,19 @@ const capabilitySchema = z.strictObject({
 /** What the last successful read learned about a server's `tools/list_changed` support. */
 export type ServerCapability = z.output<typeof capabilitySchema>;
 
-/** One server's catalog entry and status, each parsed, or `null` when absent. */
+/**
+ * One server's catalog entry and status, each parsed, or `null` when absent. A key of another Redis
+ * type reads as a failed parse.
+ */
 export interface CatalogRecord {
   entry: SafeParseJsonResult<CatalogEntry> | null;
   status: SafeParseJsonResult<CatalogStatus> | null;
+  /**
+   * Whether runs get nothing from the cache because it cannot be read: the entry is not JSON or not
+   * an entry, or the entry or status key holds another Redis type (the registry's reader then reads
+   * the server as cold, `corrupt`). A status that is merely not valid JSON is ignored, as readers do.
+   */
+  corrupt: boolean;
 }
 
 /** What a write started from: the stored definition text, as read at the start. */
@@ -114,19 +125,35 @@ export class CatalogStore {
     return (await this.readMany([serverId]))[0] as CatalogRecord;
   }
 
-  /** Entries and statuses of several servers in as few round trips as the connection allows. */
+  /**
+   * Entries and statuses of several servers in as few round trips as the connection allows. A key
+   * of another Redis type is reported in its record (see {@link CatalogRecord}), never thrown: one
+   * damaged key must not hide every other server, nor stop the refresh that overwrites it.
+   */
   async readMany(serverIds: readonly string[]): Promise<CatalogRecord[]> {
-    const replies = await this.getEach(
-      serverIds.flatMap((serverId) => [this.keys.tools(serverId), this.keys.status(serverId)]),
+    const replies = await pipelineBySlot(
+      this.redis,
+      serverIds.flatMap((serverId) => [
+        this.getCommand(this.keys.tools(serverId)),
+        this.getCommand(this.keys.status(serverId)),
+      ]),
     );
+    const parse = <S extends z.ZodType>(reply: PipelineReply | undefined, schema: S, what: string) => {
+      const [error, value] = reply ?? NONE;
+      if (error && !isWrongTypeError(error)) throw error;
+      if (error) {
+        const issues = [{ field: '', message: 'the key holds another Redis type, not a string' }];
+        return { success: false as const, error: new ValidationError({ what, issues }) };
+      }
+      return typeof value === 'string' ? safeParseJson(value, schema, what) : null;
+    };
     return serverIds.map((_serverId, index) => {
-      const entryText = replies[index * 2];
-      const statusText = replies[index * 2 + 1];
-      return {
-        entry: typeof entryText === 'string' ? safeParseJson(entryText, catalogEntrySchema, 'catalog entry') : null,
-        status:
-          typeof statusText === 'string' ? safeParseJson(statusText, catalogStatusSchema, 'catalog status') : null,
-      };
+      const entryReply = replies[index * 2];
+      const statusReply = replies[index * 2 + 1];
+      const entry = parse(entryReply, catalogEntrySchema, 'catalog entry');
+      const status = parse(statusReply, catalogStatusSchema, 'catalog status');
+      const statusWrongType = statusReply?.[0] !== null && statusReply?.[0] !== undefined;
+      return { entry, status, corrupt: entry?.success === false || statusWrongType };
     });
   }
 

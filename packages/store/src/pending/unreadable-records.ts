@@ -2,6 +2,7 @@ import { safeParseJson } from '@agentq/shared';
 import type { z } from 'zod';
 import { keyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { isWrongTypeError } from '../redis/redis-answers.js';
 import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
 
 /**
@@ -24,11 +25,6 @@ export interface UnreadableRecord {
 /** The fields read from one record hash, or why there are none. */
 type RecordFields = { problem: 'missing' | 'wrong-type' } | { problem: null; values: Array<string | null> };
 
-/** A Redis error reply's code is its first word. */
-function isWrongType(error: Error): boolean {
-  return error.message.startsWith('WRONGTYPE');
-}
-
 /**
  * Reads `fields` of several record hashes in one round trip (a second one only for records whose
  * first field is absent, to tell a missing key from a hash without it). A key holding another type
@@ -46,7 +42,7 @@ async function readRecordFields(
   const read = recordKeys.map((_key, index): RecordFields => {
     const [error, values] = results[index] ?? [null, []];
     if (!error) return { problem: null, values: values as Array<string | null> };
-    if (isWrongType(error)) return { problem: 'wrong-type' };
+    if (isWrongTypeError(error)) return { problem: 'wrong-type' };
     throw error;
   });
   const absent = read.flatMap((entry, index) => (entry.problem === null && !entry.values[0] ? [index] : []));

@@ -14,3 +14,8 @@ export async function redisAnswers(redis: { ping(): Promise<string> }, timeoutMs
     if (timer) clearTimeout(timer);
   }
 }
+
+/** Whether a Redis error reply says the key holds another type (its code, the first word, is `WRONGTYPE`). */
+export function isWrongTypeError(error: Error): boolean {
+  return error.message.startsWith('WRONGTYPE');
+}
