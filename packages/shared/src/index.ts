@@ -86,6 +86,8 @@ export {
   decisionInputSchema,
   decisionPathSchema,
   decisionRecordSchema,
+  RECORD_ID_MAX_LENGTH,
+  recordIdSchema,
 } from './schemas/approval.js';
 export type { ApprovalJob, ApprovalResult, DecisionInput, DecisionPath, DecisionRecord } from './schemas/approval.js';
 export { checkElicitationContent, checkElicitationFields } from './elicitation/check-elicitation-content.js';

@@ -15,11 +15,15 @@
   ARGV[4] the request's run incarnation ('' for none)
   ARGV[5] the no-decision record JSON, for a run that is gone
   ARGV[6] time to live of a settled record, in seconds
+  ARGV[7] the request text the caller read and checked before: the incarnation and the run it
+          names came from it, so a record whose request is no longer that text is left alone
 
-  Returns {'NOT_FOUND'}, {'EXPIRED'[, decision]}, {'SETTLED', decision},
+  Returns {'NOT_FOUND'}, {'CHANGED'}, {'EXPIRED'[, decision]}, {'SETTLED', decision},
   {'ALREADY_DECIDED', decision} or {'OK', decision, request}.
 ]]
-if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
+local request = redis.call('HGET', KEYS[1], 'request')
+if not request then return {'NOT_FOUND'} end
+if request ~= ARGV[7] then return {'CHANGED'} end
 local existing = redis.call('HGET', KEYS[1], 'decision')
 if existing then
   local outcome = redis.call('HGET', KEYS[1], 'outcome')
@@ -45,4 +49,4 @@ if ARGV[4] ~= '' then
 end
 redis.call('HSET', KEYS[1], 'decision', ARGV[2], 'outcome', 'decision')
 redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
-return {'OK', ARGV[2], redis.call('HGET', KEYS[1], 'request')}
+return {'OK', ARGV[2], request}

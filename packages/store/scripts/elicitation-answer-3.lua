@@ -22,11 +22,15 @@
   ARGV[5] time to live of a settled record, in seconds
   ARGV[6] the request's run incarnation ('' for none)
   ARGV[7] the answer record JSON of a closed elicitation, with `%s` where the run's state goes
+  ARGV[8] for 'answer' and 'probe', the request text the caller read before: KEYS[3] and ARGV[6]
+          came from it, so a record whose request is no longer that text is left alone
 
-  Returns {'NOT_FOUND'}, {'EXPIRED', answer?}, {'CLOSED', runState}, {'ALREADY_ANSWERED', answer},
-  {'OPEN'} (probe only) or {'OK', request}.
+  Returns {'NOT_FOUND'}, {'CHANGED'} (not for 'expired'), {'EXPIRED', answer?}, {'CLOSED', runState},
+  {'ALREADY_ANSWERED', answer}, {'OPEN'} (probe only) or {'OK', request}.
 ]]
-if redis.call('HEXISTS', KEYS[1], 'request') == 0 then return {'NOT_FOUND'} end
+local request = redis.call('HGET', KEYS[1], 'request')
+if not request then return {'NOT_FOUND'} end
+if ARGV[4] ~= 'expired' and request ~= ARGV[8] then return {'CHANGED'} end
 local existing = redis.call('HGET', KEYS[1], 'response')
 if existing then
   local outcome = redis.call('HGET', KEYS[1], 'outcome')
@@ -69,4 +73,4 @@ if ARGV[4] == 'answer' and expiresAt and tonumber(ARGV[3]) >= expiresAt then ret
 redis.call('HSET', KEYS[1], 'response', ARGV[2], 'outcome', ARGV[4])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
 redis.call('ZREM', KEYS[2], ARGV[1])
-return {'OK', redis.call('HGET', KEYS[1], 'request')}
+return {'OK', request}

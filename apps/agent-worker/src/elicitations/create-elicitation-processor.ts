@@ -1,6 +1,7 @@
 import {
   AgentqError,
   elicitationResultSchema,
+  recordIdSchema,
   type ElicitationResponse,
   type ElicitationResult,
   type Logger,
@@ -9,7 +10,7 @@ import { readElicitation, settleElicitation, type ElicitationOutcome, type Redis
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 
-const elicitationJobSchema = z.strictObject({ elicitationId: z.string().min(1) });
+const elicitationJobSchema = z.strictObject({ elicitationId: recordIdSchema });
 
 /** Options of {@link createElicitationProcessor}. */
 export interface ElicitationProcessorOptions {

@@ -1,5 +1,5 @@
 import type { AgentqClient } from '@agentq/client';
-import { AgentqError, approvalJobSchema, decisionRecordSchema } from '@agentq/shared';
+import { AgentqError, approvalJobSchema, decisionRecordSchema, RECORD_ID_MAX_LENGTH } from '@agentq/shared';
 import { z } from 'zod';
 import { principalOf } from '../auth/principal.js';
 import { defineRoute, type ApiRoute } from '../http/api-route.js';
@@ -45,7 +45,7 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'getApproval',
       summary: 'One approval and its decision: who decided, when, and through which path',
       tag: 'approvals',
-      params: z.strictObject({ approvalId: z.string().min(1).max(200) }),
+      params: z.strictObject({ approvalId: z.string().min(1).max(RECORD_ID_MAX_LENGTH) }),
       responses: {
         200: {
           description: 'The approval record (kept seven days after it settles)',
@@ -69,7 +69,7 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'decideApproval',
       summary: 'Approve or deny a pending tool call (recorded once, as the token that decided)',
       tag: 'approvals',
-      params: z.strictObject({ approvalId: z.string().min(1) }),
+      params: z.strictObject({ approvalId: z.string().min(1).max(RECORD_ID_MAX_LENGTH) }),
       body: decisionBody,
       responses: {
         200: {
@@ -80,6 +80,10 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
         404: notFoundError,
         409: { ...conflictError, description: 'ALREADY_DECIDED: the first decision stands' },
         410: { description: 'EXPIRED: the approval timed out and was denied', schema: errorBodySchema },
+        500: {
+          description: "RUN_STATE_CORRUPT: the approval's stored request cannot be read; nothing was recorded",
+          schema: errorBodySchema,
+        },
         ...commonErrors,
       },
       async handler({ params, body, request }) {

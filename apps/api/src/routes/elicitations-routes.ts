@@ -1,6 +1,7 @@
 import type { AgentqClient } from '@agentq/client';
 import {
   AgentqError,
+  RECORD_ID_MAX_LENGTH,
   elicitationRequestSchema,
   elicitationResponseRecordSchema,
   elicitationResponseSchema,
@@ -48,7 +49,7 @@ export function elicitationsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'getElicitation',
       summary: 'One elicitation: the message, the requested form schema and the answer',
       tag: 'approvals',
-      params: z.strictObject({ elicitationId: z.string().min(1).max(200) }),
+      params: z.strictObject({ elicitationId: z.string().min(1).max(RECORD_ID_MAX_LENGTH) }),
       responses: {
         200: { description: 'The elicitation record (kept seven days after it settles)', schema: elicitationSchema },
         404: notFoundError,
@@ -65,7 +66,7 @@ export function elicitationsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'answerElicitation',
       summary: 'Answer an elicitation: accept with the form content, decline, or cancel (once)',
       tag: 'approvals',
-      params: z.strictObject({ elicitationId: z.string().min(1).max(200) }),
+      params: z.strictObject({ elicitationId: z.string().min(1).max(RECORD_ID_MAX_LENGTH) }),
       body: elicitationResponseSchema,
       responses: {
         200: {
@@ -83,6 +84,10 @@ export function elicitationsRoutes(client: AgentqClient): ApiRoute[] {
             'ALREADY_DECIDED: the first answer stands; CONFLICT: the run was cancelled or finished, and the elicitation is closed',
         },
         410: { description: 'EXPIRED: the elicitation timed out and was cancelled', schema: errorBodySchema },
+        500: {
+          description: "RUN_STATE_CORRUPT: the elicitation's stored request cannot be read; nothing was recorded",
+          schema: errorBodySchema,
+        },
         ...commonErrors,
       },
       async handler({ params, body, request }) {

@@ -4,6 +4,7 @@ import {
   decisionPathSchema,
   elicitationResponseSchema,
   QUEUE_NAMES,
+  recordIdSchema,
   ValidationError,
   type DecisionPath,
   type ElicitationResponse,
@@ -37,7 +38,7 @@ export interface ElicitationAnswerInput {
 }
 
 const answerInputSchema = z.strictObject({
-  elicitationId: z.string().min(1),
+  elicitationId: recordIdSchema,
   response: elicitationResponseSchema,
   answeredBy: z.string().min(1).max(200),
   via: decisionPathSchema,

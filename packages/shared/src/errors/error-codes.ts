@@ -380,7 +380,7 @@ export const ERROR_CODES = {
     exitCode: failed,
     retryable: false,
     description:
-      "A record of a run's state in Redis (its checkpoint, or a step's recorded model answer) cannot be read; the run fails instead of starting over and repeating its tools.",
+      "A record of a run's state in Redis cannot be read. Its checkpoint, or a step's recorded model answer: the run fails instead of starting over and repeating its tools. The request of an approval or elicitation it waits on: a decision or answer is refused, and nothing is recorded.",
   },
   ABORTED: {
     status: 499,

@@ -2,12 +2,29 @@ import { z } from 'zod';
 import { traceContextSchema } from '../telemetry/trace-context.js';
 
 /**
+ * Longest approval or elicitation id accepted. Generated ids are `appr-<digest>` or
+ * `appr-r<shard>-<digest>` (`elic-` for elicitations; see `approvalIdFor`), at most 42 characters.
+ */
+export const RECORD_ID_MAX_LENGTH = 200;
+
+/**
+ * An approval or elicitation id given from outside (a decision, an answer, a job): the characters
+ * generated ids are made of, and at most {@link RECORD_ID_MAX_LENGTH} of them, so that a bad id is
+ * refused without being copied into an error, a job's failed reason or a log line.
+ */
+export const recordIdSchema = z
+  .string()
+  .min(1)
+  .max(RECORD_ID_MAX_LENGTH)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "." and "-" only');
+
+/**
  * Data of one `approvals` job, and the `request` of its record: what the approver sees, and what a
  * gated call is compared with before it executes. An approval only ever lets through the call this
  * describes: same run incarnation, tool wire name, server, argument digest and schema digest.
  */
 export const approvalJobSchema = z.strictObject({
-  approvalId: z.string().min(1),
+  approvalId: z.string().min(1).max(RECORD_ID_MAX_LENGTH),
   runId: z.string().min(1),
   /**
    * The run's incarnation (`runIncarnationOf`). Absent on requests recorded before approvals were
@@ -39,7 +56,7 @@ export const decisionPathSchema = z.enum(['rest', 'inbox', 'cli', 'client', 'que
 
 /** Input of `decide`. */
 export const decisionInputSchema = z.strictObject({
-  approvalId: z.string().min(1),
+  approvalId: recordIdSchema,
   approved: z.boolean(),
   /** A note from the person deciding; shown to the model. */
   reason: z.string().max(2_000).optional(),

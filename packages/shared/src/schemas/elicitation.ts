@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decisionPathSchema } from './approval.js';
+import { decisionPathSchema, RECORD_ID_MAX_LENGTH } from './approval.js';
 
 /**
  * One value of an accepted elicitation form: the MCP specification restricts requested schemas to
@@ -19,7 +19,7 @@ export const elicitationResponseSchema = z.discriminatedUnion('action', [
  * policy `ask`). Its id is also the id of the run's `approvals`-queue child that parks the run.
  */
 export const elicitationRequestSchema = z.strictObject({
-  elicitationId: z.string().min(1),
+  elicitationId: z.string().min(1).max(RECORD_ID_MAX_LENGTH),
   runId: z.string().min(1),
   /** The run's incarnation (`runIncarnationOf`): an answer binds to it. */
   incarnation: z.string().min(1),

@@ -16,7 +16,7 @@ import { trace, type SpanContext } from '@opentelemetry/api';
 import type { ChainableCommander } from 'ioredis';
 import { z } from 'zod';
 import { keyNames } from '../keys.js';
-import { readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
+import { readRequestBeforeWrite, readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
 
@@ -86,8 +86,11 @@ export async function registerApprovalRequests(
 /**
  * Records a decision, first and atomically. Throws `AgentqError` with code `NOT_FOUND` (no such
  * approval), `ALREADY_DECIDED` (the first decision stands, or the approval was settled without one
- * because its run was cancelled or removed; the settled decision is in the error's `cause`) or
- * `EXPIRED`. Returns the recorded decision and the request it answers.
+ * because its run was cancelled or removed; the settled decision is in the error's `cause`),
+ * `EXPIRED`, `RUN_STATE_CORRUPT` (the stored request cannot be read) or `CONFLICT` (the request
+ * was written by a newer version, or changed under the write). On every error nothing is
+ * recorded, except the no-decision settlement of an approval whose run is gone. Returns the
+ * recorded decision and the request it answers.
  */
 export async function recordDecision(
   options: ApprovalRecordsOptions & { input: DecisionInput; now?: number },
@@ -104,14 +107,20 @@ export async function recordDecision(
     via: input.via ?? 'client',
   };
   const recordKey = keys.decision(input.approvalId);
-  // The request never changes once registered, so the run it names can be read before the script.
-  const stored = await options.redis.hget(recordKey, 'request');
-  const bound = stored ? safeParseJson(stored, approvalJobSchema, `approval ${input.approvalId}`) : null;
-  const incarnation = bound?.success ? (bound.data.incarnation ?? '') : '';
-  const runJobKey =
-    bound?.success && incarnation !== '' ? keys.queueJob(QUEUE_NAMES.agentRuns, bound.data.runId) : recordKey;
+  // Read and checked before anything is written: the run it names decides KEYS[3], and a request
+  // that cannot be read refuses the decision rather than record one the caller is told failed.
+  const stored = await readRequestBeforeWrite({
+    redis: options.redis,
+    recordKey,
+    requestSchema: approvalJobSchema,
+    kind: 'approval',
+    id: input.approvalId,
+    action: 'decided',
+  });
+  const incarnation = stored.request.incarnation ?? '';
+  const runJobKey = incarnation !== '' ? keys.queueJob(QUEUE_NAMES.agentRuns, stored.request.runId) : recordKey;
   const unsettled = runGoneDecision(now);
-  const [status, text, requestText] = (await runStoreScript(
+  const [status, text] = (await runStoreScript(
     options.redis,
     'approvalRecordDecision',
     [recordKey, keys.pendingApprovals, runJobKey],
@@ -122,10 +131,18 @@ export async function recordDecision(
       incarnation,
       JSON.stringify(unsettled),
       String(settledTtlSeconds),
+      stored.text,
     ],
-  )) as [string, string | undefined, string | undefined];
+  )) as [string, string | undefined];
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field: 'approvalId', message: `No approval ${input.approvalId}` });
+  }
+  if (status === 'CHANGED') {
+    throw new AgentqError({
+      code: 'CONFLICT',
+      field: 'approvalId',
+      message: `Approval ${input.approvalId} changed while it was being decided; nothing was recorded`,
+    });
   }
   if (status === 'EXPIRED') {
     throw new AgentqError({ code: 'EXPIRED', field: 'approvalId', message: `Approval ${input.approvalId} expired` });
@@ -144,10 +161,8 @@ export async function recordDecision(
       cause: first.success ? first.data : undefined,
     });
   }
-  const request = safeParseJson(requestText, approvalJobSchema, `approval ${input.approvalId}`);
-  if (!request.success) throw request.error;
-  traceDecision({ request: request.data, decision, startedAt });
-  return { decision, request: request.data };
+  traceDecision({ request: stored.request, decision, startedAt });
+  return { decision, request: stored.request };
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type ElicitationResponseRecord,
 } from '@agentq/shared';
 import { keyNames } from '../keys.js';
-import { readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
+import { readRequestBeforeWrite, readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
 
@@ -216,9 +216,12 @@ export async function untakenAnswersOfStep(
  * atomically. Throws `AgentqError` with code `NOT_FOUND`, `ALREADY_DECIDED` (the first answer
  * stands; it is in the error's `cause`), `EXPIRED`, or `CONFLICT` when the run that asked is no
  * longer waiting for it: cancelled (or removed) or finished, as its own job record in Redis says.
- * Such an elicitation is closed in the same step, so it is not pending any more. Returns the
- * request it answers. The answer must already be checked against the request's schema (this
- * function does not read it).
+ * Such an elicitation is closed in the same step, so it is not pending any more. An answer to an
+ * elicitation whose stored request cannot be read is refused before anything is written
+ * (`RUN_STATE_CORRUPT`; `CONFLICT` for a request written by a newer version, or one that changed
+ * under the write). Returns the request it answers; the settlement at expiry lands whatever the
+ * request holds, and returns `null` when it cannot be read. The answer must already be checked
+ * against the request's schema (this function does not read it).
  */
 export async function settleElicitation(
   options: ElicitationRecordsOptions & {
@@ -227,16 +230,35 @@ export async function settleElicitation(
     outcome: 'answer' | 'expired';
     now?: number;
   },
-): Promise<ElicitationRequestRecord> {
+): Promise<ElicitationRequestRecord | null> {
   const response = elicitationResponseRecordSchema.parse(options.response);
+  const checked =
+    options.outcome === 'answer'
+      ? await readRequestBeforeWrite({
+          redis: options.redis,
+          recordKey: keyNames(options.prefix).elicitation(options.elicitationId),
+          requestSchema: elicitationRequestSchema,
+          kind: 'elicitation',
+          id: options.elicitationId,
+          action: 'answered',
+        })
+      : null;
   const [status, text] = await runAnswerScript({
     ...options,
     mode: options.outcome,
     response: JSON.stringify(response),
+    checked,
   });
   const field = 'elicitationId';
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field, message: `No elicitation ${options.elicitationId}` });
+  }
+  if (status === 'CHANGED') {
+    throw new AgentqError({
+      code: 'CONFLICT',
+      field,
+      message: `Elicitation ${options.elicitationId} changed while it was being answered; nothing was recorded`,
+    });
   }
   if (status === 'EXPIRED') {
     throw new AgentqError({ code: 'EXPIRED', field, message: `Elicitation ${options.elicitationId} expired` });
@@ -259,9 +281,10 @@ export async function settleElicitation(
       cause: first.success ? first.data : undefined,
     });
   }
+  if (checked) return checked.request;
+  // The expiry is recorded now: failing here would report a settlement that stands as failed.
   const request = safeParseJson(text, elicitationRequestSchema, `elicitation ${options.elicitationId}`);
-  if (!request.success) throw request.error;
-  return request.data;
+  return request.success ? request.data : null;
 }
 
 /**
@@ -272,7 +295,11 @@ export async function settleElicitation(
 export async function closeElicitationOfEndedRun(
   options: ElicitationRecordsOptions & { elicitationId: string; now?: number },
 ): Promise<boolean> {
-  const [status] = await runAnswerScript({ ...options, mode: 'probe', response: '' });
+  const text = await options.redis.hget(keyNames(options.prefix).elicitation(options.elicitationId), 'request');
+  const request = text ? safeParseJson(text, elicitationRequestSchema, `elicitation ${options.elicitationId}`) : null;
+  // A request that cannot be read names no run to look at: the probe then finds it open.
+  const checked = text ? { text, request: request?.success ? request.data : null } : null;
+  const [status] = await runAnswerScript({ ...options, mode: 'probe', response: '', checked });
   return status === 'CLOSED';
 }
 
@@ -281,18 +308,16 @@ async function runAnswerScript(
     elicitationId: string;
     mode: 'answer' | 'expired' | 'probe';
     response: string;
+    /** The request read before, as stored and as read (`null` when it cannot be); none for 'expired'. */
+    checked: { text: string; request: ElicitationRequestRecord | null } | null;
     now?: number;
   },
 ): Promise<[string, string | undefined]> {
   const keys = keyNames(options.prefix);
   const recordKey = keys.elicitation(options.elicitationId);
   const now = options.now ?? Date.now();
-  // The request never changes once registered, so the run it names can be read before the script.
-  const stored = options.mode === 'expired' ? null : await options.redis.hget(recordKey, 'request');
-  const request = stored
-    ? safeParseJson(stored, elicitationRequestSchema, `elicitation ${options.elicitationId}`)
-    : null;
-  const runJobKey = request?.success ? keys.queueJob(QUEUE_NAMES.agentRuns, request.data.runId) : recordKey;
+  const request = options.checked?.request;
+  const runJobKey = request ? keys.queueJob(QUEUE_NAMES.agentRuns, request.runId) : recordKey;
   const closed: ElicitationResponseRecord = {
     response: { action: 'cancel' },
     answeredBy: 'agentq:run-%s',
@@ -308,8 +333,9 @@ async function runAnswerScript(
       String(now),
       options.mode,
       String(settledTtlSeconds),
-      request?.success ? request.data.incarnation : '',
+      request ? request.incarnation : '',
       JSON.stringify(closed),
+      options.checked?.text ?? '',
     ],
   )) as [string, string | undefined];
 }

@@ -1,4 +1,4 @@
-import { safeParseJson } from '@agentq/shared';
+import { AgentqError, safeParseJson } from '@agentq/shared';
 import type { z } from 'zod';
 import { keyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
@@ -116,6 +116,54 @@ function onlyUnknownFields(text: string, schema: z.ZodType): boolean {
   }
   const parsed = schema.safeParse(raw);
   return !parsed.success && parsed.error.issues.every((issue) => issue.code === 'unrecognized_keys');
+}
+
+/**
+ * Reads the request of one approval or elicitation before a decision or answer is written to it,
+ * and refuses the write up front when the request cannot be read, so that nothing is recorded on a
+ * record the caller is then told about as a failure. No record, or one without a request, is
+ * `NOT_FOUND`; a key of another type, or a request that fails its schema, is `RUN_STATE_CORRUPT`
+ * (not retried: the record stays as it is, for an operator to inspect); a request that fails only
+ * by fields this version does not know (a newer writer) is `CONFLICT`, which a queue job retries. Returns the request and
+ * its stored text, which the write script compares so that it only lands on the request read here.
+ */
+export async function readRequestBeforeWrite<S extends z.ZodType>(options: {
+  redis: RedisConnection;
+  recordKey: string;
+  requestSchema: S;
+  kind: 'approval' | 'elicitation';
+  id: string;
+  /** What the write would do: `decided`, `answered`. */
+  action: string;
+}): Promise<{ text: string; request: z.output<S> }> {
+  const { kind, id } = options;
+  const field = `${kind}Id`;
+  const label = kind === 'approval' ? 'Approval' : 'Elicitation';
+  const refuse = (detail: string): AgentqError =>
+    new AgentqError({
+      code: 'RUN_STATE_CORRUPT',
+      field,
+      message: `${label} ${id} cannot be ${options.action}: its record ${options.recordKey} is damaged (${detail}); nothing was recorded`,
+    });
+  let text: string | null;
+  try {
+    text = await options.redis.hget(options.recordKey, 'request');
+  } catch (error) {
+    if (error instanceof Error && isWrongType(error)) throw refuse('the record key is not a hash');
+    throw error;
+  }
+  if (!text) throw new AgentqError({ code: 'NOT_FOUND', field, message: `No ${kind} ${id}` });
+  const request = safeParseJson(text, options.requestSchema, `${kind} request`);
+  if (!request.success && onlyUnknownFields(text, options.requestSchema)) {
+    // Written by a newer version (a rolling upgrade): not damaged, so not refused for good.
+    throw new AgentqError({
+      code: 'CONFLICT',
+      field,
+      message: `${label} ${id} cannot be ${options.action} here: its request was written by a newer version of agentq; nothing was recorded`,
+    });
+  }
+  if (!request.success) throw refuse(request.error.message);
+  return { text, request: request.data };
 }
 
 /**
