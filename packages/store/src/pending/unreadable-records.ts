@@ -149,7 +149,7 @@ export async function readRequestBeforeWrite<S extends z.ZodType>(options: {
   try {
     text = await options.redis.hget(options.recordKey, 'request');
   } catch (error) {
-    if (error instanceof Error && isWrongType(error)) throw refuse('the record key is not a hash');
+    if (error instanceof Error && isWrongTypeError(error)) throw refuse('the record key is not a hash');
     throw error;
   }
   if (!text) throw new AgentqError({ code: 'NOT_FOUND', field, message: `No ${kind} ${id}` });
