@@ -29,16 +29,22 @@ export function createRunToolCallRepair(options: {
     abortSignal: options.abortSignal,
     download: options.download,
     onCandidate: (candidate) => {
-      options.logger.warn(
-        { repairCandidate: candidate },
-        'a tool call could not be repaired; the model got a tool error',
-      );
+      // The model chose the name and the id, at any length: the log line and the span keep a bounded part.
+      const shown = { ...candidate, toolCallId: bounded(candidate.toolCallId), toolName: bounded(candidate.toolName) };
+      options.logger.warn({ repairCandidate: shown }, 'a tool call could not be repaired; the model got a tool error');
       activeSpan()?.addEvent('agentq.tool_call.repair_candidate', {
-        'agentq.tool_call.id': candidate.toolCallId,
-        'agentq.tool_call.name': candidate.toolName,
+        'agentq.tool_call.id': shown.toolCallId,
+        'agentq.tool_call.name': shown.toolName,
         'agentq.tool_call.repair_reason': candidate.reason,
       });
       options.onCandidate?.(candidate);
     },
   });
+}
+
+// Longest model-chosen name or id a log line carries; longer ones are cut with a count.
+const SHOWN_NAME_LENGTH = 200;
+
+function bounded(text: string): string {
+  return text.length <= SHOWN_NAME_LENGTH ? text : `${text.slice(0, SHOWN_NAME_LENGTH)}… (${text.length} characters)`;
 }

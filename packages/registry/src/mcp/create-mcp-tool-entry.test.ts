@@ -162,6 +162,18 @@ describe('summarizeMcpResult', () => {
     expect(text).not.toContain('iVBORw0KGgo');
   });
 
+  // A server chooses these texts; a pattern over them with a quadratic worst case held the event
+  // loop for seconds. Finishing within the test's timeout at all is the assertion.
+  it('names a resource link without its trailing blanks, in one pass over a hostile name', () => {
+    const blanks = ' '.repeat(200_000);
+    expect(summarizeMcpResult({ content: [{ type: 'resource_link', uri: '', name: `a ${blanks}` }] })).toBe(
+      '[resource link: a]',
+    );
+    expect(summarizeMcpResult({ content: [{ type: 'resource_link', uri: 'file:///c', name: `${blanks}x` }] })).toBe(
+      `[resource link: ${blanks}x file:///c]`,
+    );
+  });
+
   it('falls back to the structured content when there is no content', () => {
     expect(summarizeMcpResult({ content: [], structuredContent: { total: 3 } })).toBe('{"total":3}');
   });

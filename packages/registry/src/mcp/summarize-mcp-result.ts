@@ -14,7 +14,8 @@ function summarizeBlock(block: Record<string, unknown>): string {
     case 'audio':
       return `[audio: ${text(block.mimeType) ?? 'unknown type'}, not shown]`;
     case 'resource_link':
-      return `[resource link: ${text(block.name) ?? ''} ${text(block.uri) ?? ''}]`.replace(/\s+]/, ']');
+      // Trimmed, not matched: a pattern for the trailing blanks is quadratic in a server's text.
+      return `[resource link: ${`${text(block.name) ?? ''} ${text(block.uri) ?? ''}`.trimEnd()}]`;
     case 'resource': {
       const resource = (block.resource ?? {}) as Record<string, unknown>;
       const body = text(resource.text);

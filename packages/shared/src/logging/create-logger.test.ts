@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { NonRetryableError } from '../errors/non-retryable-error.js';
-import { createLogger, silentLogger } from './create-logger.js';
+import { createLogger, maskUrlCredentials, silentLogger } from './create-logger.js';
 
 /** A pino destination that keeps every line in memory, parsed. */
 function memoryDestination() {
@@ -70,6 +70,34 @@ describe('createLogger redaction', () => {
     expect(lines[0]!.msg).toBe('connect to https://bob:[redacted]@example.com/x');
     expect(raw.join('')).not.toContain('hunter2pass');
     expect(raw.join('')).not.toContain('pw-in-msg');
+  });
+
+  it('masks a password that holds @ or : whole, and leaves URLs without one as they are', () => {
+    expect(maskUrlCredentials('redis://user:p@ssw0rdSECRET@127.0.0.1:1/0')).toBe(
+      'redis://user:[redacted]@127.0.0.1:1/0',
+    );
+    expect(maskUrlCredentials('a@b:c@host and x+y://:pa:ss@h/p?q')).toBe('a@b:c@host and x+y://:[redacted]@h/p?q');
+    expect(maskUrlCredentials('u://a@b:c@host/')).toBe('u://a@b:[redacted]@host/');
+    expect(maskUrlCredentials('two: http://a:1@x/ then https://b:2@y:8080')).toBe(
+      'two: http://a:[redacted]@x/ then https://b:[redacted]@y:8080',
+    );
+    for (const plain of ['https://user@host:8080/x', 'http://host:80/a:b@c', 'see :// here', '://a:b@c', 'x://a:@h']) {
+      expect(maskUrlCredentials(plain)).toBe(plain);
+    }
+  });
+
+  // A model chooses some logged strings (an unknown tool's name). A pattern with a quadratic worst
+  // case took 17 s on 80 000 characters of `a.a.a.`; one pass takes well under a millisecond, so
+  // finishing within the test's timeout at all is the assertion here.
+  it('scrubs a long adversarial line in one pass', () => {
+    const { stream, lines } = memoryDestination();
+    const logger = createLogger({ destination: stream });
+    const name = 'a.'.repeat(400_000);
+    logger.warn({ toolName: name }, `unknown tool ${'a:'.repeat(200_000)}://${'b:'.repeat(200_000)}`);
+    expect(lines[0]!.toolName).toBe(name);
+    const many = maskUrlCredentials(`${'x://a:b'.repeat(100_000)}@h`);
+    expect(many.endsWith('x://a:b' + 'x://a:[redacted]@h')).toBe(true);
+    expect(many.length).toBe(7 * 100_000 + 2 - 1 + '[redacted]'.length);
   });
 
   it('masks registered secret values in objects, arrays, message text, format arguments and errors', () => {

@@ -15,7 +15,6 @@ export interface CreateLoggerOptions {
 }
 
 const secretKey = /(authorization|token|secret|key|password|cookie)/i;
-const credentialsInUrl = /(\b[a-z][a-z0-9+.-]*:\/\/)([^:@/\s]*):([^@/\s]+)@/gi;
 const MASK = SECRET_MASK;
 
 /** Masks values under secret-looking keys and every known secret value, at any depth. */
@@ -49,7 +48,48 @@ function scrub(value: unknown, secrets: ReadonlySet<string>, depth: number): unk
 }
 
 function scrubText(text: string, secrets: ReadonlySet<string>): string {
-  return maskSecretValues(text.replace(credentialsInUrl, `$1$2:${MASK}@`), secrets);
+  return maskSecretValues(maskUrlCredentials(text), secrets);
+}
+
+/**
+ * Masks the password of every `scheme://user:password@host` in `text`, up to the authority's last
+ * `@` (where URL parsers split it, so a password holding `@` is masked whole). One pass over the
+ * text: it runs on every logged string, model-chosen ones included, so no pattern with a quadratic
+ * worst case may do this.
+ */
+export function maskUrlCredentials(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('://'); at !== -1;) {
+    let end = at + 3;
+    let colon = -1;
+    let lastAt = -1;
+    for (; end < text.length; end += 1) {
+      const code = text.charCodeAt(end);
+      // The authority ends at a path, a query, a fragment or a blank.
+      if (code === 0x2f || code === 0x3f || code === 0x23 || code <= 0x20) break;
+      if (code === 0x40) lastAt = end;
+      else if (code === 0x3a && colon === -1) colon = end;
+    }
+    if (colon !== -1 && lastAt > colon + 1 && isSchemeCharacter(text.charCodeAt(at - 1))) {
+      out += `${text.slice(copied, colon + 1)}${MASK}`;
+      copied = lastAt;
+    }
+    // The next `://` may begin on the authority's last character (its `:`).
+    at = text.indexOf('://', Math.max(end - 1, at + 3));
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+function isSchemeCharacter(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2d ||
+    code === 0x2e
+  );
 }
 
 /** A live set of secret values; add to it when a process resolves new ones. */
