@@ -369,6 +369,13 @@ export const ERROR_CODES = {
     description: 'An unexpected failure: a bug, logged with its stack.',
   },
   RUN_FAILED: { status: 500, exitCode: failed, retryable: false, description: 'A run ended in failure.' },
+  LISTEN_FAILED: {
+    status: 500,
+    exitCode: usage,
+    retryable: false,
+    description:
+      'The API or a health listener cannot listen on its host and port (the host does not resolve, the port is taken or needs privileges); the message names the variables that set them.',
+  },
   MODEL_RESPONSE_TOO_LARGE: {
     status: 502,
     exitCode: failed,
@@ -380,7 +387,7 @@ export const ERROR_CODES = {
     exitCode: failed,
     retryable: false,
     description:
-      "A record of a run's state in Redis (its checkpoint, or a step's recorded model answer) cannot be read; the run fails instead of starting over and repeating its tools.",
+      "A record of a run's state in Redis (its checkpoint, an item of its message or step log, a step's recorded model answer) cannot be read, or a key of the run's state holds another type of value (the message names the key); the run fails instead of starting over and repeating its tools.",
   },
   ABORTED: {
     status: 499,
