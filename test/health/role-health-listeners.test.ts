@@ -1,4 +1,4 @@
-import { startHealthListener, silentLogger } from '@agentq/shared';
+import { AgentqError, startHealthListener, silentLogger } from '@agentq/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestWorker } from '../worker/helpers/worker-harness.js';
 import { createWarmerHarness, type WarmerHarness } from '../warmer/warmer-harness.js';
@@ -51,6 +51,7 @@ describe('role health listeners', () => {
       role: 'test',
       logger: silentLogger(),
       ready: async () => ready,
+      variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WORKER_HEALTH_PORT' },
     });
     if (!listener) throw new Error('no listener');
     try {
@@ -60,6 +61,35 @@ describe('role health listeners', () => {
       expect(await get(listener.port, '/readyz')).toBe(200);
     } finally {
       await listener.close();
+    }
+  });
+
+  it('fails with LISTEN_FAILED naming the address and its variables when it cannot listen', async () => {
+    const options = {
+      role: 'agent-worker',
+      logger: silentLogger(),
+      ready: async () => true,
+      variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WORKER_HEALTH_PORT' },
+    };
+    const unresolvable = await startHealthListener({ ...options, host: 'locahost.invalid', port: 0 }).catch(
+      (error: unknown) => error,
+    );
+    expect(AgentqError.isInstance(unresolvable) && unresolvable.code).toBe('LISTEN_FAILED');
+    expect((unresolvable as Error).message).toContain(
+      'agent-worker health listener cannot listen on locahost.invalid:0',
+    );
+    expect((unresolvable as Error).message).toContain('check AGENTQ_HEALTH_HOST and AGENTQ_WORKER_HEALTH_PORT');
+
+    const first = await startHealthListener({ ...options, host: '127.0.0.1', port: 0 });
+    if (!first) throw new Error('no listener');
+    try {
+      const taken = await startHealthListener({ ...options, host: '127.0.0.1', port: first.port }).catch(
+        (error: unknown) => error,
+      );
+      expect(AgentqError.isInstance(taken) && taken.code).toBe('LISTEN_FAILED');
+      expect((taken as Error).message).toContain(`127.0.0.1:${first.port}: the port is taken`);
+    } finally {
+      await first.close();
     }
   });
 });

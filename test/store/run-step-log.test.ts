@@ -1,5 +1,13 @@
 import { AgentqError, isRetryable, runCheckpointSchema, silentLogger, type RunCheckpoint } from '@agentq/shared';
-import { keyNames, RunStore, runStateKeys, type CheckpointWrite } from '@agentq/store';
+import {
+  elicitationOfToolCall,
+  keyNames,
+  registerElicitation,
+  RunStore,
+  runStateKeys,
+  unansweredElicitationsOfRun,
+  type CheckpointWrite,
+} from '@agentq/store';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -233,5 +241,117 @@ describe('the step log of a run', () => {
     // A blob that is not a checkpoint at all, likewise.
     await ctx.redis.set(runStateKeys(keyNames(ctx.prefix), 'log-7')[0], '{"runId":');
     await expect(reader.read('log-7', { strict: true })).rejects.toMatchObject({ code: 'RUN_STATE_CORRUPT' });
+  });
+  it('reads back every message shape the model loop writes, and names the item of one that is damaged', async () => {
+    const reader = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+    const providerOptions = { openai: { itemId: 'i-1' } };
+    const messages = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'go' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', image: 'aGVsbG8=', mediaType: 'image/png' },
+          { type: 'file', data: 'https://example.com/a.pdf', mediaType: 'application/pdf', filename: 'a.pdf' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'thinking', providerOptions },
+          { type: 'text', text: 'calling', providerOptions },
+          { type: 'tool-call', toolCallId: 'c-1', toolName: 'mcp__svc__look', input: {}, providerExecuted: false },
+          { type: 'tool-approval-request', approvalId: 'a-1', toolCallId: 'c-1' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'a-1', approved: true },
+          {
+            type: 'tool-result',
+            toolCallId: 'c-1',
+            toolName: 'mcp__svc__look',
+            output: { type: 'content', value: [{ type: 'media', data: 'aGVsbG8=', mediaType: 'image/png' }] },
+          },
+          // As written before tool results had an `output`.
+          { type: 'tool-result', toolCallId: 'c-0', toolName: 'mcp__svc__look', result: { done: true } },
+        ],
+      },
+      { role: 'assistant', content: 'done', providerOptions },
+    ] as RunCheckpoint['messages'];
+    await store.write({ ...fresh('log-shapes'), messages });
+    expect((await reader.read('log-shapes', { strict: true }))?.messages).toEqual(messages);
+
+    const messagesKey = keyNames(ctx.prefix).runMessages('log-shapes');
+    for (const damaged of [
+      '{"role":"assistant","content":5}',
+      '{"role":"tool","content":"text"}',
+      '{"role":"user","content":[{"type":"text","text":5}]}',
+      '{"role":"user","content":[{"text":"no type"}]}',
+      '{"role":"robot","content":"hi"}',
+    ]) {
+      await ctx.redis.lset(messagesKey, 3, damaged);
+      const failure = await reader.read('log-shapes', { strict: true }).catch((error: unknown) => error);
+      expect(AgentqError.isInstance(failure) && failure.code).toBe('RUN_STATE_CORRUPT');
+      expect((failure as Error).message).toContain(`item 3 of ${messagesKey}`);
+      expect(isRetryable(failure)).toBe(false);
+    }
+  });
+
+  it('fails with RUN_STATE_CORRUPT naming a key of the run that holds another type, strict or not', async () => {
+    const reader = new RunStore({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+    const [head, journal, messagesKey, , stepAnswer] = runStateKeys(keyNames(ctx.prefix), 'log-type');
+    const corrupt = async (operation: Promise<unknown>, key: string, type: string) => {
+      const failure = await operation.catch((error: unknown) => error);
+      expect(AgentqError.isInstance(failure) && failure.code).toBe('RUN_STATE_CORRUPT');
+      expect((failure as Error).message).toContain(`key ${key} holds a ${type}`);
+      expect(isRetryable(failure)).toBe(false);
+    };
+    await store.write(withStep(fresh('log-type')));
+    await ctx.redis.del(head);
+    await ctx.redis.hset(head, 'a', 'b');
+    await corrupt(reader.read('log-type'), head, 'hash');
+    await corrupt(reader.read('log-type', { strict: true }), head, 'hash');
+    await ctx.redis.del(head, messagesKey);
+    await ctx.redis.set(messagesKey, 'x');
+    await corrupt(reader.write(withStep(fresh('log-type'))), messagesKey, 'string');
+    await ctx.redis.set(journal, 'x');
+    await corrupt(reader.recordedToolResults('log-type'), journal, 'string');
+    await corrupt(reader.claimToolCall({ runId: 'log-type', toolCallId: 'c', owner: 'o' }), journal, 'string');
+    const result = { ok: true as const, output: 'x' };
+    await corrupt(reader.recordToolResult({ runId: 'log-type', toolCallId: 'c', result }), journal, 'string');
+    await ctx.redis.rpush(stepAnswer, 'x');
+    await corrupt(reader.readStepAnswer('log-type'), stepAnswer, 'list');
+  });
+
+  it("fails with RUN_STATE_CORRUPT naming a run's elicitation index that holds another type", async () => {
+    const index = keyNames(ctx.prefix).runElicitations('log-asks');
+    await ctx.redis.set(index, 'x');
+    const options = { redis: ctx.redis, prefix: ctx.prefix, runId: 'log-asks' };
+    const request = {
+      elicitationId: 'e-1',
+      runId: 'log-asks',
+      incarnation: 'inc-1',
+      toolCallId: 'c-1',
+      toolName: 'mcp__svc__ask',
+      serverId: 'svc',
+      argsDigest: 'a',
+      digest: 'd',
+      message: 'name?',
+      requestedSchema: {},
+      requestedAt: 1,
+      expiresAt: Date.now() + 60_000,
+    };
+    for (const operation of [
+      elicitationOfToolCall({ ...options, toolCallId: 'c-1' }),
+      unansweredElicitationsOfRun({ ...options, incarnation: 'inc-1' }),
+      registerElicitation({ redis: ctx.redis, prefix: ctx.prefix, request }),
+    ]) {
+      const failure = await operation.catch((error: unknown) => error);
+      expect(AgentqError.isInstance(failure) && failure.code).toBe('RUN_STATE_CORRUPT');
+      expect((failure as Error).message).toContain(`key ${index} holds a string`);
+    }
   });
 });

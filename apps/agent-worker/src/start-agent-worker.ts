@@ -331,6 +331,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     host: config.healthHost,
     port: config.workerHealthPort,
     role: 'agent-worker',
+    variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WORKER_HEALTH_PORT' },
     logger,
     // Approvals, elicitations and decisions are what resume parked runs: a worker whose run
     // consumers run but whose approvals consumer stopped would leave them parked.

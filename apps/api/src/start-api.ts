@@ -1,5 +1,5 @@
 import type { AgentqClient } from '@agentq/client';
-import type { Config, Logger } from '@agentq/shared';
+import { listenFailed, type Config, type Logger } from '@agentq/shared';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './build-api.js';
 
@@ -26,11 +26,23 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** Builds the API and starts listening. */
+/** Builds the API and starts listening; fails with `LISTEN_FAILED` when it cannot listen there. */
 export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const app = await buildApi(options);
   const host = options.host ?? options.config.apiHost;
-  await app.listen({ port: options.port ?? options.config.apiPort, host });
+  const wanted = options.port ?? options.config.apiPort;
+  try {
+    await app.listen({ port: wanted, host });
+  } catch (error) {
+    await app.close();
+    throw listenFailed(error, {
+      what: 'API',
+      host,
+      port: wanted,
+      hostVariable: 'AGENTQ_API_HOST',
+      portVariable: 'AGENTQ_API_PORT',
+    });
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.config.apiPort;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

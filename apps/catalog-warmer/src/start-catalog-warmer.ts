@@ -323,6 +323,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     host: config.healthHost,
     port: config.warmerHealthPort,
     role: 'catalog-warmer',
+    variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WARMER_HEALTH_PORT' },
     logger,
     ready: async () => state === 'running' && worker.isRunning() && (await redisAnswers(redis)),
   });

@@ -21,6 +21,48 @@ describe('exit codes and error lines', () => {
     expect(isRedisDown(new Error('boom'))).toBe(false);
   });
 
+  it('takes a network failure for Redis down only when it is about the Redis it connects to', () => {
+    const system = (message: string, fields: Record<string, unknown>) => Object.assign(new Error(message), fields);
+    const redis = { redisUrl: 'redis://:secret@cache.internal:6380/0' };
+    const refused = system('connect ECONNREFUSED 10.0.0.5:6380', { syscall: 'connect', port: 6380 });
+    const lookup = system('getaddrinfo ENOTFOUND cache.internal', {
+      syscall: 'getaddrinfo',
+      hostname: 'cache.internal',
+    });
+    expect(isRedisDown(refused, redis)).toBe(true);
+    expect(isRedisDown(lookup, redis)).toBe(true);
+    expect(isRedisDown(new Error('connect ECONNREFUSED 127.0.0.1:6379'))).toBe(true);
+    // A mistyped listen host, an MCP server, the API: something else that cannot be reached.
+    const listen = system('getaddrinfo ENOTFOUND locahost', { syscall: 'getaddrinfo', hostname: 'locahost' });
+    expect(isRedisDown(listen, redis)).toBe(false);
+    expect(isRedisDown(listen)).toBe(false);
+    expect(isRedisDown(new Error('connect ECONNREFUSED 127.0.0.1:3000'), redis)).toBe(false);
+    expect(
+      isRedisDown(system('listen EADDRINUSE: address already in use 127.0.0.1:6380', { syscall: 'listen' }), redis),
+    ).toBe(false);
+    expect(exitCodeFor(listen, redis)).toBe(EXIT_CODES.failed);
+    expect(describeError(listen, redis)).toBe('error: getaddrinfo ENOTFOUND locahost');
+    // Every node of a cluster counts.
+    const cluster = { redisUrl: 'redis+cluster://a.internal:7000,b.internal:7001' };
+    expect(isRedisDown(system('getaddrinfo ENOTFOUND b.internal', {}), cluster)).toBe(true);
+    expect(isRedisDown(new Error('connect ECONNREFUSED 10.0.0.9:7002'), { clusterNodes: 'c.internal:7002' })).toBe(
+      true,
+    );
+  });
+
+  it('reports a listener that cannot listen as such, not as Redis down', () => {
+    const error = new AgentqError({
+      code: 'LISTEN_FAILED',
+      message:
+        'the agent-worker health listener cannot listen on locahost:0: the host name does not resolve (getaddrinfo ENOTFOUND locahost); check AGENTQ_HEALTH_HOST and AGENTQ_WORKER_HEALTH_PORT',
+    });
+    expect(isRedisDown(error)).toBe(false);
+    expect(exitCodeFor(error)).toBe(EXIT_CODES.usage);
+    expect(describeError(error)).toMatch(
+      /^error \[LISTEN_FAILED\]: the agent-worker health listener .*AGENTQ_HEALTH_HOST/,
+    );
+  });
+
   it.each(Object.keys(ERROR_CODES) as ErrorCode[])('exits with the code ERROR_CODES gives %s', (code) => {
     expect(exitCodeFor(new AgentqError({ code, message: 'x' }))).toBe(ERROR_CODES[code].exitCode);
   });

@@ -27,8 +27,9 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
     if (isHelpExit(error)) return EXIT_CODES.ok;
     // Commander has already printed its message (unknown option, missing argument...).
     if (error instanceof CommanderError) return EXIT_CODES.usage;
-    io.err(describeError(error, { redisUrl: io.env.REDIS_URL, prefix: io.env.AGENTQ_PREFIX }));
+    const redis = { redisUrl: io.env.REDIS_URL, clusterNodes: io.env.AGENTQ_REDIS_CLUSTER_NODES };
+    io.err(describeError(error, { ...redis, prefix: io.env.AGENTQ_PREFIX }));
     if (io.env.AGENTQ_DEBUG && error instanceof Error && error.stack) io.err(error.stack);
-    return exitCodeFor(error);
+    return exitCodeFor(error, redis);
   }
 }

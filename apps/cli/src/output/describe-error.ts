@@ -6,14 +6,17 @@ import { maskRedisUrl } from './mask-redis-url.js';
  * One or a few lines for the terminal: the message, its code and field, never a stack trace.
  * Unexpected errors say so, so that a bug is not mistaken for bad input.
  */
-export function describeError(error: unknown, context: { redisUrl?: string; prefix?: string } = {}): string {
+export function describeError(
+  error: unknown,
+  context: { redisUrl?: string; clusterNodes?: string; prefix?: string } = {},
+): string {
   if (error instanceof ValidationError && error.issues.length > 1) {
     const lines = error.issues.map((issue) => `  - ${issue.field || '(root)'}: ${issue.message}`);
     return [`error [${error.code}]: ${error.message.split(':')[0]}`, ...lines].join('\n');
   }
   // Before the coded errors: agentq's own wait for Redis throws a coded UNAVAILABLE, and the line
   // names the Redis it tried either way.
-  if (isRedisDown(error)) {
+  if (isRedisDown(error, context)) {
     return `error [REDIS_UNAVAILABLE]: cannot reach Redis${context.redisUrl ? ` at ${maskRedisUrl(context.redisUrl)}` : ''}. Start Redis or set REDIS_URL.`;
   }
   if (AgentqError.isInstance(error)) {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { normalizeHostPattern } from '../net/is-allowed-host.js';
 import { modelIdSchema } from '../schemas/run-spec.js';
@@ -73,13 +74,48 @@ const providerBaseUrl = z
   }, 'must not carry credentials; put the key in the provider key setting')
   .transform((url) => url.replace(/\/+$/, ''));
 
-const positiveInt = z.coerce
-  .number({ message: 'must be a number' })
-  .int('must be a whole number')
-  .positive('must be greater than 0');
+/**
+ * A whole-number setting from `min` (to `max`). A bad value is refused saying what was expected
+ * and what it got: `must be a port number from 0 to 65535, got "abc"`.
+ */
+function wholeNumber(range: { min: number; max?: number; what?: string }) {
+  const what = range.what ?? 'a whole number';
+  const expected =
+    range.max !== undefined
+      ? `${what} from ${range.min} to ${range.max}`
+      : range.min === 1
+        ? `${what} greater than 0`
+        : `${what} of at least ${range.min}`;
+  return z.string().transform((text, context) => {
+    const value = text.trim() === '' ? Number.NaN : Number(text);
+    if (Number.isInteger(value) && value >= range.min && (range.max === undefined || value <= range.max)) return value;
+    const got = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+    context.addIssue({ code: 'custom', message: `must be ${expected}, got "${got}"` });
+    return z.NEVER;
+  });
+}
+
+const positiveInt = wholeNumber({ min: 1 });
+
+/**
+ * An address to listen on: an IP address (`0.0.0.0`, `::`), or a host name of valid syntax
+ * (letters, digits, `-` and `_` in dot-separated labels), so that a URL or a stray character is
+ * refused at start rather than by the listener.
+ */
+const listenHost = z.string().refine((text) => {
+  if (isIP(text) !== 0) return true;
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  return (
+    name.length > 0 &&
+    name.length <= 253 &&
+    name.split('.').every((label) => /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/.test(label))
+  );
+}, 'must be an IP address (127.0.0.1, ::) or a host name such as localhost');
+
+const port = wholeNumber({ min: 0, max: 65535, what: 'a port number' });
 
 // The code sandbox's stack cap: the interpreter's frames live on the worker thread's own stack.
-const stackBytes = positiveInt.max(256 * 1024, 'must be at most 262144');
+const stackBytes = wholeNumber({ min: 1, max: 256 * 1024 });
 
 // A setting that names where a secret is rather than holding it: one or more `${NAME}`.
 const secretPlaceholder = z
@@ -139,7 +175,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_RUN_SHARDS',
     key: 'runShards',
-    schema: positiveInt.max(256, 'must be at most 256'),
+    schema: wholeNumber({ min: 1, max: 256 }),
     description:
       'Run shards: each has its own `agent-runs` and `approvals` queues and hash tag; a run’s shard is a hash of its id. Default 1 on a single Redis (key names as before sharding) and 16 on a cluster. Every process of a deployment must use the same value; runs enqueued under an earlier value stay readable and are still consumed.',
   },
@@ -184,14 +220,14 @@ export const configVariables = [
   {
     env: 'AGENTQ_API_HOST',
     key: 'apiHost',
-    schema: z.string().min(1),
+    schema: listenHost,
     default: '127.0.0.1',
     description: 'Address the API listens on.',
   },
   {
     env: 'AGENTQ_API_PORT',
     key: 'apiPort',
-    schema: z.coerce.number().int().min(0).max(65535),
+    schema: port,
     default: '3000',
     description: 'Port the API listens on (0 picks a free port).',
   },
@@ -217,21 +253,21 @@ export const configVariables = [
   {
     env: 'AGENTQ_WARMER_HEALTH_PORT',
     key: 'warmerHealthPort',
-    schema: z.coerce.number().int().min(0).max(65535),
+    schema: port,
     description:
       "Port of the catalog warmer's health listener (`/healthz`, `/readyz`: ready when Redis answers and its BullMQ worker runs). Unset: no listener. 0 picks a free port.",
   },
   {
     env: 'AGENTQ_WORKER_HEALTH_PORT',
     key: 'workerHealthPort',
-    schema: z.coerce.number().int().min(0).max(65535),
+    schema: port,
     description:
       "Port of the agent worker's health listener (`/healthz`, `/readyz`: ready when Redis answers and its BullMQ worker runs). Unset: no listener. 0 picks a free port.",
   },
   {
     env: 'AGENTQ_HEALTH_HOST',
     key: 'healthHost',
-    schema: z.string().min(1),
+    schema: listenHost,
     default: '127.0.0.1',
     description: 'Address the warmer and worker health listeners bind to.',
   },
@@ -290,7 +326,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_RUN_LOCK_MS',
     key: 'runLockMs',
-    schema: positiveInt.min(1_000, 'must be at least 1000'),
+    schema: wholeNumber({ min: 1_000 }),
     default: '6000',
     description:
       'BullMQ lock duration of a running run, in ms; renewed every half of it while the worker lives. A `kill -9`ed worker’s runs resume elsewhere within about this plus `AGENTQ_RUN_STALLED_INTERVAL_MS`.',
@@ -298,7 +334,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_RUN_STALLED_INTERVAL_MS',
     key: 'runStalledIntervalMs',
-    schema: positiveInt.min(500, 'must be at least 500'),
+    schema: wholeNumber({ min: 500 }),
     default: '3000',
     description:
       'How often workers look for runs whose lock lapsed (their worker died), in ms. Clamped to the lock duration.',
@@ -384,7 +420,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_SEARCH_ENRICH_EXAMPLES',
     key: 'searchEnrichExamples',
-    schema: positiveInt.max(10, 'must be at most 10'),
+    schema: wholeNumber({ min: 1, max: 10 }),
     default: '4',
     description:
       'Example requests the `AGENTQ_SEARCH_ENRICH_MODEL` writes per tool (at most 10, each at most 120 characters).',
@@ -392,7 +428,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_SEARCH_ENRICH_MAX_TOOLS',
     key: 'searchEnrichMaxTools',
-    schema: positiveInt.max(10_000, 'must be at most 10000'),
+    schema: wholeNumber({ min: 1, max: 10_000 }),
     default: '200',
     description:
       'Most tools one warmer sends to the `AGENTQ_SEARCH_ENRICH_MODEL` per list it reads; the rest wait for the next read of that server, so a large new server spreads its cost over several refreshes.',
@@ -745,7 +781,7 @@ export const configVariables = [
   {
     env: 'AGENTQ_INDEXER_LOCK_MS',
     key: 'indexerLockMs',
-    schema: positiveInt.min(1_000, 'must be at least 1000'),
+    schema: wholeNumber({ min: 1_000 }),
     default: '15000',
     description:
       'BullMQ lock duration of a running ingest, in ms. A `kill -9`ed indexer’s ingest is picked up by another indexer (or the restarted one) within about 1.5 times this, and resumes where its progress marker stands.',

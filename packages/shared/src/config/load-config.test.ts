@@ -291,15 +291,57 @@ describe('loadConfig', () => {
   it('reads AGENTQ_TOOL_RESULT_MAX_BYTES as a positive whole number and names a bad one', () => {
     expect(loadConfig({ AGENTQ_TOOL_RESULT_MAX_BYTES: '65536' }).toolResultMaxBytes).toBe(65_536);
     for (const [value, message] of [
-      ['0', 'must be greater than 0'],
-      ['-5', 'must be greater than 0'],
-      ['1.5', 'must be a whole number'],
-      ['1MB', 'must be a number'],
+      ['0', 'must be a whole number greater than 0, got "0"'],
+      ['-5', 'must be a whole number greater than 0, got "-5"'],
+      ['1.5', 'must be a whole number greater than 0, got "1.5"'],
+      ['1MB', 'must be a whole number greater than 0, got "1MB"'],
     ] as const) {
       const error = configError({ AGENTQ_TOOL_RESULT_MAX_BYTES: value });
       expect(error.issues).toEqual([
         { field: 'AGENTQ_TOOL_RESULT_MAX_BYTES', message: expect.stringContaining(message) },
       ]);
+    }
+  });
+
+  it('says what a port or number variable got and what it expects', () => {
+    expect(loadConfig({ AGENTQ_WORKER_HEALTH_PORT: '0', AGENTQ_API_PORT: '8080' })).toMatchObject({
+      workerHealthPort: 0,
+      apiPort: 8080,
+    });
+    for (const [env, value, message] of [
+      ['AGENTQ_WORKER_HEALTH_PORT', 'abc', 'must be a port number from 0 to 65535, got "abc"'],
+      ['AGENTQ_API_PORT', '70000', 'must be a port number from 0 to 65535, got "70000"'],
+      ['AGENTQ_WARMER_HEALTH_PORT', '80.5', 'must be a port number from 0 to 65535, got "80.5"'],
+      ['AGENTQ_CODE_MODE_MAX_STACK_BYTES', '1048576', 'must be a whole number from 1 to 262144, got "1048576"'],
+    ] as const) {
+      expect(configError({ [env]: value }).issues).toEqual([{ field: env, message }]);
+    }
+  });
+
+  it('takes an IP address or a host name to listen on, and refuses anything else naming the variable', () => {
+    for (const host of [
+      '127.0.0.1',
+      '0.0.0.0',
+      '::',
+      '::1',
+      'localhost',
+      'locahost',
+      'agent-worker',
+      'my_svc.internal.',
+    ]) {
+      expect(loadConfig({ AGENTQ_HEALTH_HOST: host, AGENTQ_API_HOST: host })).toMatchObject({
+        healthHost: host,
+        apiHost: host,
+      });
+    }
+    for (const host of ['http://localhost', 'local host', 'localhost:3000', '[::1]', '-bad.example', 'a..b']) {
+      for (const env of ['AGENTQ_HEALTH_HOST', 'AGENTQ_API_HOST']) {
+        const error = configError({ [env]: host });
+        expect(error.code).toBe('CONFIG_INVALID');
+        expect(error.issues, `${env}=${host}`).toEqual([
+          { field: env, message: 'must be an IP address (127.0.0.1, ::) or a host name such as localhost' },
+        ]);
+      }
     }
   });
 

@@ -369,6 +369,13 @@ export const ERROR_CODES = {
     description: 'An unexpected failure: a bug, logged with its stack.',
   },
   RUN_FAILED: { status: 500, exitCode: failed, retryable: false, description: 'A run ended in failure.' },
+  LISTEN_FAILED: {
+    status: 500,
+    exitCode: usage,
+    retryable: false,
+    description:
+      'The API or a health listener cannot listen on its host and port (the host does not resolve, the port is taken or needs privileges); the message names the variables that set them.',
+  },
   MODEL_RESPONSE_TOO_LARGE: {
     status: 502,
     exitCode: failed,
@@ -380,7 +387,7 @@ export const ERROR_CODES = {
     exitCode: failed,
     retryable: false,
     description:
-      "A record of a run's state in Redis cannot be read. Its checkpoint, or a step's recorded model answer: the run fails instead of starting over and repeating its tools. The request of an approval or elicitation it waits on: a decision or answer is refused, and nothing is recorded.",
+      "A record of a run's state in Redis cannot be read, or a key of it holds another type of value (the message names the key). Its checkpoint, an item of its message or step log, or a step's recorded model answer: the run fails instead of starting over and repeating its tools. The request of an approval or elicitation it waits on: a decision or answer is refused, and nothing is recorded.",
   },
   ABORTED: {
     status: 499,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logging/logger.js';
+import { listenFailed } from './listen-failed.js';
 
 /** Options of {@link startHealthListener}. */
 export interface HealthListenerOptions {
@@ -13,6 +14,8 @@ export interface HealthListenerOptions {
   logger: Logger;
   /** Role name, in the listener's log line. */
   role: string;
+  /** The variables that set `host` and `port`, named when it cannot listen. */
+  variables: { host: string; port: string };
 }
 
 /** A running health listener. */
@@ -26,7 +29,8 @@ export interface HealthListener {
  * A small HTTP listener for a role without the API: `GET /healthz` answers 200 while the process
  * runs, `GET /readyz` 200 when `ready()` says so and 503 otherwise (bodies `{"status":...}`);
  * anything else is 404. It reads nothing from the request and says nothing about the deployment.
- * Resolves to `undefined`, starting nothing, when `port` is unset.
+ * Resolves to `undefined`, starting nothing, when `port` is unset; fails with `LISTEN_FAILED`
+ * when it cannot listen there.
  */
 export async function startHealthListener(options: HealthListenerOptions): Promise<HealthListener | undefined> {
   if (options.port === undefined) return undefined;
@@ -46,10 +50,21 @@ export async function startHealthListener(options: HealthListenerOptions): Promi
         () => send(503, { status: 'not ready' }),
       );
   });
+  const { port: wanted, host } = options;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+    const failed = (error: unknown) =>
+      reject(
+        listenFailed(error, {
+          what: `${options.role} health listener`,
+          host,
+          port: wanted,
+          hostVariable: options.variables.host,
+          portVariable: options.variables.port,
+        }),
+      );
+    server.once('error', failed);
+    server.listen(wanted, host, () => {
+      server.off('error', failed);
       resolve();
     });
   });

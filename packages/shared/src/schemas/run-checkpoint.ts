@@ -70,8 +70,30 @@ export const runHeadSchema = runCheckpointSchema
 
 export type RunHead = z.output<typeof runHeadSchema>;
 
-/** One item of `P:run.<runId>:messages`: an AI SDK model message. */
-export const runLogMessageSchema = z.looseObject({ role: z.string() });
+/**
+ * One part of a model message's content: typed, with its text when it is a text part. Other
+ * fields (tool results, images, files, provider options) are the model loop's to check: messages
+ * older versions wrote must keep loading.
+ */
+const messagePartSchema = z
+  .looseObject({ type: z.string() })
+  .refine((part) => part.type !== 'text' || typeof part.text === 'string', {
+    message: 'a text part needs a string text',
+    path: ['text'],
+  });
+const messagePartsSchema = z.array(messagePartSchema);
+
+/**
+ * One item of `P:run.<runId>:messages`: an AI SDK model message, checked as far as its role and
+ * the kind of its content (a string, or parts, as that role allows), so that a damaged item is
+ * told apart from a message the model loop refuses. It is checked once per resume, not per step.
+ */
+export const runLogMessageSchema = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('system'), content: z.string() }),
+  z.looseObject({ role: z.literal('user'), content: z.union([z.string(), messagePartsSchema]) }),
+  z.looseObject({ role: z.literal('assistant'), content: z.union([z.string(), messagePartsSchema]) }),
+  z.looseObject({ role: z.literal('tool'), content: messagePartsSchema }),
+]);
 
 /** One item of `P:run.<runId>:steps`. */
 export const runLogStepSchema = stepRecordSchema;

@@ -11,6 +11,7 @@ import { keyNames } from '../keys.js';
 import { readRequestBeforeWrite, readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
+import { onRunState } from '../runs/run-state-corrupt.js';
 
 /**
  * The durable record of one elicitation a run parked on (server policy `ask`), shared by the worker
@@ -63,19 +64,35 @@ export async function registerElicitation(
   const keys = keyNames(options.prefix);
   const request = elicitationRequestSchema.parse(options.request);
   const recordKey = keys.elicitation(request.elicitationId);
-  const created = await options.redis.hsetnx(recordKey, 'request', JSON.stringify(request));
   const index = keys.runElicitations(request.runId);
-  const transaction = options.redis.multi();
-  if (created === 1) {
-    transaction.hset(recordKey, 'expiresAt', String(request.expiresAt));
-    if (options.step !== undefined) transaction.hset(recordKey, 'step', String(options.step));
-    // Unanswered records live a settled record's time past their expiry, at most.
-    transaction.pexpireat(recordKey, request.expiresAt + settledTtlSeconds * 1000);
-    transaction.zadd(keys.pendingElicitations, String(request.expiresAt), request.elicitationId);
-  }
-  transaction.hset(index, request.toolCallId, request.elicitationId);
-  transaction.pexpireat(index, request.expiresAt + settledTtlSeconds * 1000);
-  await transaction.exec();
+  await onRunState(options.redis, request.runId, { [recordKey]: 'hash', [index]: 'hash' }, async () => {
+    const created = await options.redis.hsetnx(recordKey, 'request', JSON.stringify(request));
+    const transaction = options.redis.multi();
+    if (created === 1) {
+      transaction.hset(recordKey, 'expiresAt', String(request.expiresAt));
+      if (options.step !== undefined) transaction.hset(recordKey, 'step', String(options.step));
+      // Unanswered records live a settled record's time past their expiry, at most.
+      transaction.pexpireat(recordKey, request.expiresAt + settledTtlSeconds * 1000);
+      transaction.zadd(keys.pendingElicitations, String(request.expiresAt), request.elicitationId);
+    }
+    transaction.hset(index, request.toolCallId, request.elicitationId);
+    transaction.pexpireat(index, request.expiresAt + settledTtlSeconds * 1000);
+    const failed = ((await transaction.exec()) ?? []).find(([error]) => error !== null);
+    if (failed?.[0]) throw failed[0];
+  });
+}
+
+/** The elicitation ids in a run's index (`P:run.<runId>:elicitations`), by tool call id. */
+export async function runElicitationIndex(
+  options: ElicitationRecordsOptions & { runId: string },
+): Promise<Record<string, string>> {
+  const index = keyNames(options.prefix).runElicitations(options.runId);
+  return await onRunState(
+    options.redis,
+    options.runId,
+    { [index]: 'hash' },
+    async () => await options.redis.hgetall(index),
+  );
 }
 
 /** One elicitation's record, or `null` when unknown (or unreadable). */
@@ -128,7 +145,13 @@ export async function elicitationOfToolCall(
   options: ElicitationRecordsOptions & { runId: string; toolCallId: string },
 ): Promise<ElicitationRecord | null> {
   const keys = keyNames(options.prefix);
-  const elicitationId = await options.redis.hget(keys.runElicitations(options.runId), options.toolCallId);
+  const index = keys.runElicitations(options.runId);
+  const elicitationId = await onRunState(
+    options.redis,
+    options.runId,
+    { [index]: 'hash' },
+    async () => await options.redis.hget(index, options.toolCallId),
+  );
   return elicitationId ? await readElicitation({ ...options, elicitationId }) : null;
 }
 
@@ -182,7 +205,7 @@ export async function untakenAnswersOfStep(
   },
 ): Promise<string[]> {
   const keys = keyNames(options.prefix);
-  const ids = new Set(Object.values(await options.redis.hgetall(keys.runElicitations(options.runId))));
+  const ids = new Set(Object.values(await runElicitationIndex(options)));
   const found: string[] = [];
   for (const elicitationId of [...ids].sort()) {
     const [requestText, response, step, takenBy] = await options.redis.hmget(

@@ -1,5 +1,9 @@
-import { keyNames } from '../keys.js';
-import { readElicitation, type ElicitationRecord, type ElicitationRecordsOptions } from './elicitation-records.js';
+import {
+  readElicitation,
+  runElicitationIndex,
+  type ElicitationRecord,
+  type ElicitationRecordsOptions,
+} from './elicitation-records.js';
 
 /**
  * The questions one run incarnation is waiting on: the elicitations in the run's index
@@ -10,9 +14,8 @@ import { readElicitation, type ElicitationRecord, type ElicitationRecordsOptions
 export async function unansweredElicitationsOfRun(
   options: ElicitationRecordsOptions & { runId: string; incarnation: string; now?: number },
 ): Promise<ElicitationRecord[]> {
-  const keys = keyNames(options.prefix);
   const now = options.now ?? Date.now();
-  const ids = new Set(Object.values(await options.redis.hgetall(keys.runElicitations(options.runId))));
+  const ids = new Set(Object.values(await runElicitationIndex(options)));
   const records = await Promise.all(
     [...ids].map(async (elicitationId) => await readElicitation({ ...options, elicitationId })),
   );

@@ -2,7 +2,6 @@ import {
   AgentqError,
   answeredToolCallIds,
   isOfRunIncarnation,
-  NonRetryableError,
   QUEUE_NAMES,
   recordedToolResultSchema,
   runCheckpointSchema,
@@ -15,12 +14,14 @@ import {
   type RecordedToolResult,
   type RunCheckpoint,
   type RunHead,
+  ValidationError,
 } from '@agentq/shared';
 import { keyNames, runStateKeys, type KeyNames } from '../keys.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { defineStoreScripts, runStoreScript } from '../scripts/store-scripts.js';
 import { z } from 'zod';
 import { FINISHED_RUN_TTL_SECONDS } from './run-state-lifecycle.js';
+import { onRunState, runStateCorrupt, type StoredType } from './run-state-corrupt.js';
 
 /** Just enough of a stored run record to tell its format: a step-log head has `format`. */
 const storedRunRecordSchema = z.looseObject({ format: z.unknown().optional() });
@@ -116,14 +117,18 @@ export class RunStore {
    * The checkpoint, rebuilt from the head and the step log (or read from a single-blob checkpoint),
    * or `null` when there is none. One round trip. An unreadable one is logged and read as `null`
    * (for views), or, with `strict` (for resuming the run), fails with `RUN_STATE_CORRUPT`, which is
-   * not retried: a run that started over would repeat every step, and its tools.
+   * not retried: a run that started over would repeat every step, and its tools. A key of the run
+   * holding another type of value fails with `RUN_STATE_CORRUPT` naming it, strict or not.
    */
   async read(runId: string, options: { strict?: boolean } = {}): Promise<RunCheckpoint | null> {
     const [headKey, , messagesKey, stepsKey] = runStateKeys(this.keys, runId);
-    const replies =
-      (await this.redis.multi().get(headKey).lrange(messagesKey, 0, -1).lrange(stepsKey, 0, -1).exec()) ?? [];
-    const failed = replies.find(([error]) => error !== null);
-    if (failed?.[0]) throw failed[0];
+    const replies = await this.onState(runId, async () => {
+      const all =
+        (await this.redis.multi().get(headKey).lrange(messagesKey, 0, -1).lrange(stepsKey, 0, -1).exec()) ?? [];
+      const failed = all.find(([error]) => error !== null);
+      if (failed?.[0]) throw failed[0];
+      return all;
+    });
     const [text, messageItems, stepItems] = replies.map(([, value]) => value) as [string | null, string[], string[]];
     if (text === null) return null;
     const checkpoint = this.parse(runId, text, messageItems, stepItems, options.strict === true);
@@ -142,23 +147,21 @@ export class RunStore {
     const unreadable = (error: string) => {
       this.logger.warn({ runId, error }, 'unreadable run checkpoint');
       if (!strict) return null;
-      throw new NonRetryableError({
-        code: 'RUN_STATE_CORRUPT',
-        message: `the stored checkpoint of run ${runId} cannot be read (${error.slice(0, 300)}); the run fails rather than start over and repeat its steps`,
-      });
+      throw runStateCorrupt(runId, error);
     };
+    const headKey = this.keys.run(runId);
     // The format is told by the value's own top-level `format`, never by searching the text: a
     // single-blob checkpoint holds tool inputs, which may spell anything.
-    const raw = safeParseJson(text, storedRunRecordSchema, `checkpoint of run ${runId}`);
+    const raw = safeParseJson(text, storedRunRecordSchema, `checkpoint ${headKey}`);
     const isHead = raw.success && raw.data.format === 'step-log';
-    const parsed = !raw.success
-      ? raw
-      : isHead
-        ? runHeadSchema.safeParse(raw.data)
-        : runCheckpointSchema.safeParse(raw.data);
-    if (!parsed.success) return unreadable(parsed.error.message);
+    if (!raw.success) return unreadable(raw.error.message);
+    const parsed = isHead ? runHeadSchema.safeParse(raw.data) : runCheckpointSchema.safeParse(raw.data);
+    if (!parsed.success) return unreadable(ValidationError.fromZod(`checkpoint ${headKey}`, parsed.error).message);
     if (!isHead) return { checkpoint: parsed.data as RunCheckpoint, logged: false };
-    const rebuilt = checkpointOf(parsed.data as RunHead, messageItems, stepItems);
+    const rebuilt = checkpointOf(parsed.data as RunHead, messageItems, stepItems, {
+      messages: this.keys.runMessages(runId),
+      steps: this.keys.runSteps(runId),
+    });
     if (typeof rebuilt === 'string') return unreadable(rebuilt);
     return { checkpoint: rebuilt, logged: true };
   }
@@ -211,7 +214,7 @@ export class RunStore {
       runId,
       ...items,
     ];
-    const written = await this.run(args, keys, options.sideWrites);
+    const written = await this.onState(runId, async () => await this.run(args, keys, options.sideWrites));
     if (written === -1) {
       throw new AgentqError({ code: 'INTERNAL', message: `the step log of run ${runId} is shorter than expected` });
     }
@@ -233,6 +236,22 @@ export class RunStore {
     const failed = results.find(([error]) => error !== null);
     if (failed?.[0]) throw failed[0];
     return Number(results[0]?.[1]);
+  }
+
+  /**
+   * Runs `operation` on the run's state keys: a `WRONGTYPE` reply fails with `RUN_STATE_CORRUPT`
+   * naming the key (see `onRunState`).
+   */
+  private async onState<T>(runId: string, operation: () => Promise<T>): Promise<T> {
+    const [head, toolResults, messages, steps, stepAnswer] = runStateKeys(this.keys, runId);
+    const expected: Record<string, StoredType> = {
+      [head]: 'string',
+      [toolResults]: 'hash',
+      [messages]: 'list',
+      [steps]: 'list',
+      [stepAnswer]: 'string',
+    };
+    return await onRunState(this.redis, runId, expected, operation);
   }
 
   /** The index of the first item of `items` not known to be stored at its index for the run. */
@@ -258,7 +277,7 @@ export class RunStore {
    * `incarnation` so are entries another incarnation of the run id wrote).
    */
   async recordedToolResults(runId: string, incarnation?: string): Promise<Map<string, RecordedToolResult>> {
-    const all = await this.redis.hgetall(this.toolResultsKey(runId));
+    const all = await this.onState(runId, async () => await this.redis.hgetall(this.toolResultsKey(runId)));
     const out = new Map<string, RecordedToolResult>();
     for (const [toolCallId, text] of Object.entries(all)) {
       const parsed = safeParseJson(text, recordedToolResultSchema, `recorded result of ${toolCallId}`);
@@ -289,21 +308,25 @@ export class RunStore {
     incarnation?: string;
   }): Promise<ToolCallClaim> {
     const journalKey = this.toolResultsKey(options.runId);
-    const [status, text] = (await runStoreScript(
-      this.redis,
-      'runClaimToolCall',
-      [journalKey, options.fence?.lockKey ?? journalKey],
-      [
-        options.toolCallId,
-        JSON.stringify({
-          claimedBy: options.owner,
-          toolName: options.toolName,
-          incarnation: options.incarnation,
-          startedAt: options.startedAt ?? Date.now(),
-        }),
-        options.fence?.token ?? '',
-        options.incarnation ?? '',
-      ],
+    const [status, text] = (await this.onState(
+      options.runId,
+      async () =>
+        await runStoreScript(
+          this.redis,
+          'runClaimToolCall',
+          [journalKey, options.fence?.lockKey ?? journalKey],
+          [
+            options.toolCallId,
+            JSON.stringify({
+              claimedBy: options.owner,
+              toolName: options.toolName,
+              incarnation: options.incarnation,
+              startedAt: options.startedAt ?? Date.now(),
+            }),
+            options.fence?.token ?? '',
+            options.incarnation ?? '',
+          ],
+        ),
     )) as [string, string | undefined];
     if (status === 'LOST') return { status: 'lock-lost' };
     if (status === 'CLAIMED') return { status: 'claimed' };
@@ -316,7 +339,7 @@ export class RunStore {
    * as stored, or `null`. The worker validates it: the store does not know the model's formats.
    */
   async readStepAnswer(runId: string): Promise<string | null> {
-    return await this.redis.get(this.keys.runStepAnswer(runId));
+    return await this.onState(runId, async () => await this.redis.get(this.keys.runStepAnswer(runId)));
   }
 
   /**
@@ -327,11 +350,15 @@ export class RunStore {
    */
   async recordStepAnswer(options: { runId: string; record: string; fence?: RunFence }): Promise<void> {
     const key = this.keys.runStepAnswer(options.runId);
-    const written = await runStoreScript(
-      this.redis,
-      'runRecordStepAnswer',
-      [key, options.fence?.lockKey ?? key],
-      [options.record, options.fence?.token ?? '', this.finishedTtlSeconds],
+    const written = await this.onState(
+      options.runId,
+      async () =>
+        await runStoreScript(
+          this.redis,
+          'runRecordStepAnswer',
+          [key, options.fence?.lockKey ?? key],
+          [options.record, options.fence?.token ?? '', this.finishedTtlSeconds],
+        ),
     );
     if (Number(written) !== 1) {
       throw new AgentqError({ code: 'LOCK_LOST', message: `run ${options.runId} moved to another worker` });
@@ -340,7 +367,11 @@ export class RunStore {
 
   /** Remembers a tool call's result. */
   async recordToolResult(options: { runId: string; toolCallId: string; result: RecordedToolResult }): Promise<void> {
-    await this.redis.hset(this.toolResultsKey(options.runId), options.toolCallId, JSON.stringify(options.result));
+    const key = this.toolResultsKey(options.runId);
+    await this.onState(
+      options.runId,
+      async () => await this.redis.hset(key, options.toolCallId, JSON.stringify(options.result)),
+    );
   }
 }
 
@@ -358,19 +389,21 @@ export function checkpointOf(
   head: RunHead,
   messageItems: readonly string[],
   stepItems: readonly string[],
+  /** The names of the log's lists, for what is wrong with an item. */
+  lists: { messages: string; steps: string } = { messages: 'messages', steps: 'steps' },
 ): RunCheckpoint | string {
   if (messageItems.length < head.messageCount || stepItems.length < head.stepCount) {
     return `the step log holds ${messageItems.length} messages and ${stepItems.length} steps, the head counts ${head.messageCount} and ${head.stepCount}`;
   }
   const messages: RunCheckpoint['messages'] = [];
-  for (const item of messageItems.slice(0, head.messageCount)) {
-    const parsed = safeParseJson(item, runLogMessageSchema, 'run log message');
+  for (const [index, item] of messageItems.slice(0, head.messageCount).entries()) {
+    const parsed = safeParseJson(item, runLogMessageSchema, `item ${index} of ${lists.messages}`);
     if (!parsed.success) return parsed.error.message;
     messages.push(parsed.data);
   }
   const steps: RunCheckpoint['steps'] = [];
-  for (const item of stepItems.slice(0, head.stepCount)) {
-    const parsed = safeParseJson(item, runLogStepSchema, 'run log step');
+  for (const [index, item] of stepItems.slice(0, head.stepCount).entries()) {
+    const parsed = safeParseJson(item, runLogStepSchema, `item ${index} of ${lists.steps}`);
     if (!parsed.success) return parsed.error.message;
     steps.push(parsed.data);
   }
