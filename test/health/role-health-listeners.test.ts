@@ -49,6 +49,7 @@ describe('role health listeners', () => {
       host: '127.0.0.1',
       port: 0,
       role: 'test',
+      portSetting: 'TEST_HEALTH_PORT',
       logger: silentLogger(),
       ready: async () => ready,
     });

@@ -318,6 +318,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const health = await startHealthListener({
     host: config.healthHost,
     port: config.workerHealthPort,
+    portSetting: 'AGENTQ_WORKER_HEALTH_PORT',
     role: 'agent-worker',
     logger,
     // Approvals, elicitations and decisions are what resume parked runs: a worker whose run

@@ -1,5 +1,5 @@
 import type { AgentqClient } from '@agentq/client';
-import type { Config, Logger } from '@agentq/shared';
+import { listenError, type Config, type Logger } from '@agentq/shared';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './build-api.js';
 
@@ -30,7 +30,13 @@ export interface RunningApi {
 export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const app = await buildApi(options);
   const host = options.host ?? options.config.apiHost;
-  await app.listen({ port: options.port ?? options.config.apiPort, host });
+  const wanted = options.port ?? options.config.apiPort;
+  try {
+    await app.listen({ port: wanted, host });
+  } catch (error) {
+    await app.close();
+    throw listenError(error, { name: 'the API', host, port: wanted, setting: 'AGENTQ_API_PORT' });
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.config.apiPort;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

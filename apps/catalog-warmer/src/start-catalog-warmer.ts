@@ -322,6 +322,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
   const health = await startHealthListener({
     host: config.healthHost,
     port: config.warmerHealthPort,
+    portSetting: 'AGENTQ_WARMER_HEALTH_PORT',
     role: 'catalog-warmer',
     logger,
     ready: async () => state === 'running' && worker.isRunning() && (await redisAnswers(redis)),

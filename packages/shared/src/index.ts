@@ -170,6 +170,7 @@ export { checkFetchTarget } from './net/check-fetch-target.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
 export { startHealthListener } from './net/start-health-listener.js';
+export { assertPortsFree, listenError, type ListenTarget } from './net/port-in-use.js';
 export { runRole, runRoleProcess } from './roles/run-role.js';
 export type { RoleContext, RoleDefinition, RunningRole, RunRoleOptions } from './roles/run-role.js';
 export { waitForShutdown } from './roles/wait-for-shutdown.js';

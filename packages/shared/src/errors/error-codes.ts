@@ -273,6 +273,12 @@ export const ERROR_CODES = {
     description: 'A tool name the model used is not in the catalog.',
   },
   // State
+  PORT_IN_USE: {
+    status: 409,
+    exitCode: conflict,
+    retryable: false,
+    description: 'A port agentq is to listen on (the API, a health listener) is taken by another process.',
+  },
   CONFLICT: {
     status: 409,
     exitCode: conflict,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logging/logger.js';
+import { listenError } from './port-in-use.js';
 
 /** Options of {@link startHealthListener}. */
 export interface HealthListenerOptions {
@@ -13,6 +14,8 @@ export interface HealthListenerOptions {
   logger: Logger;
   /** Role name, in the listener's log line. */
   role: string;
+  /** The setting that picks the port, named when it is taken, for example `AGENTQ_WORKER_HEALTH_PORT`. */
+  portSetting: string;
 }
 
 /** A running health listener. */
@@ -47,7 +50,16 @@ export async function startHealthListener(options: HealthListenerOptions): Promi
       );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) =>
+      reject(
+        listenError(error, {
+          name: `the ${options.role} health listener`,
+          host: options.host,
+          port: options.port as number,
+          setting: options.portSetting,
+        }),
+      ),
+    );
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve();
