@@ -69,7 +69,7 @@ export function approvalsRoutes(client: AgentqClient): ApiRoute[] {
       operationId: 'decideApproval',
       summary: 'Approve or deny a pending tool call (recorded once, as the token that decided)',
       tag: 'approvals',
-      params: z.strictObject({ approvalId: z.string().min(1) }),
+      params: z.strictObject({ approvalId: z.string().min(1).max(200) }),
       body: decisionBody,
       responses: {
         200: {
