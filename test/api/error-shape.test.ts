@@ -58,6 +58,45 @@ describe('REST errors, probes and small pages (API alone, real Redis)', () => {
     expectErrorShape(badUrl.body, 'VALIDATION');
   });
 
+  it('answers an id its route does not take with a 400 naming it up to 200 characters, and 414 past that, on every id route', async () => {
+    // Up to the router's limit, each route's schema names the parameter.
+    for (const [method, path, field] of [
+      ['GET', `/v1/runs/${'r'.repeat(200)}`, 'runId'],
+      ['DELETE', `/v1/schedules/${'s'.repeat(150)}`, 'scheduleId'],
+      ['GET', `/v1/servers/${'s'.repeat(64)}/authorization`, 'serverId'],
+      ['GET', `/v1/catalog/${'c'.repeat(150)}`, 'serverId'],
+      ['GET', `/v1/approvals/${'a'.repeat(200)}x`, undefined],
+      ['POST', `/v1/approvals/${'a'.repeat(200)}x/decision`, undefined],
+    ] as const) {
+      const response = await http.call(method, path, method === 'POST' ? { body: { approved: true } } : {});
+      if (field === undefined) {
+        expect(response.status, path).toBe(414);
+        expectErrorShape(response.body, 'URI_TOO_LONG');
+      } else {
+        expect(response.status, `${method} ${path}`).toBe(400);
+        expect(response.body.error, path).toMatchObject({ code: 'VALIDATION', field });
+      }
+    }
+    const overLimit = await http.call('GET', `/v1/runs/${'r'.repeat(201)}`);
+    expect(overLimit.status).toBe(414);
+    expectErrorShape(overLimit.body, 'URI_TOO_LONG');
+  });
+
+  it('refuses a query key a route does not take, on routes without query parameters too', async () => {
+    for (const path of [
+      '/v1/runs/r1?bogus=1',
+      '/v1/catalog/everything?bogus=1',
+      '/v1/catalog/everything?version=v1&bogus=1',
+      '/v1/servers?bogus=1',
+      '/v1/schedules?bogus=1',
+      '/v1/kbs?bogus=1',
+    ]) {
+      const response = await http.call('GET', path);
+      expect(response.status, path).toBe(400);
+      expect(response.body.error, path).toMatchObject({ code: 'VALIDATION', field: 'bogus' });
+    }
+  });
+
   it('answers unknown routes, wrong methods and broken JSON in the one shape', async () => {
     const unknown = await http.call('GET', '/v1/nothing-here');
     expect(unknown.status).toBe(404);

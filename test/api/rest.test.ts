@@ -1,8 +1,10 @@
 import type { RunningApi } from '@agentq/api';
-import { QUEUE_NAMES } from '@agentq/shared';
+import { digestOf, QUEUE_NAMES } from '@agentq/shared';
+import { CatalogStore } from '@agentq/store';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/test-context.js';
+import { putServer, writeCatalogEntry } from '../worker/helpers/catalog.js';
 import { TEST_TOKEN, parseExposition, startTestApi, testConfig, type ApiCaller } from './start-test-api.js';
 
 const spec = (prompt = 'hello') => ({ assistant: { model: 'scripted:demo' }, input: { prompt } });
@@ -203,6 +205,28 @@ describe('REST API (API process alone, real Redis)', () => {
     expect((await http.call('GET', '/v1/catalog/ghost')).status).toBe(404);
     expect((await http.call('DELETE', '/v1/servers/memory')).status).toBe(204);
     expect((await http.call('DELETE', '/v1/servers/memory')).status).toBe(404);
+  });
+
+  it('answers ?version= on the catalog route with the pinned tools of that version, 404 when not kept', async () => {
+    const transport = { type: 'stdio' as const, command: '/nonexistent/never-started' };
+    const definition = await putServer({ redis: ctx.redis, prefix: ctx.prefix, definition: { id: 'pins', transport } });
+    const tools = [{ name: 'look', description: 'Looks.', inputSchema: { type: 'object' as const } }];
+    await writeCatalogEntry({ redis: ctx.redis, prefix: ctx.prefix, definition, tools });
+    const version = digestOf(tools);
+    // A run shown this version pins it; then the server moves on.
+    await new CatalogStore({ redis: ctx.redis, prefix: ctx.prefix }).pinSnapshots([{ serverId: 'pins', version }], 60);
+    await writeCatalogEntry({ redis: ctx.redis, prefix: ctx.prefix, definition, tools: [] });
+
+    const live = await http.call('GET', '/v1/catalog/pins');
+    expect(live.status).toBe(200);
+    expect(live.body.tools).toEqual([]);
+    const pinned = await http.call('GET', `/v1/catalog/pins?version=${version}`);
+    expect(pinned).toMatchObject({ status: 200, body: { serverId: 'pins', version, tools: [{ name: 'look' }] } });
+    expect(pinned.body.refreshedAt).toEqual(expect.any(Number));
+    const gone = await http.call('GET', '/v1/catalog/pins?version=nope');
+    expect(gone.status).toBe(404);
+    expect(gone.body.error).toMatchObject({ code: 'NOT_FOUND', field: 'version' });
+    await http.call('DELETE', '/v1/servers/pins');
   });
 
   it('serves an OpenAPI 3.1 document that lists every route it answers', async () => {

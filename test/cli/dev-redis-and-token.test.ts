@@ -1,4 +1,5 @@
 import { mkdtemp, rm, stat, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '@agentq/cli';
@@ -44,13 +45,24 @@ function startDev(args: string[], env: Record<string, string | undefined>) {
 }
 
 function parseDevArgs(args: string[]) {
-  const options: { redis?: string; privateRedis?: boolean; rotateToken?: boolean; stateDir?: string } = {};
+  const options: {
+    redis?: string;
+    privateRedis?: boolean;
+    rotateToken?: boolean;
+    stateDir?: string;
+    import?: boolean;
+    sampleKb?: boolean;
+    port?: string;
+  } = {};
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
     if (arg === '--redis') options.redis = args[++index];
     else if (arg === '--private-redis') options.privateRedis = true;
     else if (arg === '--rotate-token') options.rotateToken = true;
     else if (arg === '--state-dir') options.stateDir = args[++index];
+    else if (arg === '--import') options.import = true;
+    else if (arg === '--sample-kb') options.sampleKb = true;
+    else if (arg === '--port') options.port = args[++index];
   }
   return options;
 }
@@ -151,6 +163,68 @@ describe('agentq dev: which Redis, and a token that stays', () => {
     const missing = startDev(['--private-redis', '--state-dir', stateDir], { ...env, PATH: '/nonexistent' });
     expect(await missing.stop()).toBe(-1);
     expect(missing.output()).toMatch(/^thrown: UNAVAILABLE .*redis-server/m);
+  }, 120_000);
+
+  it('prints the Knowledge line only when the sample knowledge base is queued, and every suggested command with the env that reaches this Redis, prefix and API', async () => {
+    const without = startDev(['--redis', ctx.redisUrl, '--state-dir', stateDir], env);
+    const plain = await without.banner();
+    expect(await without.stop()).toBe(0);
+    expect(plain).not.toContain('Knowledge');
+    expect(plain).not.toContain('kb search');
+
+    const withKb = startDev(['--redis', ctx.redisUrl, '--state-dir', stateDir, '--sample-kb'], env);
+    const output = await withKb.banner();
+    expect(await withKb.stop()).toBe(0);
+    const api = /Inbox\s+(http:\/\/[^/\s]+)\//.exec(output)?.[1];
+    // Port 0 picked a free port: not 3000, so the hints name the API too.
+    expect(api).not.toBe('http://127.0.0.1:3000');
+    const prefix = `AGENTQ_API_URL=${api} AGENTQ_PREFIX=${ctx.prefix} npx agentq`;
+    expect(output).toContain(
+      `Knowledge    agentq-docs (the docs folder; try \`${prefix} kb search agentq-docs approval\`)`,
+    );
+    expect(output).toContain(`  ${prefix} run --demo --wait`);
+    expect(output).toContain(`\`${prefix} approvals approve <id>\``);
+    // No command hint without the prefix.
+    const hints = output.split('\n').filter((line) => /\b(?:npx agentq|npm run agentq --)\s/.test(line));
+    expect(hints.length).toBe(3);
+    for (const line of hints) expect(line).toContain(`${prefix} `);
+  }, 300_000);
+
+  it('refuses a busy port before it writes anything to Redis: PORT_IN_USE, exit 4', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    const prefix = `${ctx.prefix}-busy`;
+    try {
+      for (const [args, extra, setting] of [
+        [['--port', String(port)], {}, 'AGENTQ_API_PORT'],
+        [[], { AGENTQ_WORKER_HEALTH_PORT: String(port) }, 'AGENTQ_WORKER_HEALTH_PORT'],
+        [[], { AGENTQ_WARMER_HEALTH_PORT: String(port) }, 'AGENTQ_WARMER_HEALTH_PORT'],
+      ] as const) {
+        const dev = startDev(['--redis', ctx.redisUrl, '--state-dir', stateDir, '--import', '--sample-kb', ...args], {
+          ...env,
+          ...extra,
+          AGENTQ_PREFIX: prefix,
+        });
+        expect(await dev.stop()).toBe(-1);
+        expect(dev.output()).toMatch(new RegExp(`^thrown: PORT_IN_USE .*127\\.0\\.0\\.1:${port}.*${setting}`, 'm'));
+        // No servers imported, no queue or knowledge base created.
+        expect(await ctx.redis.keys(`${prefix}*`)).toEqual([]);
+      }
+      const lines: string[] = [];
+      const code = await runCli(['node', 'agentq', 'dev', '--redis', ctx.redisUrl, '--port', String(port)], {
+        out: (text) => lines.push(text),
+        err: (text) => lines.push(text),
+        env: { ...env, AGENTQ_PREFIX: prefix },
+      });
+      expect(code).toBe(4);
+      expect(lines.join('\n')).toMatch(/^error \[PORT_IN_USE\]: .*--port or AGENTQ_API_PORT/m);
+      expect(await ctx.redis.keys(`${prefix}*`)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+      const left = await ctx.redis.keys(`${prefix}*`);
+      if (left.length > 0) await ctx.redis.del(...left);
+    }
   }, 120_000);
 
   it('refuses --redis together with --private-redis', async () => {

@@ -64,7 +64,7 @@ describe('role health listeners', () => {
     }
   });
 
-  it('fails with LISTEN_FAILED naming the address and its variables when it cannot listen', async () => {
+  it('fails with LISTEN_FAILED (PORT_IN_USE for a taken port) naming the address and its variables', async () => {
     const options = {
       role: 'agent-worker',
       logger: silentLogger(),
@@ -86,8 +86,10 @@ describe('role health listeners', () => {
       const taken = await startHealthListener({ ...options, host: '127.0.0.1', port: first.port }).catch(
         (error: unknown) => error,
       );
-      expect(AgentqError.isInstance(taken) && taken.code).toBe('LISTEN_FAILED');
-      expect((taken as Error).message).toContain(`127.0.0.1:${first.port}: the port is taken`);
+      expect(AgentqError.isInstance(taken) && taken.code).toBe('PORT_IN_USE');
+      expect((taken as Error).message).toContain(
+        `127.0.0.1:${first.port}: the port is in use; pick another port with AGENTQ_WORKER_HEALTH_PORT`,
+      );
     } finally {
       await first.close();
     }

@@ -1,4 +1,4 @@
-import { RUN_ID_MAX_LENGTH, SCHEDULED_RUN_ID_MAX_LENGTH, createAgentqClient, type AgentqClient } from '@agentq/client';
+import { createAgentqClient, type AgentqClient } from '@agentq/client';
 import {
   AgentqError,
   contextFromTrace,
@@ -38,10 +38,12 @@ import { elicitationsRoutes } from './routes/elicitations-routes.js';
 import { serverAuthorizationRoutes } from './routes/server-authorization-routes.js';
 import type { OAuthConnectOptions } from './admin/oauth-connect-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
+import { ROUTE_PARAM_MAX_LENGTH } from './routes/common-schemas.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { schedulesRoutes } from './routes/schedules-routes.js';
 import { kbsRoutes } from './routes/kbs-routes.js';
 import { serversRoutes } from './routes/servers-routes.js';
+import { z } from 'zod';
 
 /** Version reported in the OpenAPI document. */
 export const API_VERSION = '0.1.0';
@@ -68,12 +70,8 @@ export function apiBodyLimit(config: Pick<Config, 'maxInputBytes'>): number {
   return (config.maxInputBytes ?? 256 * 1024) + BODY_ENVELOPE_BYTES;
 }
 
-/**
- * The router's limit on one path parameter: the longest id any route takes (a run id, a scheduled
- * run's id, an approval id of up to 200 characters). Below it, an over-long id reaches the route's
- * schema and gets a 400 naming the field; above it the router answers 414, in the same error shape.
- */
-export const ROUTE_PARAM_MAX_LENGTH = Math.max(RUN_ID_MAX_LENGTH, SCHEDULED_RUN_ID_MAX_LENGTH, 200);
+/** The query of a route that takes none: an unknown key is a `VALIDATION` error naming it. */
+const noQuery = z.strictObject({});
 
 /** Whether a content type is JSON (`application/json`, `application/*+json`, any parameters). */
 function isJsonContentType(contentType: string | undefined): boolean {
@@ -313,7 +311,8 @@ export async function buildApi(options: BuildApiOptions): Promise<FastifyInstanc
             },
             async (span) => {
               const params = parseRequestPart(route.params, request.params, 'path parameters');
-              const query = parseRequestPart(route.query, request.query, 'query');
+              // A route without query parameters refuses any, as the others refuse unknown ones.
+              const query = parseRequestPart(route.query ?? noQuery, request.query, 'query');
               const body = parseRequestPart(route.body, request.body, 'request body');
               const result = await route.handler({ params, query, body, request, reply });
               span.setAttribute('http.response.status_code', result.status ?? 200);

@@ -173,6 +173,7 @@ export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fet
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
 export { startHealthListener } from './net/start-health-listener.js';
 export { listenFailed } from './net/listen-failed.js';
+export { assertPortsFree, type ListenTarget } from './net/port-in-use.js';
 export { runRole, runRoleProcess } from './roles/run-role.js';
 export type { RoleContext, RoleDefinition, RunningRole, RunRoleOptions } from './roles/run-role.js';
 export { waitForShutdown } from './roles/wait-for-shutdown.js';

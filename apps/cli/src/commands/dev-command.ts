@@ -11,6 +11,7 @@ import { openKnowledgeBaseReader } from '@agentq/kb';
 import { createEmbedder } from '@agentq/models';
 import {
   AgentqError,
+  assertPortsFree,
   createLogger,
   loadConfig,
   runSpecLimitsOf,
@@ -19,6 +20,7 @@ import {
   startTelemetry,
   waitForShutdown,
   type Config,
+  type ListenTarget,
 } from '@agentq/shared';
 import { inspectRedis, type RedisInspection } from '@agentq/store';
 import type { CliIo } from '../cli-io.js';
@@ -123,6 +125,9 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     // AGENTQ_SANDBOX is still honoured as the folder to use.
     env.AGENTQ_SECRET_SANDBOX = io.env.AGENTQ_SECRET_SANDBOX || io.env.AGENTQ_SANDBOX || sandbox;
     const config = loadConfig(env);
+    // Before anything is written: every port this process will listen on must be free, so that a
+    // busy one fails the start with Redis untouched.
+    await assertPortsFree(listenTargets(config));
     // Before anything is written: say which Redis this is, and warn when it holds someone else's keys.
     const inspection: RedisInspection = await inspectRedis({ url: redis.url, keyPrefix: config.keyPrefix }).catch(
       () => ({ complete: false }),
@@ -149,6 +154,9 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
       serverPolicy: serverPolicyOf(config),
     });
     started.push({ name: 'client', close: () => client.close() });
+    // The API holds its port before anything is written: a busy port changes nothing in Redis.
+    const api: RunningApi = await startApi({ config, logger, client });
+    started.push({ name: 'api', close: () => api.close(), role: true });
     const imported = options.import ? await importServers({ io, client, config }) : [];
 
     const warmer: CatalogWarmer = await startCatalogWarmer({ config, logger, env });
@@ -164,11 +172,9 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
     started.push({ name: 'worker', close: () => worker.close(), role: true });
     const indexer: Indexer = await startIndexer({ config, logger });
     started.push({ name: 'indexer', close: () => indexer.close(), role: true });
-    if (options.sampleKb ?? true) await queueSampleKb({ io, client });
-    const api: RunningApi = await startApi({ config, logger, client });
-    started.push({ name: 'api', close: () => api.close(), role: true });
+    const sampleKb = (options.sampleKb ?? true) && (await queueSampleKb({ io, client }));
 
-    io.out(banner({ api, config, redis, inspection, imported, devToken, env: io.env }));
+    io.out(banner({ api, config, redis, inspection, imported, sampleKb, devToken, env: io.env }));
     if (options.demo === 'kb') {
       // kb_search reads Redis only: let the indexer finish the first ingest of the docs first.
       await waitForKbVersion(client, SAMPLE_KB, 60_000);
@@ -187,6 +193,36 @@ export async function devCommand(io: CliIo, options: DevCommandOptions): Promise
   } finally {
     await stopAll();
   }
+}
+
+/** The ports `agentq dev` listens on: the API's, and the health listeners' when they are set. */
+function listenTargets(config: Config): ListenTarget[] {
+  const targets: ListenTarget[] = [
+    {
+      what: 'API',
+      host: config.apiHost,
+      port: config.apiPort,
+      hostVariable: 'AGENTQ_API_HOST',
+      portVariable: '--port or AGENTQ_API_PORT',
+    },
+  ];
+  if (config.warmerHealthPort !== undefined)
+    targets.push({
+      what: 'catalog-warmer health listener',
+      host: config.healthHost,
+      port: config.warmerHealthPort,
+      hostVariable: 'AGENTQ_HEALTH_HOST',
+      portVariable: 'AGENTQ_WARMER_HEALTH_PORT',
+    });
+  if (config.workerHealthPort !== undefined)
+    targets.push({
+      what: 'agent-worker health listener',
+      host: config.healthHost,
+      port: config.workerHealthPort,
+      hostVariable: 'AGENTQ_HEALTH_HOST',
+      portVariable: 'AGENTQ_WORKER_HEALTH_PORT',
+    });
+  return targets;
 }
 
 async function waitForWarmCatalog(client: AgentqClient, serverId: string, timeoutMs: number): Promise<void> {
@@ -212,9 +248,10 @@ async function waitForKbVersion(client: AgentqClient, kb: string, timeoutMs: num
 /**
  * Creates `agentq-docs` once and queues the docs folder into it at every start: the indexer skips
  * documents whose digest did not change, so later starts cost a read of each file and no writes.
+ * Resolves to whether the docs folder was queued.
  */
-async function queueSampleKb(options: { io: CliIo; client: AgentqClient }): Promise<void> {
-  if (!existsSync(DOCS_FOLDER)) return;
+async function queueSampleKb(options: { io: CliIo; client: AgentqClient }): Promise<boolean> {
+  if (!existsSync(DOCS_FOLDER)) return false;
   try {
     await options.client.createKb({
       name: SAMPLE_KB,
@@ -225,8 +262,10 @@ async function queueSampleKb(options: { io: CliIo; client: AgentqClient }): Prom
   }
   try {
     await options.client.addKbSource(SAMPLE_KB, { path: DOCS_FOLDER });
+    return true;
   } catch (error) {
     options.io.err(`warning: could not queue the sample knowledge base: ${(error as Error).message}`);
+    return false;
   }
 }
 
@@ -270,14 +309,14 @@ function banner(options: {
   redis: DevRedis;
   inspection: RedisInspection;
   imported: string[];
+  /** Whether the sample knowledge base was queued at this start. */
+  sampleKb: boolean;
   devToken: DevToken | undefined;
   env: Record<string, string | undefined>;
 }): string {
   const { api, config, redis } = options;
-  const agentq = `${shellEnvPrefix({ redisUrl: redis.url, prefix: config.prefix })}${cliInvocation(options.env)}`;
-  // Runs started from another terminal link to this API's pages only if they know where it is.
-  const apiUrl = api.url === 'http://127.0.0.1:3000' ? '' : `AGENTQ_API_URL=${api.url} `;
-  const next = `${apiUrl}${agentq} run --demo --wait`;
+  // Every suggested command reaches this Redis and prefix, and links to this API's pages.
+  const agentq = `${shellEnvPrefix({ redisUrl: redis.url, prefix: config.prefix, apiUrl: api.url })}${cliInvocation(options.env)}`;
   return [
     '',
     'agentq dev is running: catalog warmer, agent worker, indexer and API in this process.',
@@ -289,7 +328,9 @@ function banner(options: {
     `  API token    ${describeToken(config, options.devToken)}`,
     `  Redis        ${describeRedisChoice(redis, options.inspection)}, prefix ${config.prefix}`,
     `  Model        ${config.defaultModel}`,
-    `  Knowledge    ${SAMPLE_KB} (the docs folder; try \`npm run agentq -- kb search ${SAMPLE_KB} approval\`)`,
+    ...(options.sampleKb
+      ? [`  Knowledge    ${SAMPLE_KB} (the docs folder; try \`${agentq} kb search ${SAMPLE_KB} approval\`)`]
+      : []),
     `  MCP servers  ${options.imported.length > 0 ? `${options.imported.join(', ')} (from ${config.serversFile})` : 'none imported'}`,
     '',
     'For curl in another terminal:',
@@ -298,7 +339,7 @@ function banner(options: {
     '',
     'Next: log in to the inbox with the token, then in another terminal start the demo run:',
     '',
-    `  ${next}`,
+    `  ${agentq} run --demo --wait`,
     '',
     'It pauses for approval of an `echo` call: approve it in the inbox (or with',
     `\`${agentq} approvals approve <id>\`) and watch it finish. Stop with Ctrl-C.`,

@@ -3,17 +3,18 @@ import type { AgentqClient, KbIngestInfo } from '@agentq/client';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { formatTable } from '../output/format-table.js';
+import { suggestedAgentq } from '../output/shell-env-prefix.js';
 import { withClient } from '../with-client.js';
 
 /** `agentq kb create <name>`. */
 export async function createKbCommand(io: CliIo, name: string, options: { description?: string }): Promise<number> {
-  return await withClient(io, async (client) => {
+  return await withClient(io, async (client, config) => {
     const definition = await client.createKb({
       name,
       ...(options.description !== undefined ? { description: options.description } : {}),
     });
     io.out(
-      `Created knowledge base ${definition.name}. Add documents with \`agentq kb add ${definition.name} <path|url>\`.`,
+      `Created knowledge base ${definition.name}. Add documents with \`${suggestedAgentq(config, io.env)} kb add ${definition.name} <path|url>\`.`,
     );
     return EXIT_CODES.ok;
   });
@@ -25,7 +26,7 @@ export async function listKbsCommand(
   name: string | undefined,
   options: { json?: boolean },
 ): Promise<number> {
-  return await withClient(io, async (client) => {
+  return await withClient(io, async (client, config) => {
     if (name !== undefined) {
       const kb = await client.getKb(name);
       if (options.json) {
@@ -55,7 +56,7 @@ export async function listKbsCommand(
       return EXIT_CODES.ok;
     }
     if (kbs.length === 0) {
-      io.out('No knowledge bases. Create one with `agentq kb create <name>`.');
+      io.out(`No knowledge bases. Create one with \`${suggestedAgentq(config, io.env)} kb create <name>\`.`);
       return EXIT_CODES.ok;
     }
     io.out(
@@ -97,7 +98,7 @@ export async function addKbSourceCommand(
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
     throw new AgentqError({ code: 'USAGE', field: 'timeout', message: '--timeout must be a positive number of ms' });
   }
-  return await withClient(io, async (client) => {
+  return await withClient(io, async (client, config) => {
     const sources = targets.map((target) => (/^https?:\/\//i.test(target) ? { url: target } : { path: target }));
     const added = await client.addKbSources(kb, sources, { origin: 'local' });
     const { jobs } = added;
@@ -111,7 +112,7 @@ export async function addKbSourceCommand(
       else io.out(`Queued ${jobs.length} document${jobs.length === 1 ? '' : 's'} for ${kb} (an indexer ingests them).`);
       return EXIT_CODES.ok;
     }
-    const finished = await waitForIngests(client, jobs, timeoutMs);
+    const finished = await waitForIngests(client, jobs, timeoutMs, suggestedAgentq(config, io.env));
     if (options.json) io.out(JSON.stringify({ kb, jobs: finished }, null, 2));
     else {
       io.out(
@@ -134,6 +135,7 @@ async function waitForIngests(
   client: AgentqClient,
   jobs: ReadonlyArray<{ jobId: string }>,
   timeoutMs: number,
+  agentq: string,
 ): Promise<KbIngestInfo[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -142,7 +144,7 @@ async function waitForIngests(
     if (Date.now() > deadline) {
       throw new AgentqError({
         code: 'TIMEOUT',
-        message: `ingest not finished after ${timeoutMs} ms (is an indexer running? start one with \`agentq indexer\`)`,
+        message: `ingest not finished after ${timeoutMs} ms (is an indexer running? start one with \`${agentq} indexer\`)`,
       });
     }
     await new Promise((resolve) => setTimeout(resolve, 250));

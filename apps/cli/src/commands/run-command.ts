@@ -11,10 +11,9 @@ import type { CliIo } from '../cli-io.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { cliInvocation } from '../output/cli-invocation.js';
 import { formatAge } from '../output/format-table.js';
 import { createProgressPrinter } from '../output/progress-printer.js';
-import { shellEnvPrefix } from '../output/shell-env-prefix.js';
+import { suggestedAgentq } from '../output/shell-env-prefix.js';
 import { withClient } from '../with-client.js';
 
 /** Options of `agentq run`. */
@@ -94,8 +93,8 @@ export async function runCommand(io: CliIo, prompt: string | undefined, options:
   return await withClient(io, async (client, config) => {
     const { runId, created } = await client.enqueueRun(spec, { runId: options.runId });
     const page = runPageUrl(config, runId);
-    // Suggested commands carry the Redis and prefix this run went to.
-    const agentq = `${shellEnvPrefix(config)}${cliInvocation(io.env)}`;
+    // Suggested commands carry the Redis and prefix this run went to, and the API its page is on.
+    const agentq = suggestedAgentq(config, io.env);
     if (!options.json) {
       io.out(`${created ? 'Enqueued' : 'Already enqueued'} run ${runId} (model ${spec.assistant.model})`);
       io.out(`Page: ${page}`);
@@ -169,7 +168,7 @@ export async function statusCommand(io: CliIo, runId: string, options: { json?: 
       io.out(JSON.stringify(run, null, 2));
       return EXIT_CODES.ok;
     }
-    for (const line of describeRun(run, runPageUrl(config, run.runId))) io.out(line);
+    for (const line of describeRun(run, runPageUrl(config, run.runId), suggestedAgentq(config, io.env))) io.out(line);
     return run.state === 'failed' ? EXIT_CODES.failed : EXIT_CODES.ok;
   });
 }
@@ -179,7 +178,7 @@ export async function statusCommand(io: CliIo, runId: string, options: { json?: 
  * completion says that one), and `progress.step` counts the steps finished: a finished run is
  * described from its result, a running one as "N steps done".
  */
-export function describeRun(run: RunInfo, page: string): string[] {
+export function describeRun(run: RunInfo, page: string, agentq = 'agentq'): string[] {
   const lines = [`run ${run.runId}: ${run.state}`];
   const took = formatAge(runDurationMs(run));
   if (run.result) {
@@ -203,7 +202,7 @@ export function describeRun(run: RunInfo, page: string): string[] {
   for (const question of run.pendingElicitations) {
     lines.push(`  waiting for an answer to ${question.elicitationId} (${question.serverId}, ${question.toolName})`);
     lines.push(`    ${question.message}`);
-    lines.push(`    answer: agentq elicitations answer ${question.elicitationId}`);
+    lines.push(`    answer: ${agentq} elicitations answer ${question.elicitationId}`);
   }
   if (run.result) lines.push('', run.result.text);
   if (run.error) lines.push(`  error: ${run.error.message}`);

@@ -3,6 +3,7 @@ import { AgentqError, errorCodeInfo, type ServerDefinitionInput } from '@agentq/
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { formatAge, formatTable } from '../output/format-table.js';
+import { suggestedAgentq } from '../output/shell-env-prefix.js';
 import { withClient } from '../with-client.js';
 
 /** Options of `agentq servers add`. */
@@ -24,14 +25,15 @@ export interface AddServerOptions {
 
 /** `agentq servers list`. */
 export async function listServersCommand(io: CliIo, options: { json?: boolean }): Promise<number> {
-  return await withClient(io, async (client) => {
+  return await withClient(io, async (client, config) => {
     const servers = await client.listServers();
     if (options.json) {
       io.out(JSON.stringify(servers, null, 2));
       return EXIT_CODES.ok;
     }
     if (servers.length === 0) {
-      io.out('No MCP servers. Add one with `agentq servers add` or `agentq servers import <file>`.');
+      const agentq = suggestedAgentq(config, io.env);
+      io.out(`No MCP servers. Add one with \`${agentq} servers add\` or \`${agentq} servers import <file>\`.`);
       return EXIT_CODES.ok;
     }
     io.out(

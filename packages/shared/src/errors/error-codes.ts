@@ -273,6 +273,12 @@ export const ERROR_CODES = {
     description: 'A tool name the model used is not in the catalog.',
   },
   // State
+  PORT_IN_USE: {
+    status: 409,
+    exitCode: conflict,
+    retryable: false,
+    description: 'A port agentq is to listen on (the API, a health listener) is taken by another process.',
+  },
   CONFLICT: {
     status: 409,
     exitCode: conflict,
@@ -374,7 +380,7 @@ export const ERROR_CODES = {
     exitCode: usage,
     retryable: false,
     description:
-      'The API or a health listener cannot listen on its host and port (the host does not resolve, the port is taken or needs privileges); the message names the variables that set them.',
+      "The API or a health listener cannot listen on its host and port (the host does not resolve, is not one of this machine's, or the port needs privileges; a taken port is `PORT_IN_USE`); the message names the variables that set them.",
   },
   MODEL_RESPONSE_TOO_LARGE: {
     status: 502,
