@@ -13,6 +13,7 @@ import {
   AgentqError,
   createLogger,
   loadConfig,
+  maskRedisUrl,
   runSpecLimitsOf,
   secretValuesOf,
   serverPolicyOf,
@@ -29,7 +30,6 @@ import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { cliInvocation } from '../output/cli-invocation.js';
-import { maskRedisUrl } from '../output/mask-redis-url.js';
 import { shellEnvPrefix } from '../output/shell-env-prefix.js';
 
 /** Options of `agentq dev`. */

@@ -1,4 +1,4 @@
-import { maskRedisUrl } from './mask-redis-url.js';
+import { maskRedisUrl } from '@agentq/shared';
 
 /**
  * The environment to put before a suggested command so that it reaches the same deployment:
