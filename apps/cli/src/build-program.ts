@@ -1,3 +1,4 @@
+import { AgentqError } from '@agentq/shared';
 import { Command, CommanderError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
@@ -43,7 +44,41 @@ function refuseUnknownSubcommands(options: {
       io.err(`error: unknown command '${command}' for 'agentq ${group.name()}' (known: ${known})`);
       io.err(`(run agentq ${group.name()} --help for usage)`);
       done(EXIT_CODES.usage);
+    })
+    // The group's options (`approvals --run <id> list`) are the named subcommand's when it has
+    // them (its own value wins), and refused when it has not: never silently dropped.
+    .hook('preAction', (_group, subcommand) => {
+      if (subcommand === group) return;
+      for (const option of group.options) {
+        const key = option.attributeName();
+        const value = group.getOptionValue(key);
+        if (value === undefined) continue;
+        if (!subcommand.options.some((own) => own.attributeName() === key)) {
+          throw new AgentqError({
+            code: 'USAGE',
+            field: key,
+            message: `${option.long} is not an option of \`agentq ${group.name()} ${subcommand.name()}\``,
+          });
+        }
+        if (subcommand.getOptionValue(key) === undefined) subcommand.setOptionValue(key, value);
+      }
     });
+}
+
+/**
+ * A `preAction` hook refusing `option` given on the command line without `needed` (`--timeout`
+ * without `--wait` would otherwise be silently ignored).
+ */
+function onlyWith(option: string, needed: string): (command: Command) => void {
+  return (command) => {
+    if (command.getOptionValueSource(option) !== 'cli' || command.getOptionValue(needed)) return;
+    const flag = (name: string) => command.options.find((own) => own.attributeName() === name)?.long ?? name;
+    throw new AgentqError({
+      code: 'USAGE',
+      field: option,
+      message: `${flag(option)} only applies with ${flag(needed)}`,
+    });
+  };
 }
 
 /**
@@ -154,6 +189,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--system <text>', 'system prompt')
     .option('--max-steps <n>', 'maximum model steps (1-200)', parseIntegerOption({ min: 1, max: 200, unit: 'steps' }))
     .option('--json', 'print machine-readable JSON')
+    .hook('preAction', onlyWith('timeout', 'wait'))
     .action(async (prompt: string | undefined, options) =>
       done(await (await import('./commands/run-command.js')).runCommand(io, prompt, options)),
     );
@@ -296,7 +332,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--header <Name=value>', 'HTTP: header (repeatable; secrets as ${AGENTQ_SECRET_NAME})', collect)
     .option('--name <name>', 'display name')
     .option('--always-ask <tool>', 'tool that always needs approval (repeatable; * for all)', collect)
-    .option('--disabled', 'add it disabled')
+    .addOption(new Option('--disabled', 'add it disabled (not with --wait: it is never listed)').conflicts('wait'))
     .option('-w, --wait', 'return once the server is listed or has failed, printing its state (exit 0 when connected)')
     .option(
       '--timeout <ms>',
@@ -304,6 +340,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       parseIntegerOption({ min: 1, unit: 'milliseconds' }),
       120_000,
     )
+    .hook('preAction', onlyWith('timeout', 'wait'))
     .action(async (serverId: string, options) =>
       done(await (await import('./commands/servers-command.js')).addServerCommand(io, serverId, options)),
     );
@@ -320,8 +357,10 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       'Connect an OAuth (authorization_code) server: print the URL to open, wait for the browser on a loopback listener, store the tokens',
     )
     .argument('<serverId>')
-    .option('--port <port>', 'port of the loopback listener (default: any free port)', (value: string) =>
-      Number.parseInt(value, 10),
+    .option(
+      '--port <port>',
+      'port of the loopback listener (default: any free port)',
+      parseIntegerOption({ min: 0, max: 65_535 }),
     )
     .action(async (serverId: string, options: { port?: number }) =>
       done(await (await import('./commands/server-oauth-command.js')).authorizeServerCommand(io, serverId, options)),
@@ -379,6 +418,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('-w, --wait', 'wait until the indexer has ingested them, and print the outcome')
     .option('--timeout <ms>', 'with --wait: give up waiting after this long', '600000')
     .option('--json', 'print machine-readable JSON')
+    .hook('preAction', onlyWith('timeout', 'wait'))
     .action(async (name: string, sources: string[], options) =>
       done(await (await import('./commands/kb-command.js')).addKbSourceCommand(io, name, sources, options)),
     );

@@ -158,6 +158,7 @@ export { readRunSpecFile } from './schemas/read-run-spec-file.js';
 
 export { digestOf } from './json/canonical-json.js';
 export { matchGlob } from './patterns/match-glob.js';
+export { parseJsonOrYaml } from './json/parse-json-or-yaml.js';
 export { parseWith, safeParseJson } from './json/safe-parse-json.js';
 export type { SafeParseJsonResult } from './json/safe-parse-json.js';
 
@@ -169,6 +170,7 @@ export { parseToolId, toolId } from './tools/tool-id.js';
 export { TOOL_SEARCH_CALL_NAMES, toolSearchCallSummary, type ToolSearchCallSummary } from './tools/tool-search-call.js';
 
 export { checkFetchTarget } from './net/check-fetch-target.js';
+export { maskRedisUrl, parseRedisUrl } from './net/parse-redis-url.js';
 export type { CheckFetchTargetOptions, FetchTargetLookup } from './net/check-fetch-target.js';
 export { createGuardedFetch } from './net/create-guarded-fetch.js';
 export { startHealthListener } from './net/start-health-listener.js';

@@ -14,6 +14,7 @@ import {
   assertPortsFree,
   createLogger,
   loadConfig,
+  maskRedisUrl,
   runSpecLimitsOf,
   secretValuesOf,
   serverPolicyOf,
@@ -31,7 +32,6 @@ import { kbDemoRunSpec, SAMPLE_KB } from '../dev/kb-demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { cliInvocation } from '../output/cli-invocation.js';
-import { maskRedisUrl } from '../output/mask-redis-url.js';
 import { shellEnvPrefix } from '../output/shell-env-prefix.js';
 
 /** Options of `agentq dev`. */

@@ -101,6 +101,13 @@ export async function answerElicitationCommand(
       });
     }
     const action = chosen[0] as 'accept' | 'decline' | 'cancel';
+    if (action !== 'accept' && (options.set?.length ?? 0) > 0) {
+      throw new AgentqError({
+        code: 'USAGE',
+        field: 'set',
+        message: `--set gives the fields of an accepted answer: drop it, or answer with --accept instead of --${action}`,
+      });
+    }
     let response: ElicitationResponse = { action } as ElicitationResponse;
     if (action === 'accept') {
       const record = await client.getElicitation(elicitationId);
@@ -112,7 +119,7 @@ export async function answerElicitationCommand(
   });
 }
 
-interface FormField {
+export interface FormField {
   name: string;
   type: string;
   required: boolean;
@@ -140,7 +147,7 @@ function formFields(schema: Record<string, unknown>): FormField[] {
 }
 
 /** `field=value` pairs read by each field's type; an unknown field is left for the schema check to name. */
-function contentOf(pairs: string[], fields: FormField[]): Record<string, ElicitationValue> {
+export function contentOf(pairs: string[], fields: FormField[]): Record<string, ElicitationValue> {
   const content: Record<string, ElicitationValue> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
@@ -151,7 +158,7 @@ function contentOf(pairs: string[], fields: FormField[]): Record<string, Elicita
     const type = fields.find((field) => field.name === name)?.type;
     content[name] =
       type === 'number' || type === 'integer'
-        ? Number(text)
+        ? numberOf(name, text, type)
         : type === 'boolean'
           ? text === 'true'
             ? true
@@ -163,4 +170,17 @@ function contentOf(pairs: string[], fields: FormField[]): Record<string, Elicita
             : text;
   }
   return content;
+}
+
+/** A number field's value, read strictly: `--set count=` or `--set count=abc` is refused, naming the field. */
+function numberOf(name: string, text: string, type: 'number' | 'integer'): number {
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(value) || (type === 'integer' && !Number.isInteger(value))) {
+    throw new AgentqError({
+      code: 'VALIDATION',
+      field: name,
+      message: `--set ${name}: expected ${type === 'integer' ? 'a whole number' : 'a number'}, got ${JSON.stringify(text)}`,
+    });
+  }
+  return value;
 }

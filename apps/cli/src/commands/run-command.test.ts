@@ -83,7 +83,8 @@ describe('describeRun (agentq status)', () => {
   it('lists the catalog versions each run of steps was shown', () => {
     const lines = describeRun(completed, 'p');
     const at = lines.indexOf('  catalog versions:');
-    expect(lines.slice(at + 1, at + 3)).toEqual(['    steps 0-1: fs@f1 svc@v1', '    step 2: fs@f1 svc@v2']);
+    // Numbered from 1, as `agentq run --wait` numbers them.
+    expect(lines.slice(at + 1, at + 3)).toEqual(['    steps 1-2: fs@f1 svc@v1', '    step 3: fs@f1 svc@v2']);
     expect(describeRun({ ...completed, steps: [] }, 'p')).not.toContain('  catalog versions:');
   });
 

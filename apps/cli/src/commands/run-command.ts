@@ -104,18 +104,29 @@ export async function runCommand(io: CliIo, prompt: string | undefined, options:
       else io.out(`Follow it with: ${agentq} status ${runId}`);
       return EXIT_CODES.ok;
     }
-    const result = await followRun({
-      io,
-      client,
-      runId,
-      agentq,
-      timeoutMs: options.timeout,
-      json: options.json ?? false,
-    });
+    let result: RunResult;
+    try {
+      result = await followRun({
+        io,
+        client,
+        runId,
+        agentq,
+        timeoutMs: options.timeout,
+        json: options.json ?? false,
+      });
+    } catch (error) {
+      // A script reading --json gets the run as `agentq status --json` shows it, whatever the
+      // outcome; the error line and the exit code still follow.
+      if (options.json && AgentqError.isInstance(error) && (error.code === 'RUN_FAILED' || error.code === 'TIMEOUT')) {
+        const run = await client.getRun(runId).catch(() => undefined);
+        if (run) io.out(JSON.stringify(run, null, 2));
+      }
+      throw error;
+    }
     if (options.json) io.out(JSON.stringify(result, null, 2));
     else
       io.out(
-        `\n${result.text}\n\n(${result.steps.length} steps, ${result.toolCalls.length} tool calls, ${result.usage.totalTokens} tokens)`,
+        `\n${result.text}\n\n(${plural(result.steps.length, 'step')}, ${plural(result.toolCalls.length, 'tool call')}, ${plural(result.usage.totalTokens, 'token')})`,
       );
     return EXIT_CODES.ok;
   });
@@ -147,12 +158,27 @@ async function followRun(options: {
       }
     });
   };
+  let seen = false;
   try {
     return await options.client.waitForRun(options.runId, {
       timeoutMs: options.timeoutMs,
       pollIntervalMs: 200,
-      onUpdate: render,
+      onUpdate: () => {
+        seen = true;
+        render();
+      },
     });
+  } catch (error) {
+    // It was there a moment ago, in this Redis: it was cancelled or removed, not looked for in
+    // the wrong place.
+    if (seen && AgentqError.isInstance(error) && error.code === 'NOT_FOUND') {
+      throw new AgentqError({
+        code: 'NOT_FOUND',
+        message: `Run ${options.runId} was cancelled or removed while waiting for it`,
+        cause: error,
+      });
+    }
+    throw error;
   } finally {
     // The last steps land as the run finishes: show them before the result.
     render();
@@ -164,11 +190,10 @@ async function followRun(options: {
 export async function statusCommand(io: CliIo, runId: string, options: { json?: boolean }): Promise<number> {
   return await withClient(io, async (client, config) => {
     const run = await client.getRun(runId);
-    if (options.json) {
-      io.out(JSON.stringify(run, null, 2));
-      return EXIT_CODES.ok;
-    }
-    for (const line of describeRun(run, runPageUrl(config, run.runId), suggestedAgentq(config, io.env))) io.out(line);
+    if (options.json) io.out(JSON.stringify(run, null, 2));
+    else
+      for (const line of describeRun(run, runPageUrl(config, run.runId), suggestedAgentq(config, io.env))) io.out(line);
+    // The same exit code with or without --json.
     return run.state === 'failed' ? EXIT_CODES.failed : EXIT_CODES.ok;
   });
 }
@@ -211,7 +236,7 @@ export function describeRun(run: RunInfo, page: string, agentq = 'agentq'): stri
 
 /**
  * The catalog versions the run's steps were shown, one line per run of steps that saw the same
- * versions: `steps 0-3: svc@<version>` (each readable with `agentq catalog svc --version`).
+ * versions: `steps 1-4: svc@<version>` (each readable with `agentq catalog svc --version`).
  */
 export function describeCatalogVersions(steps: RunInfo['steps']): string[] {
   const groups: Array<{ first: number; last: number; versions: string }> = [];
@@ -226,7 +251,8 @@ export function describeCatalogVersions(steps: RunInfo['steps']): string[] {
   return [
     '  catalog versions:',
     ...groups.map(({ first, last, versions }) =>
-      first === last ? `    step ${first}: ${versions}` : `    steps ${first}-${last}: ${versions}`,
+      // Numbered from 1, as `agentq run --wait` shows the steps.
+      first === last ? `    step ${first + 1}: ${versions}` : `    steps ${first + 1}-${last + 1}: ${versions}`,
     ),
   ];
 }

@@ -124,21 +124,22 @@ async function oauthContext(
   config: Config,
   serverId: string,
 ): Promise<{ store: OAuthTokenStore; definition: ServerDefinition }> {
-  if (!config.secretKey) {
-    throw new NonRetryableError({
-      code: 'OAUTH_KEY_MISSING',
-      message: 'AGENTQ_SECRET_KEY is not set: OAuth tokens cannot be stored or deleted without it',
-    });
-  }
   const definition = await new ServerStore({ redis: client.redis, prefix: client.prefix }).get(serverId);
   if (!definition) {
-    throw new NonRetryableError({ code: 'NOT_FOUND', message: `No MCP server ${serverId}` });
+    throw new NonRetryableError({ code: 'NOT_FOUND', field: 'serverId', message: `No MCP server ${serverId}` });
   }
   if (!definition.auth) {
     throw new NonRetryableError({
       code: 'VALIDATION',
       field: 'auth',
-      message: `MCP server ${serverId} has no auth block`,
+      message: `MCP server ${serverId} has no auth block: it does not use OAuth, so it has no tokens to store or delete`,
+    });
+  }
+  // Only once the server is known to use OAuth: a wrong id or a server without OAuth says so first.
+  if (!config.secretKey) {
+    throw new NonRetryableError({
+      code: 'OAUTH_KEY_MISSING',
+      message: 'AGENTQ_SECRET_KEY is not set: OAuth tokens cannot be stored or deleted without it',
     });
   }
   const store = new OAuthTokenStore({

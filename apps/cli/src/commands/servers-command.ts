@@ -1,5 +1,5 @@
 import type { CatalogView } from '@agentq/client';
-import { AgentqError, errorCodeInfo, type ServerDefinitionInput } from '@agentq/shared';
+import { AgentqError, errorCodeInfo, type ErrorCode, type ServerDefinitionInput } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { formatAge, formatTable } from '../output/format-table.js';
@@ -106,8 +106,10 @@ export async function addServerCommand(io: CliIo, serverId: string, options: Add
       const view = await client.getCatalog(stored.id);
       if (view.state !== 'never-warmed') return reportSettledState(io, view);
       if (Date.now() >= deadline) {
-        io.err(`MCP server ${stored.id} was not listed within ${timeoutMs} ms (state: never-warmed).`);
-        return EXIT_CODES.timeout;
+        throw new AgentqError({
+          code: 'TIMEOUT',
+          message: `MCP server ${stored.id} was not listed within ${timeoutMs} ms (state: never-warmed)`,
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(1, deadline - Date.now()))));
     }
@@ -115,18 +117,24 @@ export async function addServerCommand(io: CliIo, serverId: string, options: Add
 }
 
 /**
- * Prints the state a waited-for server settled in and returns the exit code: 0 when `connected`
- * (or `disabled`, as asked), otherwise the exit code of the status's error code in `ERROR_CODES`.
+ * Prints the state a waited-for server settled in: exit 0 when `connected`, otherwise the status's
+ * error, thrown with its code (exit code as `ERROR_CODES` gives it), else `MCP_SERVER_UNAVAILABLE`
+ * for a server disabled meanwhile and `MCP_REFRESH_FAILED` for any other.
  */
 function reportSettledState(io: CliIo, view: CatalogView): number {
   const { state, status } = view;
-  if (state === 'connected' || state === 'disabled') {
-    io.out(`State: ${state}${state === 'connected' ? ` (${view.tools.length} tools)` : ''}.`);
+  if (state === 'connected') {
+    io.out(`State: ${state} (${view.tools.length} tools).`);
     return EXIT_CODES.ok;
   }
   io.out(`State: ${state}${status?.errorCode ? ` (${status.errorCode})` : ''}.`);
-  if (status?.error) io.err(status.error);
-  return (status?.errorCode ? errorCodeInfo(status.errorCode)?.exitCode : undefined) ?? EXIT_CODES.failed;
+  const code: ErrorCode =
+    status?.errorCode && errorCodeInfo(status.errorCode)
+      ? (status.errorCode as ErrorCode)
+      : state === 'disabled'
+        ? 'MCP_SERVER_UNAVAILABLE'
+        : 'MCP_REFRESH_FAILED';
+  throw new AgentqError({ code, message: status?.error ?? `MCP server ${view.serverId} is ${state}` });
 }
 
 /** `agentq servers import <file>`. */

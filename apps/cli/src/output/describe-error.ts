@@ -1,6 +1,5 @@
-import { AgentqError, ValidationError } from '@agentq/shared';
+import { AgentqError, maskRedisUrl, ValidationError } from '@agentq/shared';
 import { isRedisDown } from '../exit-codes.js';
-import { maskRedisUrl } from './mask-redis-url.js';
 
 /**
  * One or a few lines for the terminal: the message, its code and field, never a stack trace.

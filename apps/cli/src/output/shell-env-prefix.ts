@@ -1,6 +1,5 @@
-import { apiBaseUrlOf, type Config } from '@agentq/shared';
+import { apiBaseUrlOf, maskRedisUrl, type Config } from '@agentq/shared';
 import { cliInvocation } from './cli-invocation.js';
-import { maskRedisUrl } from './mask-redis-url.js';
 
 /** Where `agentq dev` serves the API by default: a suggested command needs no `AGENTQ_API_URL` then. */
 const DEFAULT_API_URL = 'http://127.0.0.1:3000';

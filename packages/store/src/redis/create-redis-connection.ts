@@ -1,5 +1,7 @@
-import { AgentqError } from '@agentq/shared';
+import { AgentqError, parseRedisUrl } from '@agentq/shared';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+export { parseRedisUrl };
 
 /** A connection to Redis, single node or cluster. */
 export type RedisConnection = Redis | Cluster;
@@ -61,34 +63,6 @@ export function createRedisConnection(options: CreateRedisConnectionOptions): Re
     // A producer connects eagerly so that the first command does not race the offline queue.
     lazyConnect: false,
   });
-}
-
-/**
- * Splits a Redis URL into a standard URL (credentials, TLS, database) and its nodes. A
- * `redis+cluster://` or `rediss+cluster://` URL lists several `host:port` nodes separated by
- * commas and always means a cluster.
- */
-export function parseRedisUrl(text: string): {
-  url: URL;
-  cluster: boolean;
-  nodes: Array<{ host: string; port: number }>;
-} {
-  const match = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]*)(.*)$/.exec(text);
-  if (!match) {
-    const url = new URL(text);
-    return { url, cluster: false, nodes: [{ host: url.hostname, port: Number(url.port || 6379) }] };
-  }
-  const [, scheme, credentials, hostList = '', rest = ''] = match;
-  const nodes = hostList
-    .split(',')
-    .filter((entry) => entry.trim() !== '')
-    .map((entry) => {
-      const url = new URL(`redis://${entry.trim()}`);
-      return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) };
-    });
-  const first = hostList.split(',')[0]?.trim() || '127.0.0.1:6379';
-  const url = new URL(`${scheme}://${credentials ? `${credentials}@` : ''}${first}${rest}`);
-  return { url, cluster: true, nodes };
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   checkServerDefinition,
   definitionHash,
   type Logger,
+  parseJsonOrYaml,
   safeParseJson,
   type ServerChangeEvent,
   serverChangeEventSchema,
@@ -19,7 +20,6 @@ import {
 import { type KeyNames, keyNames } from '../keys.js';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
@@ -310,21 +310,11 @@ export async function readServersFile(path: string): Promise<ServerDefinition[]>
       cause: error,
     });
   }
-  let raw: unknown;
-  try {
-    raw = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new ValidationError({
-      what: `servers file ${path}`,
-      code: 'IMPORT_INVALID',
-      issues: [
-        {
-          field: '',
-          message: `not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'} (${(error as Error).message})`,
-        },
-      ],
-    });
-  }
+  const raw = parseJsonOrYaml(text, {
+    what: `servers file ${path}`,
+    json: extname(path).toLowerCase() === '.json',
+    code: 'IMPORT_INVALID',
+  });
   if (raw === null || raw === undefined) return [];
   const shape = fileShape.safeParse(raw);
   if (!shape.success) {
