@@ -45,6 +45,11 @@ describe('exit codes and error lines', () => {
     // Every node of a cluster counts.
     const cluster = { redisUrl: 'redis+cluster://a.internal:7000,b.internal:7001' };
     expect(isRedisDown(system('getaddrinfo ENOTFOUND b.internal', {}), cluster)).toBe(true);
+    // A password may hold `@`: the host is after the last one, as the connection reads it.
+    const atInPassword = { redisUrl: 'redis://u:p@ss@cache.internal:6379' };
+    expect(isRedisDown(system('getaddrinfo ENOTFOUND cache.internal', {}), atInPassword)).toBe(true);
+    const clusterAt = { redisUrl: 'redis+cluster://u:p@ss@a.internal:7000,b.internal:7001' };
+    expect(isRedisDown(system('getaddrinfo ENOTFOUND a.internal', {}), clusterAt)).toBe(true);
     expect(isRedisDown(new Error('connect ECONNREFUSED 10.0.0.9:7002'), { clusterNodes: 'c.internal:7002' })).toBe(
       true,
     );

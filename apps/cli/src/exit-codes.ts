@@ -1,4 +1,4 @@
-import { AgentqError, errorCodeInfo, EXIT_CODES } from '@agentq/shared';
+import { AgentqError, errorCodeInfo, EXIT_CODES, parseRedisUrl } from '@agentq/shared';
 
 /**
  * Exit codes of `agentq`, stable for scripts (docs/errors.md lists the code of each error):
@@ -65,10 +65,15 @@ function networkFailure(
  * `host[:port]` of `REDIS_URL` (a `redis+cluster://` URL lists several).
  */
 function redisEndpoints(redis: RedisTarget): Array<{ host: string; port: number }> {
-  const url = redis.redisUrl || 'redis://127.0.0.1:6379';
-  const authority = /^[a-z+]+:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(url)?.[1] ?? '';
-  const endpoints: Array<{ host: string; port: number }> = [];
-  for (const entry of [...(redis.clusterNodes ?? '').split(','), ...authority.split(',')]) {
+  // The nodes as the connection finds them (credentials split at the authority's last `@`).
+  let nodes: Array<{ host: string; port: number }> = [];
+  try {
+    nodes = parseRedisUrl(redis.redisUrl || 'redis://127.0.0.1:6379').nodes;
+  } catch {
+    // An unparseable URL names no endpoint.
+  }
+  const endpoints = nodes.map((node) => ({ host: node.host.replace(/^\[|\]$/g, '').toLowerCase(), port: node.port }));
+  for (const entry of (redis.clusterNodes ?? '').split(',')) {
     const match = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d+))?$/.exec(entry.trim());
     const host = match?.[1] ?? match?.[2];
     if (host) endpoints.push({ host: host.toLowerCase(), port: Number(match?.[3] ?? 6379) });

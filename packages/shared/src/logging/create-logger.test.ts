@@ -78,6 +78,9 @@ describe('createLogger redaction', () => {
     );
     expect(maskUrlCredentials('a@b:c@host and x+y://:pa:ss@h/p?q')).toBe('a@b:c@host and x+y://:[redacted]@h/p?q');
     expect(maskUrlCredentials('u://a@b:c@host/')).toBe('u://a@b:[redacted]@host/');
+    expect(maskUrlCredentials('redis://:pa#ss@h:6379 and https://u:pa?ss@h/x')).toBe(
+      'redis://:[redacted]@h:6379 and https://u:[redacted]@h/x',
+    );
     expect(maskUrlCredentials('two: http://a:1@x/ then https://b:2@y:8080')).toBe(
       'two: http://a:[redacted]@x/ then https://b:[redacted]@y:8080',
     );

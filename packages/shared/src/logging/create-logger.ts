@@ -66,8 +66,9 @@ export function maskUrlCredentials(text: string): string {
     let lastAt = -1;
     for (; end < text.length; end += 1) {
       const code = text.charCodeAt(end);
-      // The authority ends at a path, a query, a fragment or a blank.
-      if (code === 0x2f || code === 0x3f || code === 0x23 || code <= 0x20) break;
+      // The authority ends at a path or a blank. Not at `?` or `#`: a password may hold them, and
+      // masking a query that looks like credentials costs less than showing a password.
+      if (code === 0x2f || code <= 0x20) break;
       if (code === 0x40) lastAt = end;
       else if (code === 0x3a && colon === -1) colon = end;
     }

@@ -468,13 +468,14 @@ export class CatalogStore {
     return Number(await runStoreScript(this.redis, 'catalogCommit', scriptKeys, args));
   }
 
+  /** The string values of `keys`; a key holding another Redis type reads as missing (a damaged key is not kept). */
   private async getEach(keys: readonly string[]): Promise<Array<string | null>> {
     const replies = await pipelineBySlot(
       this.redis,
       keys.map((key) => this.getCommand(key)),
     );
     return replies.map(([error, value]) => {
-      if (error) throw error;
+      if (error && !isWrongTypeError(error)) throw error;
       return typeof value === 'string' ? value : null;
     });
   }

@@ -15,7 +15,10 @@ export async function redisAnswers(redis: { ping(): Promise<string> }, timeoutMs
   }
 }
 
-/** Whether a Redis error reply says the key holds another type (its code, the first word, is `WRONGTYPE`). */
-export function isWrongTypeError(error: Error): boolean {
-  return error.message.startsWith('WRONGTYPE');
+/**
+ * Whether `error` is Redis's `WRONGTYPE` reply (a key holds another type of value), on its own or
+ * inside the error of a script (`ERR Error running script … WRONGTYPE …` before Redis 7).
+ */
+export function isWrongTypeError(error: unknown): boolean {
+  return error instanceof Error && /\bWRONGTYPE\b/.test(error.message);
 }

@@ -1,13 +1,9 @@
 import { NonRetryableError } from '@agentq/shared';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
+import { isWrongTypeError } from '../redis/redis-answers.js';
 
 /** The Redis type agentq stores in a key (as `TYPE` answers it). */
 export type StoredType = 'string' | 'hash' | 'list' | 'zset';
-
-/** Whether `error` is Redis's `WRONGTYPE` reply, on its own or as the error of a script. */
-export function isWrongTypeError(error: unknown): boolean {
-  return error instanceof Error && /\bWRONGTYPE\b/.test(error.message);
-}
 
 /**
  * The `RUN_STATE_CORRUPT` error (not retried: a run that started over would repeat its steps, and
