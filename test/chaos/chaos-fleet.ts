@@ -71,16 +71,25 @@ function random(seed: number): () => number {
   };
 }
 
+// Ports this process handed out in the last minute: a port is free until whoever asked binds it, so
+// two calls in a row (Redis's port, then the API's) would otherwise both get the first free one.
+const handedOut = new Map<number, number>();
+const HANDED_OUT_MS = 60_000;
+
 /** A free port in 7200-7299, the range of private Redis servers and APIs of chaos runs and benchmarks. */
 export async function freePrivatePort(): Promise<number> {
   for (let port = 7200 + Math.floor(Math.random() * 100), tries = 0; tries < 100; tries += 1) {
     const candidate = 7200 + ((port + tries - 7200) % 100);
+    if (Date.now() - (handedOut.get(candidate) ?? -Infinity) < HANDED_OUT_MS) continue;
     const free = await new Promise<boolean>((resolve) => {
       const server = createServer();
       server.once('error', () => resolve(false));
       server.listen(candidate, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    if (free) return candidate;
+    if (free) {
+      handedOut.set(candidate, Date.now());
+      return candidate;
+    }
   }
   throw new Error('no free port in 7200-7299');
 }
