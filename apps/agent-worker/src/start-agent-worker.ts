@@ -102,14 +102,19 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const env = options.env ?? process.env;
   const tuning = resolveWorkerTuning(options.tuning ?? {}, { config, logger });
   const prefix = keyPrefix({ prefix: config.prefix, cluster: config.cluster });
-  const connection: RedisConnection = createRedisConnection({
-    url: config.redisUrl,
-    role: 'worker',
-    cluster: config.cluster,
-    nodes: config.clusterNodes,
-    name: `agentq-worker-${id}`,
-  });
-  connection.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+  // Each connection is named `agentq-worker-<id>[-<role>]` in `CLIENT LIST`, and logs its errors.
+  const openConnection = (role?: string): RedisConnection => {
+    const opened = createRedisConnection({
+      url: config.redisUrl,
+      role: 'worker',
+      cluster: config.cluster,
+      nodes: config.clusterNodes,
+      name: role ? `agentq-worker-${id}-${role}` : `agentq-worker-${id}`,
+    });
+    opened.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+    return opened;
+  };
+  const connection = openConnection();
 
   const router = new RunShardRouter({
     prefix: config.prefix,
@@ -144,14 +149,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   // The catalog reads of every run start go over a connection of their own that holds no Lua
   // scripts: ioredis copies each script defined on a connection into every pipeline made on it,
   // and BullMQ defines its 60-odd on the main one (about 80 µs per pipeline there, 5 µs here).
-  const readConnection: RedisConnection = createRedisConnection({
-    url: config.redisUrl,
-    role: 'worker',
-    cluster: config.cluster,
-    nodes: config.clusterNodes,
-    name: `agentq-worker-${id}-reads`,
-  });
-  readConnection.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+  const readConnection = openConnection('reads');
   const reader = createCatalogReader({
     redis: readConnection,
     prefix,
@@ -170,14 +168,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const secrets = createSecretValueSet([...secretValuesOf(config), ...allowListedSecretValues(env)]);
   // Session generations are compared before every MCP call; this keeps them in memory for a
   // moment and drops one as soon as a restart is announced (see `CachedSessionGenerations`).
-  const sessionSubscriber: RedisConnection = createRedisConnection({
-    url: config.redisUrl,
-    role: 'worker',
-    cluster: config.cluster,
-    nodes: config.clusterNodes,
-    name: `agentq-worker-${id}-sessions`,
-  });
-  sessionSubscriber.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+  const sessionSubscriber = openConnection('sessions');
   const sessionGenerations = new CachedSessionGenerations({
     reader: new ServerSessions({ redis: connection, prefix }),
     subscriber: sessionSubscriber,
