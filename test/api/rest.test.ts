@@ -226,6 +226,12 @@ describe('REST API (API process alone, real Redis)', () => {
     const gone = await http.call('GET', '/v1/catalog/pins?version=nope');
     expect(gone.status).toBe(404);
     expect(gone.body.error).toMatchObject({ code: 'NOT_FOUND', field: 'version' });
+    // A version is never a key pattern, a blank or an essay: refused before Redis is read.
+    for (const bad of ['a*b', 'a%3Ab', 'a%20b', 'v'.repeat(129), '']) {
+      const refused = await http.call('GET', `/v1/catalog/pins?version=${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.error, bad).toMatchObject({ code: 'VALIDATION', field: 'version' });
+    }
     await http.call('DELETE', '/v1/servers/pins');
   });
 

@@ -42,6 +42,7 @@ export {
   catalogStatusSchema,
   catalogToolSchema,
   catalogUpdatedEventSchema,
+  catalogVersionSchema,
   MAX_SKIPPED_TOOLS_SHOWN,
   objectJsonSchemaSchema,
 } from './schemas/catalog.js';

@@ -4,6 +4,7 @@ import {
   catalogReadBySchema,
   catalogStatusSchema,
   catalogToolSchema,
+  catalogVersionSchema,
   SERVER_CATALOG_STATES,
   serverIdSchema,
 } from '@agentq/shared';
@@ -36,7 +37,7 @@ const catalogSnapshotSchema = z
   .meta({ id: 'CatalogSnapshot' });
 
 const getCatalogQuery = z.strictObject({
-  version: z.string().min(1).max(128).optional().meta({
+  version: catalogVersionSchema.optional().meta({
     description:
       'A catalog version (one a run step lists): answer with the tools of that version instead, as the runs pinned to it were shown them; 404 when it is not kept',
   }),

@@ -1,5 +1,6 @@
 import {
   AgentqError,
+  catalogVersionSchema,
   definitionHash,
   parseWith,
   serverCatalogStateOf,
@@ -11,6 +12,7 @@ import {
   type ServerCatalogState,
   type ServerDefinition,
 } from '@agentq/shared';
+import { z } from 'zod';
 import type { ClientContext } from '../client-context.js';
 
 /** One server's cached catalog, as runs would see it. */
@@ -94,6 +96,7 @@ export async function getCatalogSnapshot(
   version: string,
 ): Promise<CatalogSnapshotView> {
   parseWith(serverIdSchema, serverId, 'server id');
+  parseWith(z.strictObject({ version: catalogVersionSchema }), { version }, 'catalog snapshot');
   const entry = await context.catalog.readSnapshot(serverId, version);
   if (!entry) {
     throw new AgentqError({

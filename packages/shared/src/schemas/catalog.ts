@@ -12,6 +12,17 @@ export const objectJsonSchemaSchema = z.looseObject({
  * One MCP tool as cached: the parts of `tools/list` a run needs. Fields MCP adds later (`_meta`,
  * `icons`, ...) are dropped rather than rejected, so a newer server never poisons a whole entry.
  */
+/**
+ * A catalog version as a caller names it (`?version=`, `--version`): what the warmer makes (a hex
+ * digest of the tool list), with room for letters, `.`, `_` and `-`; never a key pattern or a blank.
+ */
+export const catalogVersionSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9._-]{1,128}$/,
+    'must be a catalog version: 1 to 128 letters, digits, ".", "_" or "-" (one a run step lists)',
+  );
+
 export const catalogToolSchema = z.object({
   name: z.string().min(1),
   title: z.string().optional(),
