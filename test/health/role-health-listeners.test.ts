@@ -1,4 +1,5 @@
-import { AgentqError, startHealthListener, silentLogger } from '@agentq/shared';
+import { AgentqError, QUEUE_NAMES, startHealthListener, silentLogger } from '@agentq/shared';
+import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestWorker } from '../worker/helpers/worker-harness.js';
 import { createWarmerHarness, type WarmerHarness } from '../warmer/warmer-harness.js';
@@ -94,4 +95,39 @@ describe('role health listeners', () => {
       await first.close();
     }
   });
+  it('close what they started when their listener cannot start, so the caller is left with no consumer', async () => {
+    harness ??= await createWarmerHarness();
+    const { ctx } = harness;
+    const taken = await startHealthListener({
+      host: '127.0.0.1',
+      port: 0,
+      role: 'test',
+      logger: silentLogger(),
+      ready: async () => true,
+      variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WORKER_HEALTH_PORT' },
+    });
+    if (!taken) throw new Error('no listener');
+    const queues = Object.values(QUEUE_NAMES).map(
+      (name) => new Queue(name, { connection: ctx.redis, prefix: ctx.prefix }),
+    );
+    const consumers = async () => (await Promise.all(queues.map((queue) => queue.getWorkers()))).flat().length;
+    try {
+      const port = String(taken.port);
+      const worker = await startTestWorker({
+        redisUrl: ctx.redisUrl,
+        prefix: ctx.prefix,
+        env: { AGENTQ_WORKER_HEALTH_PORT: port },
+      }).catch((error: unknown) => error);
+      expect(AgentqError.isInstance(worker) && worker.code).toBe('PORT_IN_USE');
+      expect(await consumers()).toBe(0);
+      const warmer = await harness
+        .startWarmer({ env: { AGENTQ_WARMER_HEALTH_PORT: port } })
+        .catch((error: unknown) => error);
+      expect(AgentqError.isInstance(warmer) && warmer.code).toBe('PORT_IN_USE');
+      expect(await consumers()).toBe(0);
+    } finally {
+      await taken.close();
+      await Promise.all(queues.map((queue) => queue.close()));
+    }
+  }, 120_000);
 });

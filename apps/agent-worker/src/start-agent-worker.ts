@@ -20,6 +20,7 @@ import {
   secretValuesOf,
   type Config,
   startHealthListener,
+  type HealthListener,
   type Logger,
   withBullmqErrors,
 } from '@agentq/shared';
@@ -318,7 +319,43 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     'agent worker started',
   );
   let closingDown = false;
-  const health = await startHealthListener({
+  let health: HealthListener | undefined;
+  let closing: Promise<void> | undefined;
+  const step = async (name: string, action: () => Promise<unknown>) => {
+    try {
+      await action();
+    } catch (error) {
+      logger.warn({ step: name, error: (error as Error).message }, 'close step failed');
+    }
+  };
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      closingDown = true;
+      await step('close health listener', async () => health?.close());
+      clearInterval(sweeper);
+      await step('close runs workers', () =>
+        Promise.all(runWorkers.map((worker) => closeWithin(worker, tuning.closeTimeoutMs))),
+      );
+      await step('close approvals workers', () => Promise.all(approvalWorkers.map((worker) => worker.close())));
+      await step('close decisions worker', () => decisions.close());
+      await step('close MCP pool', () => pool.close());
+      await step('close code sandbox', async () => sandbox?.close());
+      await step('close session subscription', async () => {
+        await enrichmentFollower?.close();
+        await sessionGenerations.close();
+        await sessionSubscriber.quit();
+      });
+      await step('close queues', () =>
+        Promise.all([...approvalsQueues.values(), refreshQueue].map((queue) => queue.close())),
+      );
+      await step('close redis', () => Promise.all([connection.quit(), readConnection.quit()]));
+      logger.info('agent worker closed');
+    })();
+    return closing;
+  };
+  // The consumers already take jobs: a listener that cannot start closes them before the error
+  // goes up, so that a caller of this function is not left with a worker it cannot stop.
+  health = await startHealthListener({
     host: config.healthHost,
     port: config.workerHealthPort,
     role: 'agent-worker',
@@ -330,46 +367,12 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       !closingDown &&
       [...runWorkers, ...approvalWorkers, decisions].every((worker) => worker.isRunning()) &&
       (await redisAnswers(connection)),
+  }).catch(async (error: unknown) => {
+    await close();
+    throw error;
   });
   logger.info({ healthPort: health?.port }, 'agent worker ready');
-
-  let closing: Promise<void> | undefined;
-  const step = async (name: string, action: () => Promise<unknown>) => {
-    try {
-      await action();
-    } catch (error) {
-      logger.warn({ step: name, error: (error as Error).message }, 'close step failed');
-    }
-  };
-  return {
-    id,
-    healthPort: health?.port,
-    close() {
-      closing ??= (async () => {
-        closingDown = true;
-        await step('close health listener', async () => health?.close());
-        clearInterval(sweeper);
-        await step('close runs workers', () =>
-          Promise.all(runWorkers.map((worker) => closeWithin(worker, tuning.closeTimeoutMs))),
-        );
-        await step('close approvals workers', () => Promise.all(approvalWorkers.map((worker) => worker.close())));
-        await step('close decisions worker', () => decisions.close());
-        await step('close MCP pool', () => pool.close());
-        await step('close code sandbox', async () => sandbox?.close());
-        await step('close session subscription', async () => {
-          await enrichmentFollower?.close();
-          await sessionGenerations.close();
-          await sessionSubscriber.quit();
-        });
-        await step('close queues', () =>
-          Promise.all([...approvalsQueues.values(), refreshQueue].map((queue) => queue.close())),
-        );
-        await step('close redis', () => Promise.all([connection.quit(), readConnection.quit()]));
-        logger.info('agent worker closed');
-      })();
-      return closing;
-    },
-  };
+  return { id, healthPort: health?.port, close };
 }
 
 /** The shards of `known` named in `AGENTQ_WORKER_SHARDS` (the single-shard layout counts as 0), or all. */

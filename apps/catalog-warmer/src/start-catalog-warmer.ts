@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import {
   QUEUE_NAMES,
   startHealthListener,
+  type HealthListener,
   isAuthCatalogState,
   keyPrefix,
   type Config,
@@ -319,16 +320,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     { concurrency: config.warmerConcurrency, leaseMs: config.watchLeaseMs, prefix },
     'catalog warmer started',
   );
-  const health = await startHealthListener({
-    host: config.healthHost,
-    port: config.warmerHealthPort,
-    role: 'catalog-warmer',
-    variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WARMER_HEALTH_PORT' },
-    logger,
-    ready: async () => state === 'running' && worker.isRunning() && (await redisAnswers(redis)),
-  });
-  logger.info({ healthPort: health?.port }, 'catalog warmer ready');
-
+  let health: HealthListener | undefined;
   let closing: Promise<void> | undefined;
   const close = async () => {
     const step = async (name: string, run: () => Promise<unknown>) => {
@@ -358,6 +350,22 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     for (const connection of connections) await step('redis', () => connection.quit());
     logger.info('catalog warmer stopped');
   };
+  // The refresh worker already takes jobs: a listener that cannot start closes everything before
+  // the error goes up, so that a caller of this function is not left with a warmer it cannot stop.
+  health = await startHealthListener({
+    host: config.healthHost,
+    port: config.warmerHealthPort,
+    role: 'catalog-warmer',
+    variables: { host: 'AGENTQ_HEALTH_HOST', port: 'AGENTQ_WARMER_HEALTH_PORT' },
+    logger,
+    ready: async () => state === 'running' && worker.isRunning() && (await redisAnswers(redis)),
+  }).catch(async (error: unknown) => {
+    closing ??= close();
+    await closing;
+    throw error;
+  });
+  logger.info({ healthPort: health?.port }, 'catalog warmer ready');
+
   return {
     id,
     healthPort: health?.port,
