@@ -319,7 +319,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     'agent worker started',
   );
   let closingDown = false;
-  let health: HealthListener | undefined;
+  let health: HealthListener | undefined = undefined;
   let closing: Promise<void> | undefined;
   const step = async (name: string, action: () => Promise<unknown>) => {
     try {

@@ -320,7 +320,7 @@ export async function startCatalogWarmer(options: StartCatalogWarmerOptions): Pr
     { concurrency: config.warmerConcurrency, leaseMs: config.watchLeaseMs, prefix },
     'catalog warmer started',
   );
-  let health: HealthListener | undefined;
+  let health: HealthListener | undefined = undefined;
   let closing: Promise<void> | undefined;
   const close = async () => {
     const step = async (name: string, run: () => Promise<unknown>) => {
