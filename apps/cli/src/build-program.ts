@@ -242,7 +242,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   }
   approvals
     .command('show')
-    .description('Show one approval and its decision: who decided, when, and through which path')
+    .description('Show one approval: its tool, its full arguments, and its decision (who, when, which path)')
     .argument('<approvalId>')
     .option('--json', 'print machine-readable JSON')
     .action(async (approvalId: string, options: { json?: boolean }) =>

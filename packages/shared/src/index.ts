@@ -159,6 +159,7 @@ export { readRunSpecFile } from './schemas/read-run-spec-file.js';
 
 export { digestOf } from './json/canonical-json.js';
 export { matchGlob } from './patterns/match-glob.js';
+export { revealHiddenCharacters } from './text/reveal-hidden-characters.js';
 export { parseJsonOrYaml } from './json/parse-json-or-yaml.js';
 export { parseWith, safeParseJson } from './json/safe-parse-json.js';
 export type { SafeParseJsonResult } from './json/safe-parse-json.js';

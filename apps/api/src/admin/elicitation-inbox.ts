@@ -1,7 +1,7 @@
 import type { AgentqClient, ElicitationInfo } from '@agentq/client';
 import { AgentqError, type ElicitationResponse, type ElicitationValue } from '@agentq/shared';
 import { z } from 'zod';
-import { escapeHtml, formatTime } from './html.js';
+import { escapeHtml, escapeHtmlExact, formatTime } from './html.js';
 
 /** One field of a requested form (the MCP specification's flat primitive fields). */
 interface FormField {
@@ -29,10 +29,10 @@ function fieldsOf(schema: Record<string, unknown>): FormField[] {
 }
 
 function inputOf(field: FormField): string {
-  const name = `field.${escapeHtml(field.name)}`;
+  const name = `field.${escapeHtmlExact(field.name)}`;
   if (field.allowed) {
     const options = ['', ...field.allowed]
-      .map((value) => `<option value="${escapeHtml(value)}">${escapeHtml(value || '—')}</option>`)
+      .map((value) => `<option value="${escapeHtmlExact(value)}">${escapeHtml(value || '—')}</option>`)
       .join('');
     return `<select name="${name}">${options}</select>`;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, page } from './html.js';
+import { escapeHtml, escapeHtmlExact, page } from './html.js';
 import { LIVE_REFRESH_SCRIPT_PATH } from './live-refresh-script.js';
 
 describe('admin html', () => {
@@ -7,6 +7,13 @@ describe('admin html', () => {
     expect(escapeHtml(`<script>alert("x")</script>&'`)).toBe(
       '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;',
     );
+  });
+
+  it('shows bidi, zero-width and control characters as escapes, except in values a form sends back', () => {
+    expect(escapeHtml('notes/\u202Egnp.exe a\u200bb \u001b[2J\u0085 <i>\n')).toBe(
+      'notes/\\u202egnp.exe a\\u200bb \\u001b[2J\\u0085 &lt;i&gt;\n',
+    );
+    expect(escapeHtmlExact('prod\u200d<"x">')).toBe('prod\u200d&lt;&quot;x&quot;&gt;');
   });
 
   it('puts the CSRF token in the logout form only when logged in', () => {

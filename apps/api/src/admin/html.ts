@@ -1,7 +1,21 @@
+import { revealHiddenCharacters } from '@agentq/shared';
 import { LIVE_REFRESH_SCRIPT_PATH } from './live-refresh-script.js';
 
-/** Escapes text for HTML element content and attribute values. */
+/**
+ * Escapes text for HTML element content and attribute values, and shows its hidden characters
+ * (controls, bidi and zero-width characters) as `\uXXXX`: what a model, an MCP server or a tool
+ * wrote is displayed as it is, so `notes/\u202Egnp.exe` cannot read as `notes/exe.png` to the
+ * person approving the call. Values a form sends back unchanged use {@link escapeHtmlExact}.
+ */
 export function escapeHtml(value: unknown): string {
+  return escapeHtmlExact(revealHiddenCharacters(String(value)));
+}
+
+/**
+ * Escapes markup only, keeping every character: for attribute values a form sends back and the
+ * server compares with the original (an elicitation's field names and allowed values).
+ */
+export function escapeHtmlExact(value: unknown): string {
   return String(value)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

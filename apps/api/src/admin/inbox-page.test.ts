@@ -30,4 +30,22 @@ describe('inboxPage', () => {
     expect(row('ap-3')).toContain('<td class="server"><code>&lt;b&gt;x&lt;/b&gt;</code></td>');
     expect(row('ap-4')).toContain('<td class="server"><em>builtin</em></td>');
   });
+
+  it('shows the whole arguments, their bidi and zero-width characters as escapes', () => {
+    const input = {
+      note: 'report for \u202Etxt.exe\u202C',
+      path: 'notes/\u202Egnp.exe',
+      later: `${'x'.repeat(80)}\u200b!`,
+    };
+    const html = inboxPage({
+      approvals: [{ ...approval('ap-1', 'fx'), input }] as PendingApprovalInfo[],
+      elicitations: '',
+      csrf: 'token',
+      who: 'default',
+    });
+    expect(html).not.toMatch(/[\u202a-\u202e\u200b]/);
+    expect(html).toContain('&quot;path&quot;: &quot;notes/\\u202egnp.exe&quot;');
+    expect(html).toContain('&quot;note&quot;: &quot;report for \\u202etxt.exe\\u202c&quot;');
+    expect(html).toContain(`&quot;later&quot;: &quot;${'x'.repeat(80)}\\u200b!&quot;`);
+  });
 });

@@ -33,6 +33,10 @@ describe('agentq approvals', () => {
     expect(formatApprovalRecord(pending)).toEqual([
       'Approval ap-1 · run r1 · server github- · tool mcp__github__deleteRepo_28d0b033c8',
       'Requested 1970-01-01T00:00:00.000Z, expires 1970-01-01T00:01:00.000Z',
+      'Arguments:',
+      '  {',
+      '    "repo": "x"',
+      '  }',
       'Not decided yet.',
     ]);
     const decided: ApprovalInfo = {
@@ -43,7 +47,24 @@ describe('agentq approvals', () => {
     expect(formatApprovalRecord(decided)).toEqual([
       'Approval ap-1 · run r1 · server (builtin) · tool web_fetch',
       'Requested 1970-01-01T00:00:00.000Z, expires 1970-01-01T00:01:00.000Z',
+      'Arguments:',
+      '  {',
+      '    "repo": "x"',
+      '  }',
       'Denied by ops via cli at 1970-01-01T00:00:30.000Z: no',
     ]);
+  });
+
+  it('marks cut arguments in the list and says where to read them whole; the detail shows them all', () => {
+    const input = { note: 'weekly status for the team, harmless text', target: 'DELETE-EVERYTHING' };
+    const table = formatPendingApprovals([request({ input }), request({ approvalId: 'ap-2' })]).split('\n');
+    expect(table[1]).toMatch(/\{"note":"weekly status[^…]*…$/);
+    expect(table[1]).not.toContain('DELETE-EVERYTHING');
+    expect(table[2]).toMatch(/\{"repo":"x"\}$/);
+    expect(table[3]).toContain('agentq approvals show <id>');
+    expect(formatPendingApprovals([request({})])).not.toContain('approvals show');
+    const shown = formatApprovalRecord({ request: request({ input }), decision: null, outcome: null }).join('\n');
+    expect(shown).toContain('"target": "DELETE-EVERYTHING"');
+    expect(shown).toContain('"note": "weekly status for the team, harmless text"');
   });
 });

@@ -67,35 +67,58 @@ export function approvalServerOf(request: Pick<PendingApprovalInfo, 'serverId'>)
   return request.serverId ?? '(builtin)';
 }
 
-/** The table `agentq approvals list` prints. */
-export function formatPendingApprovals(approvals: readonly PendingApprovalInfo[]): string {
-  return formatTable(
-    ['APPROVAL', 'RUN', 'SERVER', 'TOOL', 'EXPIRES', 'ARGUMENTS'],
-    approvals.map((approval) => [
-      approval.approvalId,
-      approval.runId,
-      approvalServerOf(approval),
-      approval.toolName,
-      new Date(approval.expiresAt).toISOString(),
-      truncate(JSON.stringify(approval.input) ?? '', 60),
-    ]),
-  );
+/** How much of a call's arguments one table cell or status line shows. */
+const ARGUMENTS_PREVIEW_LENGTH = 60;
+
+/**
+ * A call's arguments as one line of JSON, cut to `ARGUMENTS_PREVIEW_LENGTH` characters with a
+ * trailing `…` when longer; `cut` says whether it was, so the caller can say where the rest is.
+ */
+export function argumentsPreview(input: unknown): { text: string; cut: boolean } {
+  const text = JSON.stringify(input) ?? 'null';
+  if (text.length <= ARGUMENTS_PREVIEW_LENGTH) return { text, cut: false };
+  return { text: `${text.slice(0, ARGUMENTS_PREVIEW_LENGTH - 1)}…`, cut: true };
 }
 
-/** The lines `agentq approvals show` prints. */
+/**
+ * The table `agentq approvals list` prints. A key past the cut could be the one that matters
+ * (`{note: "…", target: "DELETE-EVERYTHING"}`), so a cut is marked and the table ends with where
+ * to read the arguments whole.
+ */
+export function formatPendingApprovals(approvals: readonly PendingApprovalInfo[]): string {
+  let anyCut = false;
+  const table = formatTable(
+    ['APPROVAL', 'RUN', 'SERVER', 'TOOL', 'EXPIRES', 'ARGUMENTS'],
+    approvals.map((approval) => {
+      const preview = argumentsPreview(approval.input);
+      anyCut ||= preview.cut;
+      return [
+        approval.approvalId,
+        approval.runId,
+        approvalServerOf(approval),
+        approval.toolName,
+        new Date(approval.expiresAt).toISOString(),
+        preview.text,
+      ];
+    }),
+  );
+  return anyCut
+    ? `${table}\nArguments ending in … are cut: read them whole with \`agentq approvals show <id>\` before deciding.`
+    : table;
+}
+
+/** The lines `agentq approvals show` prints: the call, its full arguments, and its decision. */
 export function formatApprovalRecord(record: ApprovalInfo): string[] {
   const { request, decision } = record;
   const lines = [
     `Approval ${request.approvalId} · run ${request.runId} · server ${approvalServerOf(request)} · tool ${request.toolName}`,
     `Requested ${new Date(request.requestedAt).toISOString()}, expires ${new Date(request.expiresAt).toISOString()}`,
+    'Arguments:',
+    ...(JSON.stringify(request.input, null, 2) ?? 'null').split('\n').map((line) => `  ${line}`),
   ];
   if (!decision) return [...lines, 'Not decided yet.'];
   return [
     ...lines,
     `${decision.approved ? 'Approved' : 'Denied'} by ${decision.decidedBy}${decision.via ? ` via ${decision.via}` : ''} at ${new Date(decision.decidedAt).toISOString()}${decision.reason ? `: ${decision.reason}` : ''}`,
   ];
-}
-
-function truncate(text: string, length: number): string {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }

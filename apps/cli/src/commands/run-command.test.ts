@@ -104,6 +104,30 @@ describe('describeRun (agentq status)', () => {
     expect(lines).toContain('  waiting for approval ap-2 (web_fetch)');
   });
 
+  it("shows each waiting call's arguments, and where to read them whole when cut", () => {
+    const parked: RunInfo = {
+      ...completed,
+      state: 'waiting-approval',
+      result: undefined,
+      finishedAt: undefined,
+      pendingApprovals: [
+        { approvalId: 'ap-1', toolCallId: 'c1', toolName: 'web_fetch', input: { url: 'https://a.example' } },
+        {
+          approvalId: 'ap-2',
+          toolCallId: 'c2',
+          toolName: 'mcp__fx__counterIncrement',
+          input: { note: 'weekly status for the team, harmless text', target: 'DELETE-EVERYTHING' },
+        },
+      ],
+    };
+    const lines = describeRun(parked, 'p', 'npm run agentq --');
+    expect(lines).toContain('    arguments: {"url":"https://a.example"}');
+    const at = lines.indexOf('  waiting for approval ap-2 (mcp__fx__counterIncrement)');
+    expect(lines[at + 1]).toMatch(/^ {4}arguments: \{"note":"weekly.*…$/);
+    expect(lines[at + 2]).toBe('    whole: npm run agentq -- approvals show ap-2');
+    expect(lines.filter((line) => line.includes('approvals show'))).toHaveLength(1);
+  });
+
   it('names the question a run waits on and how to answer it', () => {
     const parked: RunInfo = {
       ...completed,

@@ -8,6 +8,7 @@ import {
   type RunSpecInput,
 } from '@agentq/shared';
 import type { CliIo } from '../cli-io.js';
+import { argumentsPreview } from './approvals-command.js';
 import { demoRunSpec } from '../dev/demo-run-spec.js';
 import { pickDefaultModel } from '../dev/pick-default-model.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -220,10 +221,17 @@ export function describeRun(run: RunInfo, page: string, agentq = 'agentq'): stri
   }
   lines.push(`  page: ${page}`);
   lines.push(...describeCatalogVersions(run.steps));
-  for (const approval of run.pendingApprovals)
+  for (const approval of run.pendingApprovals) {
     lines.push(
       `  waiting for approval ${approval.approvalId} (${approval.serverId === undefined ? '' : `${approval.serverId}, `}${approval.toolName})`,
     );
+    // What is decided on is the arguments: show them, and where to read them whole when cut.
+    if (approval.input !== undefined) {
+      const preview = argumentsPreview(approval.input);
+      lines.push(`    arguments: ${preview.text}`);
+      if (preview.cut) lines.push(`    whole: ${agentq} approvals show ${approval.approvalId}`);
+    }
+  }
   for (const question of run.pendingElicitations) {
     lines.push(`  waiting for an answer to ${question.elicitationId} (${question.serverId}, ${question.toolName})`);
     lines.push(`    ${question.message}`);
