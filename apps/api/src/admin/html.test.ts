@@ -13,7 +13,7 @@ describe('admin html', () => {
     expect(escapeHtml('notes/\u202Egnp.exe a\u200bb \u001b[2J\u0085 <i>\n')).toBe(
       'notes/\\u202egnp.exe a\\u200bb \\u001b[2J\\u0085 &lt;i&gt;\n',
     );
-    expect(escapeHtmlExact('prod\u200d<"x">')).toBe('prod\u200d&lt;&quot;x&quot;&gt;');
+    expect(escapeHtmlExact('prod\u200b<"x">')).toBe('prod\u200b&lt;&quot;x&quot;&gt;');
   });
 
   it('puts the CSRF token in the logout form only when logged in', () => {

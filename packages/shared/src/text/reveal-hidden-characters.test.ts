@@ -8,6 +8,10 @@ describe('revealHiddenCharacters', () => {
     );
     expect(revealHiddenCharacters('\u0000ok\rfake\bline\u001f')).toBe('\\u0000ok\\u000dfake\\u0008line\\u001f');
     expect(revealHiddenCharacters('a\tb\nc')).toBe('a\tb\nc');
+    // A Windows line end hides nothing; a carriage return anywhere else rewrites the line.
+    expect(revealHiddenCharacters('one\r\ntwo\r\n')).toBe('one\r\ntwo\r\n');
+    expect(revealHiddenCharacters('safe\r\rrm -rf\r')).toBe('safe\\u000d\\u000drm -rf\\u000d');
+    expect(revealHiddenCharacters('x\r\r\n')).toBe('x\\u000d\r\n');
   });
 
   it('writes DEL and the C1 controls as escapes', () => {
@@ -27,9 +31,13 @@ describe('revealHiddenCharacters', () => {
     expect(revealHiddenCharacters('notes/\u202Egnp.exe')).toBe('notes/\\u202egnp.exe');
   });
 
-  it('writes the zero-width characters as escapes', () => {
-    expect(revealHiddenCharacters('a\u200bb\u200cc\u200dd\u2060e\ufefff')).toBe(
-      'a\\u200bb\\u200cc\\u200dd\\u2060e\\ufefff',
+  it('writes the zero-width characters as escapes, but for the joiners that shape text', () => {
+    expect(revealHiddenCharacters('a\u200bb\u2060e\ufefff')).toBe('a\\u200bb\\u2060e\\ufefff');
+    // The joiner and non-joiner shape emoji sequences and several scripts: they stay.
+    const family = '\u{1F468}\u200d\u{1F469}\u200d\u{1F467}';
+    expect(revealHiddenCharacters(family)).toBe(family);
+    expect(revealHiddenCharacters('\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645')).toBe(
+      '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645',
     );
   });
 
