@@ -141,7 +141,8 @@ describe('the packed @agentq/client', () => {
     );
     // Throws, with tsc's diagnostics on stdout, when the declarations are missing or wrong.
     await run(process.execPath, [tscPath, '-p', serviceDir], { cwd: serviceDir });
-  });
+    // A whole tsc program: over a minute on a busy 2-core machine (once 60 s was not enough).
+  }, 300_000);
 
   it('enqueues a run and waits for it from a plain .mjs script outside the repository', async () => {
     await writeFile(
@@ -176,5 +177,6 @@ describe('the packed @agentq/client', () => {
     } finally {
       await queue.close();
     }
-  });
+    // A fresh Node process and a run of up to two minutes (its waitForRun bound).
+  }, 300_000);
 });
