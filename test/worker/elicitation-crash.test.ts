@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentqClient, type AgentqClient } from '@agentq/client';
@@ -25,21 +25,24 @@ describe('an elicitation across a worker killed with SIGKILL', () => {
   let client: AgentqClient;
   let folder: string;
   let elicitLog: string;
+  let faultFile: string;
   const processes: WorkerProcess[] = [];
 
   beforeAll(async () => {
     ctx = createTestContext();
     folder = await mkdtemp(join(tmpdir(), 'agentq-elicit-crash-'));
     elicitLog = join(folder, 'elicit.log');
-    // The fixture holds its answer to every tools/call a while: the kills land in that window,
-    // after the server got the worker's answer to its question and before the worker got the reply.
+    faultFile = join(folder, 'faults');
+    // With `hold-call-answers` in the fault file the fixture holds its answer to every tools/call
+    // until the flag goes: the kills land in that window, after the server acted on the call and
+    // before the worker got the reply, however slow the machine.
     await warmServer({
       redis: ctx.redis,
       prefix: ctx.prefix,
       definition: {
         id: 'deploy',
         elicitation: 'ask',
-        transport: fixtureStdioTransport({ elicitLog, slowMs: 6_000 }),
+        transport: fixtureStdioTransport({ elicitLog, faultFile }),
         timeouts: { connectMs: 60_000, listMs: 60_000, callMs: 60_000 },
       },
     });
@@ -87,6 +90,14 @@ describe('an elicitation across a worker killed with SIGKILL', () => {
     });
   }
 
+  async function holdCallAnswers(on: boolean): Promise<void> {
+    await writeFile(faultFile, on ? 'hold-call-answers' : '');
+  }
+
+  async function jobState(runId: string): Promise<string | undefined> {
+    return await (await Job.fromId(queue, runId))?.getState();
+  }
+
   async function pendingQuestion(runId: string) {
     return await eventually(async () => (await client.listPendingElicitations({ runId }))[0], 90_000);
   }
@@ -95,9 +106,16 @@ describe('an elicitation across a worker killed with SIGKILL', () => {
     'does not send the answered call again when the worker dies while the server runs it',
     { timeout: 240_000 },
     async () => {
+      await holdCallAnswers(false);
       const first = await spawnWorker();
       await enqueueDeploy('elicit-crash-sent', 'web');
       const question = await pendingQuestion('elicit-crash-sent');
+      // The run parks on the question; then the server's reply to the answered call is held.
+      await eventually(
+        async () => ((await jobState('elicit-crash-sent')) === 'waiting-children' ? true : undefined),
+        90_000,
+      );
+      await holdCallAnswers(true);
       await client.answerElicitation({
         elicitationId: question.request.elicitationId,
         response: { action: 'accept', content: { environment: 'production' } },
@@ -131,20 +149,22 @@ describe('an elicitation across a worker killed with SIGKILL', () => {
     'parks on the question the dead worker registered, and sends the call once it is answered',
     { timeout: 240_000 },
     async () => {
+      await holdCallAnswers(true);
       const first = await spawnWorker();
       await enqueueDeploy('elicit-crash-asked', 'api');
-      // The question is registered; the worker still waits for the server's reply, so it has not parked.
+      // The question is registered; the worker still waits for the server's (held) reply, so it has
+      // not parked.
       const question = await pendingQuestion('elicit-crash-asked');
-      const job = await Job.fromId(queue, 'elicit-crash-asked');
-      expect(await job?.getState()).toBe('active');
+      expect(await jobState('elicit-crash-asked')).toBe('active');
       await first.kill();
+      await holdCallAnswers(false);
       const second = await spawnWorker();
 
       // The next worker parks the run on the same question instead of finishing it without an answer.
-      await eventually(async () => {
-        const state = await (await Job.fromId(queue, 'elicit-crash-asked'))?.getState();
-        return state === 'waiting-children' ? true : undefined;
-      }, 90_000);
+      await eventually(
+        async () => ((await jobState('elicit-crash-asked')) === 'waiting-children' ? true : undefined),
+        90_000,
+      );
       const pending = await client.listPendingElicitations({ runId: 'elicit-crash-asked' });
       expect(pending.map((record) => record.request.elicitationId)).toEqual([question.request.elicitationId]);
       expect(await serverLog('api')).toEqual([{ action: 'cancel', content: null }]);
