@@ -1,7 +1,8 @@
 --[[
   Takes an elicitation's answer for one tool call, or gives it back: an answer is used by one call
-  only. The call that took it may take it again (the same call made again after a crash); any
-  other call is refused and must ask anew. A call whose outcome was discarded (it parked on another
+  only. The call that took it may take it again (the same call, made again once a further question
+  it asked is answered; the tool journal, not this record, keeps a call that went out with an
+  answer from going out again after a crash); any other call is refused and must ask anew. A call whose outcome was discarded (it parked on another
   question, or was aborted) gives back what it took, so that the call made again in its place can
   take it.
 

@@ -211,13 +211,34 @@ export class ElicitationScope {
 }
 
 /**
- * Whether a run's tool call that an earlier attempt claimed may go out again: only when that
- * attempt parked it on an elicitation that now has an answer (the call is then made again with
- * the answer; see docs/mcp-servers.md).
+ * What to do with a run's tool call that an earlier attempt claimed and left without a result,
+ * as far as its questions tell (see docs/mcp-servers.md):
+ * - `repeat`: that attempt parked it on a question of this incarnation that now has an answer, and
+ *   the call has not gone out with that answer yet: it goes out again, with the answer, once
+ *   `elicitationId` is marked on its claim (see the tool journal);
+ * - `park`: that attempt registered a question of this incarnation for it and stopped before the
+ *   run parked (its worker died): the run parks on that question now, as it would have then;
+ * - `undefined`: the call replays as interrupted, as every other claimed call does. So does a call
+ *   whose claim already names the answered question: it went out with that answer, and whether it
+ *   took effect is unknown.
  */
-export async function mayRepeatElicitedCall(run: ElicitationRun, toolCallId: string): Promise<boolean> {
-  const record = await elicitationOfToolCall({ redis: run.redis, prefix: run.prefix, runId: run.runId, toolCallId });
-  return record !== null && record.request.incarnation === run.incarnation && record.response !== null;
+export async function elicitedCallOutcome(
+  run: ElicitationRun,
+  call: { toolCallId: string; answeredElicitation: string | undefined },
+): Promise<{ action: 'repeat' | 'park'; elicitationId: string; serverId: string } | undefined> {
+  const record = await elicitationOfToolCall({
+    redis: run.redis,
+    prefix: run.prefix,
+    runId: run.runId,
+    toolCallId: call.toolCallId,
+  });
+  if (record === null || record.request.incarnation !== run.incarnation) return undefined;
+  const { elicitationId, serverId } = record.request;
+  // A question settled without a person (expired, or closed with its run) has its answer too:
+  // `cancel`, what the server gets, as documented.
+  if (record.response === null) return { action: 'park', elicitationId, serverId };
+  if (call.answeredElicitation === elicitationId) return undefined;
+  return { action: 'repeat', elicitationId, serverId };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { activeSpan, AgentqError, type SecretValueSet } from '@agentq/shared';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { RecordedToolResult, RunFence, RunStore } from '@agentq/store';
-import type { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
-import { ElicitationScope, mayRepeatElicitedCall, type ElicitationRun } from '../elicitations/elicitation-scope.js';
+import { ElicitationParkedError } from '../elicitations/elicitation-parked-error.js';
+import { ElicitationScope, elicitedCallOutcome, type ElicitationRun } from '../elicitations/elicitation-scope.js';
 import { ToolCallAlreadyClaimed, withToolCallScope } from './tool-call-claims.js';
 
 // Keyed by the wrapped `execute`, not the tool object: copies of a wrapped tool (a cache marker,
@@ -161,13 +161,17 @@ async function executeOnce(call: JournaledCall): Promise<unknown> {
     return replay(recorded, mask);
   };
   const known = options.recorded.get(toolCallId);
-  if (known && !(await repeatsElicitedCall(known, toolCallId, options))) return replayed(known);
+  if (known) {
+    const elicited = await elicitedOutcomeOf(known, toolCallId, options);
+    if (elicited?.action === 'park') throw parkedAgain(elicited, options);
+    if (!elicited) return replayed(known);
+  }
   const startedAt = Date.now();
-  const claim = claimOf({ name, toolCallId, startedAt, options });
-  await options.onExecute?.(name, toolCallId);
   const scope = options.elicitations
     ? new ElicitationScope(options.elicitations, { toolName: name, toolCallId, input })
     : undefined;
+  const claim = claimOf({ name, toolCallId, startedAt, options, scope });
+  await options.onExecute?.(name, toolCallId);
   let output: unknown;
   try {
     output = mask(
@@ -199,16 +203,19 @@ async function executeOnce(call: JournaledCall): Promise<unknown> {
 
 /**
  * The claim a call takes right before its request leaves: fenced by the run's lock, and refused
- * when another attempt claimed or recorded the call first.
+ * when another attempt claimed or recorded the call first. The exception is a call an earlier
+ * attempt parked on a question that now has an answer: its claim is rewritten to name that
+ * question before the call goes out again with the answer, so that it goes out with it once.
  */
 function claimOf(call: {
   name: string;
   toolCallId: string;
   startedAt: number;
   options: RecordToolExecutionsOptions;
+  scope: ElicitationScope | undefined;
 }): () => Promise<void> {
   const { options } = call;
-  return async () => {
+  const claimWith = async (answeredElicitation?: string) => {
     const outcome = await options.store.claimToolCall({
       runId: options.runId,
       toolCallId: call.toolCallId,
@@ -217,30 +224,61 @@ function claimOf(call: {
       startedAt: call.startedAt,
       toolName: call.name,
       incarnation: options.incarnation,
+      answeredElicitation,
     });
     if (outcome.status === 'lock-lost') {
       options.onLockLost();
       throw new Error('This run moved to another worker; the call was not made here.');
     }
+    return outcome;
+  };
+  return async () => {
+    const outcome = await claimWith();
     if (outcome.status !== 'exists') return;
-    if (!(await repeatsElicitedCall(outcome.recorded, call.toolCallId, options))) {
-      throw new ToolCallAlreadyClaimed(outcome.recorded);
+    const elicited = await elicitedOutcomeOf(outcome.recorded, call.toolCallId, options);
+    if (elicited?.action === 'park' && call.scope) {
+      call.scope.parked = new ElicitationParkedError(elicited);
+      throw call.scope.parked;
     }
+    if (elicited?.action === 'repeat') {
+      const marked = await claimWith(elicited.elicitationId);
+      if (marked.status !== 'exists') return;
+      throw new ToolCallAlreadyClaimed(marked.recorded);
+    }
+    throw new ToolCallAlreadyClaimed(outcome.recorded);
   };
 }
 
 /**
- * Whether a call claimed without a result is one an attempt of this run parked on a question that
- * now has an answer: it then goes out again, with the answer (an elicitation cannot stay open
- * across a park), instead of replaying as interrupted.
+ * What a call claimed without a result is to do, when an attempt of this run asked a question in
+ * it (see {@link elicitedCallOutcome}): go out again with the answer (an elicitation cannot stay
+ * open across a park), or park the run on the question still unanswered; `undefined` replays it
+ * as interrupted.
  */
-async function repeatsElicitedCall(
+async function elicitedOutcomeOf(
   recorded: RecordedToolResult,
   toolCallId: string,
   options: RecordToolExecutionsOptions,
-): Promise<boolean> {
-  if (!('claimedBy' in recorded) || !options.elicitations) return false;
-  return await mayRepeatElicitedCall(options.elicitations, toolCallId);
+): Promise<Awaited<ReturnType<typeof elicitedCallOutcome>>> {
+  if (!('claimedBy' in recorded) || !options.elicitations) return undefined;
+  return await elicitedCallOutcome(options.elicitations, {
+    toolCallId,
+    answeredElicitation: recorded.answeredElicitation,
+  });
+}
+
+/**
+ * A call whose question an earlier attempt registered and did not park on (its worker died in
+ * between): the attempt is told to park on it, and the call ends unrecorded, unsent.
+ */
+function parkedAgain(
+  question: { elicitationId: string; serverId: string },
+  options: RecordToolExecutionsOptions,
+): ElicitationParkedError {
+  activeSpan()?.setAttribute('agentq.tool.outcome', 'elicitation-parked');
+  const error = new ElicitationParkedError(question);
+  options.onElicitationParked?.(error);
+  return error;
 }
 
 /**

@@ -122,7 +122,17 @@ const journalShape = {
 export const recordedToolResultSchema = z.union([
   z.strictObject({ ok: z.literal(true), output: z.unknown(), ...journalShape, ...toolTimingShape }),
   z.strictObject({ ok: z.literal(false), error: z.string(), ...journalShape, ...toolTimingShape }),
-  z.strictObject({ claimedBy: z.string(), ...journalShape, startedAt: toolTimingShape.startedAt }),
+  z.strictObject({
+    claimedBy: z.string(),
+    ...journalShape,
+    startedAt: toolTimingShape.startedAt,
+    /**
+     * The elicitation whose answer the claimed call was sent again with (the call an earlier
+     * attempt parked on that question): once set, a later attempt finding the claim without a
+     * result replays the call as interrupted instead of sending it again.
+     */
+    answeredElicitation: z.string().optional(),
+  }),
 ]);
 
 export type RecordedToolResult = z.output<typeof recordedToolResultSchema>;

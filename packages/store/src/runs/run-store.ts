@@ -292,8 +292,9 @@ export class RunStore {
 
   /**
    * Claims a tool call before it executes, so that it executes at most once whatever happens to
-   * the process: an existing claim or result is returned instead. With `fence`, the claim only
-   * succeeds while the run's BullMQ lock still holds this attempt's token.
+   * the process: an existing claim or result is returned instead (but see `answeredElicitation`).
+   * With `fence`, the claim only succeeds while the run's BullMQ lock still holds this attempt's
+   * token.
    */
   async claimToolCall(options: {
     runId: string;
@@ -306,6 +307,14 @@ export class RunStore {
     toolName?: string;
     /** The run incarnation claiming: an entry of another incarnation does not count as a claim. */
     incarnation?: string;
+    /**
+     * The answered elicitation the call is sent again with, for the call an earlier attempt parked
+     * on it: this attempt's bare claim of the call then replaces the earlier one and names the
+     * elicitation, unless a claim naming it is there already (the call went out with that answer
+     * once; it is `exists` then, like any claimed call).
+     * @default none (an ordinary claim)
+     */
+    answeredElicitation?: string;
   }): Promise<ToolCallClaim> {
     const journalKey = this.toolResultsKey(options.runId);
     const [status, text] = (await this.onState(
@@ -322,9 +331,11 @@ export class RunStore {
               toolName: options.toolName,
               incarnation: options.incarnation,
               startedAt: options.startedAt ?? Date.now(),
+              answeredElicitation: options.answeredElicitation,
             }),
             options.fence?.token ?? '',
             options.incarnation ?? '',
+            options.answeredElicitation ?? '',
           ],
         ),
     )) as [string, string | undefined];
