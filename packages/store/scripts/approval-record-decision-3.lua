@@ -11,7 +11,10 @@
           no incarnation)
   ARGV[1] approval id
   ARGV[2] decision JSON
-  ARGV[3] now, epoch ms
+  ARGV[3] the decision time, epoch ms, by the caller's clock: the score of a decided approval
+          in the pending set. Expiry is judged by Redis's own clock (TIME), never by this, so a
+          caller whose clock runs fast cannot refuse a decision that is still in time, nor one that
+          runs slow land a decision after the expiry
   ARGV[4] the request's run incarnation ('' for none)
   ARGV[5] the no-decision record JSON, for a run that is gone
   ARGV[6] time to live of a settled record, in seconds
@@ -32,7 +35,12 @@ if existing then
   return {'ALREADY_DECIDED', existing}
 end
 local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
-if expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
+if expiresAt then
+  -- TIME before a write is allowed: Redis 7 always replicates a script by its effects.
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if now >= expiresAt then return {'EXPIRED'} end
+end
 if ARGV[4] ~= '' then
   local data = redis.call('HGET', KEYS[3], 'data')
   local current = nil

@@ -110,6 +110,7 @@ export type {
   ManifestRead,
 } from './kb/knowledge-base-store.js';
 export { redisAnswers } from './redis/redis-answers.js';
+export { redisTime } from './redis/redis-time.js';
 export { inspectRedis } from './redis/inspect-redis.js';
 export type { RedisInspection } from './redis/inspect-redis.js';
 export {

@@ -3,6 +3,7 @@ import {
   approvalsOfGoneRuns,
   inspectApprovalRecords,
   pendingApprovalIds,
+  redisTime,
   runGoneDecision,
   setAsideUnreadablePending,
   settleApproval,
@@ -38,9 +39,12 @@ export interface SweepDecidedApprovalsOptions {
  *
  * For the same reason it takes out of the pending set the ids in its batch whose record cannot be
  * read (gone, or there but damaged), and logs them; a damaged record itself is kept for inspection.
+ *
+ * Its time is Redis's (one `TIME` per sweep), the clock every expiry is judged by: a sweeper on a
+ * host whose clock runs fast must not expire approvals early.
  */
 export async function sweepDecidedApprovals(options: SweepDecidedApprovalsOptions): Promise<number> {
-  const now = Date.now();
+  const now = await redisTime(options.redis);
   const ids = await pendingApprovalIds({
     redis: options.redis,
     prefix: options.prefix,
@@ -115,8 +119,9 @@ async function settleStranded(
   for (const request of batch.requests) {
     const runGone = gone.has(request.approvalId);
     if (!runGone && request.expiresAt > batch.now) continue;
-    // The settle keeps a decision recorded in the meantime; only an undecided approval gets this.
-    await settleApproval({
+    // The settle keeps a decision recorded in the meantime; only an undecided approval gets this,
+    // and an expiry only once Redis's clock, checked again in the same step, has reached it.
+    const settled = await settleApproval({
       redis: options.redis,
       prefix: options.prefix,
       approvalId: request.approvalId,
@@ -126,7 +131,9 @@ async function settleStranded(
             outcome: 'expired',
             decision: { approved: false, reason: 'expired', decidedBy: 'agentq:expired', decidedAt: batch.now },
           },
+      untilExpiry: runGone ? undefined : {},
     });
+    if (settled && 'notYetMs' in settled) continue;
     if (runGone) counts.runGone += 1;
     else counts.expired += 1;
   }

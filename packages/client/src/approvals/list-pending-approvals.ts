@@ -1,5 +1,5 @@
 import { type ApprovalJob } from '@agentq/shared';
-import { approvalsOfGoneRuns, pendingApprovalIds, readApprovalRecords } from '@agentq/store';
+import { approvalsOfGoneRuns, pendingApprovalIds, readApprovalRecords, redisTime } from '@agentq/store';
 import { approvalShards, type ApprovalContext } from './approval-context.js';
 
 /** A pending approval: run, tool, arguments as shown to the approver, requested time and expiry. */
@@ -10,14 +10,14 @@ export type PendingApprovalInfo = ApprovalJob;
  * shard. Listed are only those a decision can still land on: decided approvals are not listed
  * (even before their run has picked the decision up), nor approvals past their expiry, nor those
  * whose run is gone (its job removed, or the run id now another run); the approval sweeper
- * settles those.
+ * settles those. Past its expiry means by Redis's clock, the one `decide` is judged by.
  */
 export async function listPendingApprovals(
   context: Pick<ApprovalContext, 'redis' | 'prefix' | 'shards'>,
   filter: { runId?: string } = {},
 ): Promise<PendingApprovalInfo[]> {
   const router = approvalShards(context);
-  const now = Date.now();
+  const now = await redisTime(context.redis);
   // One run's approvals live in its shard; a listing of all reads every shard, in parallel.
   const shards = filter.runId === undefined ? await router.everyKnownShard() : await router.candidatesFor(filter.runId);
   const perShard = await Promise.all(

@@ -87,13 +87,17 @@ export async function registerApprovalRequests(
  * Records a decision, first and atomically. Throws `AgentqError` with code `NOT_FOUND` (no such
  * approval), `ALREADY_DECIDED` (the first decision stands, or the approval was settled without one
  * because its run was cancelled or removed; the settled decision is in the error's `cause`),
- * `EXPIRED`, `RUN_STATE_CORRUPT` (the stored request cannot be read) or `CONFLICT` (the request
+ * `EXPIRED` (judged by Redis's clock, not by `now`, which only dates the decision), `RUN_STATE_CORRUPT` (the stored request cannot be read) or `CONFLICT` (the request
  * was written by a newer version, or changed under the write). On every error nothing is
  * recorded, except the no-decision settlement of an approval whose run is gone. Returns the
  * recorded decision and the request it answers.
  */
 export async function recordDecision(
-  options: ApprovalRecordsOptions & { input: DecisionInput; now?: number },
+  options: ApprovalRecordsOptions & {
+    input: DecisionInput;
+    /** The decision time it records. @default Date.now() */
+    now?: number;
+  },
 ): Promise<{ decision: DecisionRecord; request: ApprovalJob }> {
   const keys = keyNames(options.prefix);
   const { input } = options;
@@ -196,13 +200,19 @@ function traceDecision(options: { request: ApprovalJob; decision: DecisionRecord
  * Settles an approval when its job runs: the recorded decision, or else `fallback` (expired, or
  * no decision at all), which is recorded so the first outcome stands. Removes it from the pending
  * set.
+ *
+ * With `untilExpiry`, an undecided approval is settled only once its expiry has come by Redis's
+ * clock (within `slackMs`); before that nothing is recorded and `{ notYetMs }` says how long is
+ * left. Expiry is judged there, in the same atomic step as the write, so that no process's clock
+ * (fast, slow, or the one BullMQ promoted the job by) can expire an approval early.
  */
 export async function settleApproval(
   options: ApprovalRecordsOptions & {
     approvalId: string;
     fallback: { outcome: 'expired' | 'no-decision'; decision: DecisionRecord };
+    untilExpiry?: { slackMs?: number };
   },
-): Promise<{ outcome: ApprovalOutcome; decision: DecisionRecord } | null> {
+): Promise<{ outcome: ApprovalOutcome; decision: DecisionRecord } | { notYetMs: number } | null> {
   const keys = keyNames(options.prefix);
   const [outcome, text] = (await runStoreScript(
     options.redis,
@@ -213,9 +223,11 @@ export async function settleApproval(
       JSON.stringify(options.fallback.decision),
       options.fallback.outcome,
       String(settledTtlSeconds),
+      ...(options.untilExpiry ? ['wait', String(Math.max(0, Math.round(options.untilExpiry.slackMs ?? 0)))] : []),
     ],
   )) as [string, string | undefined];
   if (outcome === 'NOT_FOUND') return null;
+  if (outcome === 'NOT_YET') return { notYetMs: Math.max(1, Number(text)) };
   const parsed = safeParseJson(text, decisionRecordSchema, 'recorded decision');
   if (!parsed.success) return { outcome: options.fallback.outcome, decision: options.fallback.decision };
   return { outcome: outcome as ApprovalOutcome, decision: parsed.data };
