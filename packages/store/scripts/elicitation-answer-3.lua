@@ -24,9 +24,16 @@
   ARGV[7] the answer record JSON of a closed elicitation, with `%s` where the run's state goes
   ARGV[8] for 'answer' and 'probe', the request text the caller read before: KEYS[3] and ARGV[6]
           came from it, so a record whose request is no longer that text is left alone
+  ARGV[9] (optional) for 'expired': 'wait' leaves an unanswered elicitation whose expiry has not
+          come yet by Redis's clock alone and returns {'NOT_YET', ms left}
+  ARGV[10] (optional) slack in ms for 'wait': an expiry at most this far ahead counts as come
+
+  Whether the expiry has come is judged by Redis's clock (TIME), never by the caller's: ARGV[3]
+  only dates what is written.
 
   Returns {'NOT_FOUND'}, {'CHANGED'} (not for 'expired'), {'EXPIRED', answer?}, {'CLOSED', runState},
-  {'ALREADY_ANSWERED', answer}, {'OPEN'} (probe only) or {'OK', request}.
+  {'ALREADY_ANSWERED', answer}, {'OPEN'} (probe only), {'NOT_YET', ms left} ('expired' with 'wait')
+  or {'OK', request}.
 ]]
 local request = redis.call('HGET', KEYS[1], 'request')
 if not request then return {'NOT_FOUND'} end
@@ -69,7 +76,17 @@ if ARGV[4] ~= 'expired' then
   if ARGV[4] == 'probe' then return {'OPEN'} end
 end
 local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
-if ARGV[4] == 'answer' and expiresAt and tonumber(ARGV[3]) >= expiresAt then return {'EXPIRED'} end
+if expiresAt then
+  -- One clock for every expiry: Redis's. BullMQ promotes a delayed job by the clock of the worker
+  -- that looks, and an API host's clock may run fast or slow.
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if ARGV[4] == 'answer' and now >= expiresAt then return {'EXPIRED'} end
+  if ARGV[4] == 'expired' and ARGV[9] == 'wait' then
+    local left = expiresAt - now - (tonumber(ARGV[10]) or 0)
+    if left > 0 then return {'NOT_YET', tostring(left)} end
+  end
+end
 redis.call('HSET', KEYS[1], 'response', ARGV[2], 'outcome', ARGV[4])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
 redis.call('ZREM', KEYS[2], ARGV[1])

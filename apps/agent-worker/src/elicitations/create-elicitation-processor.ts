@@ -2,6 +2,7 @@ import {
   AgentqError,
   elicitationResultSchema,
   recordIdSchema,
+  RetryLaterError,
   type ElicitationResponse,
   type ElicitationResult,
   type Logger,
@@ -18,6 +19,19 @@ export interface ElicitationProcessorOptions {
   /** Key prefix of the shard, already hash-tagged under cluster mode. */
   prefix: string;
   logger: Logger;
+  /**
+   * Slack when deciding whether the job ran because its expiry came, in ms: an expiry at most this
+   * far ahead by Redis's clock counts as come.
+   * @default 250
+   */
+  expirySlackMs?: number;
+  /**
+   * How many times an unanswered elicitation job may start before its expiry (by Redis's clock)
+   * and be put back to wait for the rest. Past it, the elicitation is settled as expired: a worker
+   * clock that keeps promoting the job early must not spin it until the expiry.
+   * @default 20
+   */
+  maxEarlyStarts?: number;
 }
 
 /**
@@ -38,13 +52,34 @@ export function createElicitationProcessor(options: ElicitationProcessorOptions)
     const record = await readElicitation(store);
     if (record?.response) return resultOf(elicitationId, record.response.response, record.outcome);
     const now = Date.now();
+    const expired = {
+      ...store,
+      outcome: 'expired' as const,
+      response: { response: { action: 'cancel' as const }, answeredBy: 'agentq:expired', answeredAt: now },
+      now,
+    };
     try {
-      await settleElicitation({
-        ...store,
-        outcome: 'expired',
-        response: { response: { action: 'cancel' }, answeredBy: 'agentq:expired', answeredAt: now },
-        now,
+      // BullMQ promotes a delayed job by the clock of the worker that looks: one whose clock runs
+      // fast starts this job early. Redis's clock says whether the expiry came; before it, the job
+      // goes back to wait for the time left (by this worker's clock, the one it will be promoted by
+      // here), a bounded number of times.
+      const earlyStartsLeft = job.attemptsStarted <= (options.maxEarlyStarts ?? 20);
+      const settled = await settleElicitation({
+        ...expired,
+        ...(earlyStartsLeft ? { untilExpiry: { slackMs: options.expirySlackMs ?? 250 } } : {}),
       });
+      if (settled && 'notYetMs' in settled) {
+        throw new RetryLaterError({
+          message: `elicitation ${elicitationId} started ${settled.notYetMs} ms before its expiry; waiting`,
+          retryAfterMs: settled.notYetMs,
+        });
+      }
+      if (!earlyStartsLeft) {
+        options.logger.warn(
+          { elicitationId },
+          'elicitation job kept starting before its expiry; settled as expired without asking Redis the time',
+        );
+      }
       return { elicitationId, action: 'cancel', outcome: 'expired' };
     } catch (error) {
       // Answered in between: that answer stands.

@@ -234,6 +234,20 @@ export async function untakenAnswersOfStep(
   return found;
 }
 
+/** Options of {@link settleElicitation}. */
+export type SettleElicitationOptions = ElicitationRecordsOptions & {
+  elicitationId: string;
+  response: ElicitationResponseRecord;
+  outcome: 'answer' | 'expired';
+  now?: number;
+  /**
+   * With `outcome: 'expired'`: settle only once the expiry has come by Redis's clock (an expiry at
+   * most `slackMs` ahead counts as come); before that, nothing is written and `{ notYetMs }` (the
+   * time left) is returned. Without it the settlement lands whatever the time.
+   */
+  untilExpiry?: { slackMs: number };
+};
+
 /**
  * Records the answer (or, with `outcome: 'expired'`, the settlement at expiry), first and
  * atomically. Throws `AgentqError` with code `NOT_FOUND`, `ALREADY_DECIDED` (the first answer
@@ -247,13 +261,14 @@ export async function untakenAnswersOfStep(
  * against the request's schema (this function does not read it).
  */
 export async function settleElicitation(
-  options: ElicitationRecordsOptions & {
-    elicitationId: string;
-    response: ElicitationResponseRecord;
-    outcome: 'answer' | 'expired';
-    now?: number;
-  },
-): Promise<ElicitationRequestRecord | null> {
+  options: SettleElicitationOptions & { untilExpiry?: undefined },
+): Promise<ElicitationRequestRecord | null>;
+export async function settleElicitation(
+  options: SettleElicitationOptions,
+): Promise<ElicitationRequestRecord | null | { notYetMs: number }>;
+export async function settleElicitation(
+  options: SettleElicitationOptions,
+): Promise<ElicitationRequestRecord | null | { notYetMs: number }> {
   const response = elicitationResponseRecordSchema.parse(options.response);
   const checked =
     options.outcome === 'answer'
@@ -273,6 +288,7 @@ export async function settleElicitation(
     checked,
   });
   const field = 'elicitationId';
+  if (status === 'NOT_YET') return { notYetMs: Math.max(1, Number(text)) };
   if (status === 'NOT_FOUND') {
     throw new AgentqError({ code: 'NOT_FOUND', field, message: `No elicitation ${options.elicitationId}` });
   }
@@ -334,6 +350,7 @@ async function runAnswerScript(
     /** The request read before, as stored and as read (`null` when it cannot be); none for 'expired'. */
     checked: { text: string; request: ElicitationRequestRecord | null } | null;
     now?: number;
+    untilExpiry?: { slackMs: number };
   },
 ): Promise<[string, string | undefined]> {
   const keys = keyNames(options.prefix);
@@ -359,6 +376,8 @@ async function runAnswerScript(
       request ? request.incarnation : '',
       JSON.stringify(closed),
       options.checked?.text ?? '',
+      options.mode === 'expired' && options.untilExpiry ? 'wait' : '',
+      String(options.untilExpiry?.slackMs ?? 0),
     ],
   )) as [string, string | undefined];
 }
