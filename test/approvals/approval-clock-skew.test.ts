@@ -150,4 +150,50 @@ describe('approvals on a worker whose clock runs fast', () => {
     const record = await readApprovalRecord({ redis: ctx.redis, prefix: ctx.prefix, approvalId: request.approvalId });
     expect(record).toMatchObject({ decision: null, outcome: null });
   });
+  it("leaves a decision that lands while the job starts early within the sweeper's reach", async () => {
+    const request = await parkedApproval('skew-race');
+    const processor = createApprovalProcessor({ redis: ctx.redis, prefix: ctx.prefix, logger: silentLogger() });
+    let decided = false;
+    worker = new Worker(
+      QUEUE_NAMES.approvals,
+      async (job: Job, token?: string) =>
+        await withBullmqErrors({ job, token }, async () => {
+          try {
+            return await processor(job);
+          } catch (error) {
+            // The person decides after the settle said "not yet" and before the job is back in
+            // delayed, so the decision's promote finds the job active. The decider's clock runs a
+            // minute fast.
+            vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 60_000);
+            await decide(
+              { redis: ctx.redis, prefix: ctx.prefix },
+              { approvalId: request.approvalId, approved: true, decidedBy: 'operator' },
+            );
+            vi.restoreAllMocks();
+            decided = true;
+            throw error;
+          }
+        }),
+      { connection: ctx.redis, prefix: ctx.prefix },
+    );
+    // Started early (a promote by hand, as a fast-clock worker would).
+    await (await jobOf(request.approvalId)).promote();
+    expect(await settledAfterStarts(request.approvalId, 1)).toBe('delayed');
+    expect(decided).toBe(true);
+    // The decided approval is scored by Redis's clock, so the sweeper, which picks by Redis's
+    // clock, delivers it now rather than when the decider's clock says.
+    const promoted = await sweepDecidedApprovals({
+      redis: ctx.redis,
+      prefix: ctx.prefix,
+      approvalsQueue: approvals,
+      logger: silentLogger(),
+      graceMs: 0,
+    });
+    expect(promoted).toBe(1);
+    await eventually(
+      async () => (await (await jobOf(request.approvalId)).getState()) === 'completed',
+      'the decided approval job to complete',
+    );
+    expect((await jobOf(request.approvalId)).returnvalue).toMatchObject({ approved: true, outcome: 'decision' });
+  });
 });

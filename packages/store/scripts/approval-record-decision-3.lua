@@ -11,10 +11,11 @@
           no incarnation)
   ARGV[1] approval id
   ARGV[2] decision JSON
-  ARGV[3] the decision time, epoch ms, by the caller's clock: the score of a decided approval
-          in the pending set. Expiry is judged by Redis's own clock (TIME), never by this, so a
-          caller whose clock runs fast cannot refuse a decision that is still in time, nor one that
-          runs slow land a decision after the expiry
+  ARGV[3] the decision time, epoch ms, by the caller's clock (kept in the decision JSON; not
+          read here). Expiry is judged by Redis's own clock (TIME), never by this, so a caller whose
+          clock runs fast cannot refuse a decision that is still in time, nor one that runs slow
+          land a decision after the expiry; the decided approval's score in the pending set (what
+          the sweeper picks it by) is Redis's time too
   ARGV[4] the request's run incarnation ('' for none)
   ARGV[5] the no-decision record JSON, for a run that is gone
   ARGV[6] time to live of a settled record, in seconds
@@ -34,13 +35,11 @@ if existing then
   if outcome == 'no-decision' then return {'SETTLED', existing} end
   return {'ALREADY_DECIDED', existing}
 end
+-- TIME before a write is allowed: Redis 7 always replicates a script by its effects.
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expiresAt = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
-if expiresAt then
-  -- TIME before a write is allowed: Redis 7 always replicates a script by its effects.
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  if now >= expiresAt then return {'EXPIRED'} end
-end
+if expiresAt and now >= expiresAt then return {'EXPIRED'} end
 if ARGV[4] ~= '' then
   local data = redis.call('HGET', KEYS[3], 'data')
   local current = nil
@@ -56,5 +55,7 @@ if ARGV[4] ~= '' then
   end
 end
 redis.call('HSET', KEYS[1], 'decision', ARGV[2], 'outcome', 'decision')
-redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
+-- Scored by Redis's clock too: the sweeper picks decided approvals by this score against TIME, so a
+-- decider whose clock runs fast must not push its decision out of the sweeper's reach.
+redis.call('ZADD', KEYS[2], 'XX', now, ARGV[1])
 return {'OK', ARGV[2], request}

@@ -9,6 +9,7 @@ import {
 import {
   elicitationOfToolCall,
   readElicitation,
+  redisTime,
   registerElicitation,
   releaseElicitationAnswer,
   takeElicitationAnswer,
@@ -124,7 +125,9 @@ export class ElicitationScope {
       }
       // Taken by another call: this call asks again, under the next id.
     }
-    const now = Date.now();
+    // Dated by Redis's clock, the one its expiry is judged by (a slow worker clock must not
+    // shorten the person's window).
+    const now = await redisTime(store.redis);
     const record: ElicitationRequestRecord = {
       elicitationId,
       runId: run.runId,

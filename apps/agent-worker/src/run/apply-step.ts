@@ -149,7 +149,8 @@ function newResponseMessages(
   return renameApprovalRequests(response.slice(folded), ids);
 }
 
-function approvalRequestPartsOf(content: FinishedModelStep['content']): ApprovalRequestPart[] {
+/** The approval requests of a finished model step, with the ids the AI SDK gave them. */
+export function approvalRequestPartsOf(content: FinishedModelStep['content']): ApprovalRequestPart[] {
   return content.flatMap((part) =>
     part.type === 'tool-approval-request' ? [{ sdkId: part.approvalId, toolCall: part.toolCall }] : [],
   );

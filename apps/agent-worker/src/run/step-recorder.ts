@@ -1,7 +1,13 @@
 import type { RunToolState } from '@agentq/registry';
 import { recordSpanError, traceContextFromSpanContext, type Logger, type RunCheckpoint } from '@agentq/shared';
-import { queueApprovalRegistrations } from '@agentq/store';
-import { applyStep, type AppliedStep, type FinishedModelStep, type ModelLoopFrame } from './apply-step.js';
+import { queueApprovalRegistrations, redisTime } from '@agentq/store';
+import {
+  applyStep,
+  approvalRequestPartsOf,
+  type AppliedStep,
+  type FinishedModelStep,
+  type ModelLoopFrame,
+} from './apply-step.js';
 import { crashPoint } from './crash-hook.js';
 import type { RunProcessorDependencies } from './run-processor-dependencies.js';
 import type { RunFence } from '@agentq/store';
@@ -55,11 +61,15 @@ export class StepRecorder {
     const trace = this.options.traced ? traceContextFromSpanContext(span.spanContext()) : undefined;
     try {
       await this.options.before;
+      // A step that asks for approvals dates them by Redis's clock, the one their expiry is judged
+      // by: a parking worker whose clock is slow must not shorten the person's window.
+      const now =
+        approvalRequestPartsOf(step.content).length > 0 ? await redisTime(this.options.dependencies.redis) : Date.now();
       const applied = applyStep(this.checkpoint, {
         result: step,
         frame,
         toolState: this.options.toolState,
-        now: Date.now(),
+        now,
         trace,
       });
       this.checkpoint = applied.checkpoint;
