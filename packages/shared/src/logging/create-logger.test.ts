@@ -21,6 +21,15 @@ function memoryDestination() {
 }
 
 describe('createLogger redaction', () => {
+  it('writes hidden characters of logged text as JSON escapes, keeping the value', () => {
+    const { stream, lines, raw } = memoryDestination();
+    const logger = createLogger({ destination: stream });
+    const error = 'server said \u009b2J\u202eexe.png\u200b';
+    logger.child({ serverId: 'fx\u2066' }).warn({ error }, 'refresh failed \u00ad');
+    expect(raw.join('\n')).not.toMatch(/[\u0080-\u009f\u00ad\u200b\u202e\u2066]/);
+    expect(lines[0]).toMatchObject({ error, serverId: 'fx\u2066', msg: 'refresh failed \u00ad' });
+  });
+
   it('masks authorization headers whatever their case', () => {
     const { stream, lines, raw } = memoryDestination();
     const logger = createLogger({ destination: stream });

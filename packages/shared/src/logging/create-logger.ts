@@ -1,6 +1,7 @@
 import { pino, type DestinationStream } from 'pino';
 import type { Logger } from './logger.js';
 import { maskSecretValues, SECRET_MASK } from '../servers/mask-secret-values.js';
+import { revealHiddenCharacters } from '../text/reveal-hidden-characters.js';
 
 /** Options of {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -120,6 +121,10 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger & { secr
           const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrubText(arg, secrets) : arg));
           method.apply(this, scrubbed as Parameters<typeof method>);
         },
+        // Each finished JSON line: pino escapes C0 controls, but a model's or an MCP server's C1
+        // controls, bidi overrides and invisible characters would reach the operator's terminal as
+        // they are. Written as JSON escapes, the line stays JSON of the same value.
+        streamWrite: revealHiddenCharacters,
       },
     },
     options.destination,

@@ -41,6 +41,23 @@ describe('revealHiddenCharacters', () => {
     );
   });
 
+  it('writes the other default-ignorable characters as escapes: soft hyphen, fillers, tags', () => {
+    expect(revealHiddenCharacters('pay\u00adpal \u3164 a\u2061b \u180e \u034f \u115f \uffa0')).toBe(
+      'pay\\u00adpal \\u3164 a\\u2061b \\u180e \\u034f \\u115f \\uffa0',
+    );
+    // Tag characters spell text nobody sees: each is written out (as its two UTF-16 units).
+    expect(revealHiddenCharacters('notes.png\u{E0072}\u{E006D}')).toBe('notes.png\\udb40\\udc72\\udb40\\udc6d');
+    // The three subdivision flags are the tag sequences in use: they stay; a black flag followed by
+    // any other tags does not hide them.
+    const wales = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}';
+    expect(revealHiddenCharacters(`flag ${wales}`)).toBe(`flag ${wales}`);
+    expect(revealHiddenCharacters('\u{1F3F4}\u{E0065}\u{E0076}\u{E007F}')).toBe(
+      '\u{1F3F4}\\udb40\\udc65\\udb40\\udc76\\udb40\\udc7f',
+    );
+    // Variation selectors choose how a character looks: they stay.
+    expect(revealHiddenCharacters('\u{1F44D}\ufe0f \u845b\u{E0100}')).toBe('\u{1F44D}\ufe0f \u845b\u{E0100}');
+  });
+
   it('leaves other text alone, neighbours of the ranges included', () => {
     const plain = 'plain text, é ✓ 日本語 \u00a0 \u200a \u2010 \u2029 \u2070 \ufefe 🙂 \\u001b';
     expect(revealHiddenCharacters(plain)).toBe(plain);
