@@ -39,7 +39,7 @@ export interface ApprovalProcessorOptions {
  * decision. The outcome is recorded, so a later `decide` gets `EXPIRED` or `ALREADY_DECIDED`.
  *
  * BullMQ promotes a delayed job by the clock of the worker that looks, so a worker whose clock
- * runs fast (or Bull Board's "promote" button) starts the job early. Without a decision it then
+ * runs fast (or a promote by hand through BullMQ's own API; Bull Board takes no write on `approvals`) starts the job early. Without a decision it then
  * goes back to delayed for the time Redis says is left (`RetryLaterError`), until it has started
  * `maxEarlyStarts` times; then it is settled `no-decision`.
  */
