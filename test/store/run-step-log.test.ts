@@ -344,12 +344,13 @@ describe('the step log of a run', () => {
       requestedAt: 1,
       expiresAt: Date.now() + 60_000,
     };
+    // One at a time: each starts only when the one before it has failed and been looked at.
     for (const operation of [
-      elicitationOfToolCall({ ...options, toolCallId: 'c-1' }),
-      unansweredElicitationsOfRun({ ...options, incarnation: 'inc-1' }),
-      registerElicitation({ redis: ctx.redis, prefix: ctx.prefix, request }),
+      () => elicitationOfToolCall({ ...options, toolCallId: 'c-1' }),
+      () => unansweredElicitationsOfRun({ ...options, incarnation: 'inc-1' }),
+      () => registerElicitation({ redis: ctx.redis, prefix: ctx.prefix, request }),
     ]) {
-      const failure = await operation.catch((error: unknown) => error);
+      const failure = await operation().catch((error: unknown) => error);
       expect(AgentqError.isInstance(failure) && failure.code).toBe('RUN_STATE_CORRUPT');
       expect((failure as Error).message).toContain(`key ${index} holds a string`);
     }
