@@ -223,10 +223,12 @@ async function resolveKbSource(
 
 /** The state of one ingest job. `NOT_FOUND` when the job is unknown (or already removed). */
 export async function getKbIngest(context: ClientContext, jobId: string): Promise<KbIngestInfo> {
+  // State first, then the job: read the other way round, an ingest finishing in between would look
+  // completed with the stale (empty) return value of its active snapshot.
+  const state = await context.queues.kbIngest.getJobState(jobId);
   const job = await context.queues.kbIngest.getJob(jobId);
   if (!job) throw new AgentqError({ code: 'NOT_FOUND', field: 'jobId', message: `no ingest job "${jobId}"` });
   const data = kbIngestJobSchema.safeParse(job.data);
-  const state = await job.getState();
   const info: KbIngestInfo = {
     jobId,
     kb: data.success ? data.data.kb : 'unknown',

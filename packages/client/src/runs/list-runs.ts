@@ -74,19 +74,27 @@ export async function listRuns(context: ClientContext, input: ListRunsInput = {}
   const total = counts.flatMap((perQueue) => Object.values(perQueue)).reduce((sum, count) => sum + count, 0);
   // Each state's list is ordered by itself only: take enough of every one, then merge by time.
   const pages = await Promise.all(
-    queues.flatMap((queue) => types.map((type) => queue.getJobs([type], 0, offset + limit - 1, false))),
+    queues.flatMap((queue) =>
+      types.map(async (type) =>
+        (await queue.getJobs([type], 0, offset + limit - 1, false)).map((job) => ({ queue, job })),
+      ),
+    ),
   );
-  const jobs = pages
+  const listed = pages
     .flat()
-    .filter((job) => job?.id !== undefined)
-    .sort((a, b) => b.timestamp - a.timestamp)
+    .filter(({ job }) => job?.id !== undefined)
+    .sort((a, b) => b.job.timestamp - a.job.timestamp)
     .slice(offset, offset + limit);
   const runs = await Promise.all(
-    jobs.map(async (job): Promise<RunSummary> => {
+    listed.map(async ({ queue, job: snapshot }): Promise<RunSummary> => {
+      const listedState = await listedStateOf(snapshot, state);
+      // A run that finished after its snapshot was read: its end time and usage are in a new read.
+      const finishedSince = (listedState === 'completed' || listedState === 'failed') && !snapshot.finishedOn;
+      const job = (finishedSince ? await queue.getJob(String(snapshot.id)) : undefined) ?? snapshot;
       const data = job.data as { assistant?: { model?: unknown }; input?: { prompt?: unknown; messages?: unknown } };
       const summary: RunSummary = {
         runId: String(job.id),
-        state: await listedStateOf(job, state),
+        state: listedState,
         createdAt: job.timestamp,
       };
       if (typeof data?.assistant?.model === 'string') summary.model = data.assistant.model;
