@@ -43,10 +43,14 @@ afterAll(async () => {
 }, 120_000);
 
 /** Runs the CLI in-process against the test deployment. */
-async function agentq(...args: string[]): Promise<{ code: number; output: string }> {
+async function agentq(...args: string[]): Promise<{ code: number; output: string; stdout: string }> {
   const lines: string[] = [];
+  const out: string[] = [];
   const code = await runCli(['node', 'agentq', ...args], {
-    out: (text) => lines.push(text),
+    out: (text) => {
+      lines.push(text);
+      out.push(text);
+    },
     err: (text) => lines.push(text),
     env: {
       REDIS_URL: harness.ctx.redisUrl,
@@ -55,7 +59,7 @@ async function agentq(...args: string[]): Promise<{ code: number; output: string
       LOG_LEVEL: 'silent',
     },
   });
-  return { code, output: lines.join('\n') };
+  return { code, output: lines.join('\n'), stdout: out.join('\n') };
 }
 
 /** Resolves once the watch lease of the server was renewed `count` more times (one per watcher tick). */
@@ -133,6 +137,14 @@ describe('a server that answers 401', () => {
     const waited = await agentq('servers', 'add', 'oauth-wait', '--url', fixture.url, '--wait', '--timeout', '90000');
     expect(waited.code, waited.output).toBe(errorCodeInfo('MCP_AUTH_REQUIRED')?.exitCode);
     expect(waited.output).toContain('auth-required');
+    // The same wait as JSON: stdout holds only the JSON, the coded error goes to stderr.
+    const waitedJson = await agentq('servers', 'add', 'oauth-json', '--url', fixture.url, '--wait', '--json');
+    expect(waitedJson.code, waitedJson.output).toBe(errorCodeInfo('MCP_AUTH_REQUIRED')?.exitCode);
+    expect(JSON.parse(waitedJson.stdout)).toMatchObject({
+      definition: { id: 'oauth-json' },
+      state: 'auth-required',
+      status: { errorCode: 'MCP_AUTH_REQUIRED' },
+    });
 
     // The server lets agentq in now; an operator's refresh clears the state.
     await writeFile(faultFile, '');
@@ -146,5 +158,17 @@ describe('a server that answers 401', () => {
     const connected = await agentq('servers', 'add', 'open-wait', '--url', fixture.url, '--wait', '--timeout', '90000');
     expect(connected.code, connected.output).toBe(0);
     expect(connected.output).toContain('connected');
+    const connectedJson = await agentq('servers', 'add', 'open-json', '--url', fixture.url, '--wait', '--json');
+    expect(connectedJson.code, connectedJson.output).toBe(0);
+    expect(JSON.parse(connectedJson.stdout)).toMatchObject({
+      definition: { id: 'open-json', enabled: true },
+      state: 'connected',
+      status: { state: 'connected' },
+    });
+    const savedJson = await agentq('servers', 'add', 'saved-json', '--url', fixture.url, '--disabled', '--json');
+    expect(savedJson.code, savedJson.output).toBe(0);
+    expect(JSON.parse(savedJson.stdout)).toEqual({
+      definition: expect.objectContaining({ id: 'saved-json', enabled: false }),
+    });
   }, 240_000);
 });

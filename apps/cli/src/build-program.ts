@@ -334,6 +334,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--always-ask <tool>', 'tool that always needs approval (repeatable; * for all)', collect)
     .addOption(new Option('--disabled', 'add it disabled (not with --wait: it is never listed)').conflicts('wait'))
     .option('-w, --wait', 'return once the server is listed or has failed, printing its state (exit 0 when connected)')
+    .option('--json', 'print the saved definition (with --wait, also the settled state and status) as JSON')
     .option(
       '--timeout <ms>',
       'with --wait: give up waiting after this many milliseconds (exit 6)',

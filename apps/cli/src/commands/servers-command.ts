@@ -21,6 +21,8 @@ export interface AddServerOptions {
   wait?: boolean;
   /** With `wait`: give up after this many milliseconds. @default 120000 */
   timeout?: number;
+  /** Print `{ definition }` (with `wait`, also the settled `state` and `status`) as JSON. */
+  json?: boolean;
 }
 
 /** `agentq servers list`. */
@@ -98,13 +100,23 @@ export async function addServerCommand(io: CliIo, serverId: string, options: Add
   const definition = definitionFromOptions(serverId, options);
   return await withClient(io, async (client) => {
     const stored = await client.putServer(definition, { origin: 'operator' });
-    io.out(`Saved MCP server ${stored.id}${stored.enabled ? '; warmers will list its tools shortly' : ' (disabled)'}.`);
-    if (!options.wait) return EXIT_CODES.ok;
+    if (!options.json)
+      io.out(
+        `Saved MCP server ${stored.id}${stored.enabled ? '; warmers will list its tools shortly' : ' (disabled)'}.`,
+      );
+    if (!options.wait) {
+      if (options.json) io.out(JSON.stringify({ definition: stored }, null, 2));
+      return EXIT_CODES.ok;
+    }
     const timeoutMs = options.timeout ?? 120_000;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const view = await client.getCatalog(stored.id);
-      if (view.state !== 'never-warmed') return reportSettledState(io, view);
+      if (view.state !== 'never-warmed') {
+        if (options.json)
+          io.out(JSON.stringify({ definition: stored, state: view.state, status: view.status }, null, 2));
+        return reportSettledState(io, view, { quiet: options.json === true });
+      }
       if (Date.now() >= deadline) {
         throw new AgentqError({
           code: 'TIMEOUT',
@@ -117,17 +129,18 @@ export async function addServerCommand(io: CliIo, serverId: string, options: Add
 }
 
 /**
- * Prints the state a waited-for server settled in: exit 0 when `connected`, otherwise the status's
- * error, thrown with its code (exit code as `ERROR_CODES` gives it), else `MCP_SERVER_UNAVAILABLE`
- * for a server disabled meanwhile and `MCP_REFRESH_FAILED` for any other.
+ * Prints the state a waited-for server settled in (unless `quiet`: the caller printed it as JSON):
+ * exit 0 when `connected`, otherwise the status's error, thrown with its code (exit code as
+ * `ERROR_CODES` gives it), else `MCP_SERVER_UNAVAILABLE` for a server disabled meanwhile and
+ * `MCP_REFRESH_FAILED` for any other.
  */
-function reportSettledState(io: CliIo, view: CatalogView): number {
+function reportSettledState(io: CliIo, view: CatalogView, { quiet }: { quiet: boolean }): number {
   const { state, status } = view;
   if (state === 'connected') {
-    io.out(`State: ${state} (${view.tools.length} tools).`);
+    if (!quiet) io.out(`State: ${state} (${view.tools.length} tools).`);
     return EXIT_CODES.ok;
   }
-  io.out(`State: ${state}${status?.errorCode ? ` (${status.errorCode})` : ''}.`);
+  if (!quiet) io.out(`State: ${state}${status?.errorCode ? ` (${status.errorCode})` : ''}.`);
   const code: ErrorCode =
     status?.errorCode && errorCodeInfo(status.errorCode)
       ? (status.errorCode as ErrorCode)
