@@ -189,8 +189,34 @@ describe('run and catalog pages in a real browser (Debian chromium via playwrigh
     expect(navigations).toBe(typedAt);
     expect(await reason.inputValue()).toBe(typed);
 
-    // And the reason typed is the one recorded.
+    // A pointer resting on a decision form holds it too: a reload under the cursor could put another
+    // row's button where the person is about to click. (Hovered again if a reload landed first.)
     const echo = page.locator('li.call[data-tool="mcp__everything__echo"]');
+    const approve = echo.locator('button[value=approve]');
+    await reason.fill('');
+    await reason.blur();
+    const clearedAt = navigations;
+    await expect.poll(() => navigations, { timeout: 30_000 }).toBeGreaterThan(clearedAt);
+    await page.waitForLoadState('load');
+    await expect
+      .poll(
+        async () => {
+          await approve.hover();
+          return await held();
+        },
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThanOrEqual(1);
+    const hoveredAt = navigations;
+    await expect.poll(held, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+    expect(navigations).toBe(hoveredAt);
+    // Moved away, the page refreshes again.
+    await page.mouse.move(1, 1);
+    await expect.poll(() => navigations, { timeout: 30_000 }).toBeGreaterThan(hoveredAt);
+    await page.waitForLoadState('load');
+
+    // And the reason typed is the one recorded (typing holds the refresh until the click).
+    await reason.fill(typed);
     await Promise.all([page.waitForURL(/notice=/), echo.locator('button[value=approve]').click()]);
     await client.waitForRun(runId, { timeoutMs: 60_000 });
     const result = await client.getRun(runId);

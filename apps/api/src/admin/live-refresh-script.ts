@@ -2,10 +2,12 @@
 export const LIVE_REFRESH_SCRIPT_PATH = '/admin/assets/live-refresh.js';
 
 /**
- * Reloads a page every `data-refresh-seconds` of its `<body>`, except while the operator is filling
- * in one of its forms: a focused field, or one whose value differs from what the page was served
- * with, holds the refresh (counted in `data-refresh-held`, so a test can wait for it), and the next
- * tick tries again. A reload would otherwise wipe a half-typed approval reason.
+ * Reloads a page every `data-refresh-seconds` of its `<body>`, except while the operator is at one
+ * of its forms: a pointer resting on a form, focus inside one, or a field whose value differs from
+ * what the page was served with holds the refresh (counted in `data-refresh-held`, so a test can
+ * wait for it), and the next tick tries again. A reload would otherwise wipe a half-typed approval
+ * reason, or put another row's button (a run's page gains rows as the run moves) under a
+ * cursor that was about to click.
  */
 export const LIVE_REFRESH_SCRIPT = `'use strict';
 (function () {
@@ -16,6 +18,7 @@ export const LIVE_REFRESH_SCRIPT = `'use strict';
   function editing() {
     var active = document.activeElement;
     if (active && active.matches && active.matches(fields)) return true;
+    if (document.querySelector('form:hover, form:focus-within')) return true;
     var all = document.querySelectorAll(fields);
     for (var index = 0; index < all.length; index += 1) {
       var field = all[index];
