@@ -140,7 +140,7 @@ export {
 export type { PendingApproval, RecordedToolResult, RunCheckpoint, RunHead } from './schemas/run-checkpoint.js';
 
 export { definitionHash } from './servers/definition-hash.js';
-export { SERVER_CATALOG_STATES, serverCatalogStateOf } from './catalog/server-catalog-state.js';
+export { currentCatalogStatus, SERVER_CATALOG_STATES, serverCatalogStateOf } from './catalog/server-catalog-state.js';
 export type { ServerCatalogState } from './catalog/server-catalog-state.js';
 export { resolveSecrets, resolveSecretSetting } from './servers/resolve-secrets.js';
 export { maskSecretValues, maskSecretsDeep, maskServerError, SECRET_MASK } from './servers/mask-secret-values.js';

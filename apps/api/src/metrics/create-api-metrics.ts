@@ -140,7 +140,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
 
   const queuesNamed = (name: string): Queue[] => [options.queues[name] ?? []].flat();
   const feedsOf = (name: string, state: 'completed' | 'failed') =>
-    queuesNamed(name).map((queue) => new FinishedJobFeed(queue, state));
+    queuesNamed(name).map((queue) => new FinishedJobFeed(options.redis, queue, state));
   const feeds = {
     runsCompleted: feedsOf('agent-runs', 'completed'),
     runsFailed: feedsOf('agent-runs', 'failed'),

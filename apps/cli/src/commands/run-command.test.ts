@@ -104,6 +104,26 @@ describe('describeRun (agentq status)', () => {
     expect(lines).toContain('  waiting for approval ap-2 (web_fetch)');
   });
 
+  it('says an approval is decided, not waited for, once a decision is recorded', () => {
+    const parked: RunInfo = {
+      ...completed,
+      state: 'waiting-approval',
+      result: undefined,
+      finishedAt: undefined,
+      pendingApprovals: [
+        {
+          approvalId: 'ap-1',
+          toolCallId: 'c1',
+          toolName: 'web_fetch',
+          decision: { approved: false, decidedBy: 'ops', decidedAt: 1, via: 'cli' },
+        },
+      ],
+    };
+    const lines = describeRun(parked, 'p');
+    expect(lines).toContain('  approval ap-1 (web_fetch) denied by ops; the run resumes on a worker');
+    expect(lines.join('\n')).not.toContain('waiting for approval');
+  });
+
   it("shows each waiting call's arguments, and where to read them whole when cut", () => {
     const parked: RunInfo = {
       ...completed,

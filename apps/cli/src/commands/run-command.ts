@@ -222,8 +222,13 @@ export function describeRun(run: RunInfo, page: string, agentq = 'agentq'): stri
   lines.push(`  page: ${page}`);
   lines.push(...describeCatalogVersions(run.steps));
   for (const approval of run.pendingApprovals) {
+    const call = `${approval.approvalId} (${approval.serverId === undefined ? '' : `${approval.serverId}, `}${approval.toolName})`;
+    // Decided, but the run has not picked the decision up yet.
+    const { decision } = approval;
     lines.push(
-      `  waiting for approval ${approval.approvalId} (${approval.serverId === undefined ? '' : `${approval.serverId}, `}${approval.toolName})`,
+      decision
+        ? `  approval ${call} ${decision.approved ? 'approved' : 'denied'} by ${decision.decidedBy}; the run resumes on a worker`
+        : `  waiting for approval ${call}`,
     );
     // What is decided on is the arguments: show them, and where to read them whole when cut.
     if (approval.input !== undefined) {

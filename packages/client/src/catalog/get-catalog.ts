@@ -1,6 +1,7 @@
 import {
   AgentqError,
   catalogVersionSchema,
+  currentCatalogStatus,
   definitionHash,
   parseWith,
   serverCatalogStateOf,
@@ -63,7 +64,8 @@ export async function getCatalog(context: ClientContext, serverId: string): Prom
     definition,
     state: serverCatalogStateOf({ definition, entry: current, status: status?.success ? status.data : null, corrupt }),
     tools: [],
-    status: status?.success ? status.data : null,
+    // What a warmer said of an earlier definition is not this server's status.
+    status: currentCatalogStatus(definition, status?.success ? status.data : null),
   };
   if (current) {
     view.tools = current.tools;

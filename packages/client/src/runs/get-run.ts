@@ -6,12 +6,14 @@ import {
   runIncarnationOf,
   runResultSchema,
   type DecisionRecord,
+  type RunCheckpoint,
   type RunResult,
   type RunSpec,
 } from '@agentq/shared';
 import { readApprovalRecords, unansweredElicitationsOfRun } from '@agentq/store';
+import type { Job } from 'bullmq';
 import type { ClientContext } from '../client-context.js';
-import { findRun } from './find-run.js';
+import { findRun, type FoundRun } from './find-run.js';
 import { runIdSchema } from './run-id.js';
 
 /**
@@ -122,21 +124,45 @@ export async function getRun(context: ClientContext, runId: string): Promise<Run
  */
 export async function readRun(context: ClientContext, runId: string): Promise<{ run: RunInfo; incarnation: string }> {
   parseWith(runIdSchema, runId, 'run id');
-  // State first, then the job: read the other way round, a run finishing in between would look
-  // completed with the stale (empty) return value of its active snapshot.
-  const found = await findRun(context, runId);
-  const jobState = found?.state ?? 'unknown';
-  const job = found ? await found.queue.getJob(runId) : undefined;
-  if (!found || !job)
-    throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
+  // State first, then the job and the checkpoint, then the state again: read the other way round, a
+  // run finishing in between would look completed with the stale (empty) return value of its active
+  // snapshot, and one resuming in between would look parked with its checkpoint already rewritten.
+  // A state that moved under the reads is read again (a few times: a run moves on within steps).
+  for (let attempt = 1; ; attempt += 1) {
+    const found = await findRun(context, runId);
+    const job = found ? await found.queue.getJob(runId) : undefined;
+    if (!found || !job)
+      throw new AgentqError({ code: 'NOT_FOUND', field: 'runId', message: `Run ${runId} does not exist` });
+    const stored = await context.runStoreOf(found.shard).read(runId);
+    const settled = (await found.queue.getJobState(runId)) === found.state;
+    if (settled || attempt >= READ_RUN_ATTEMPTS) return await describeRun(context, { runId, found, job, stored });
+  }
+}
+
+/** How many times {@link readRun} reads a run whose state moves under its reads before it settles. */
+const READ_RUN_ATTEMPTS = 5;
+
+/** {@link readRun}'s view of one consistent read of the job, its state and its checkpoint. */
+async function describeRun(
+  context: ClientContext,
+  read: {
+    runId: string;
+    found: FoundRun;
+    job: Job;
+    stored: RunCheckpoint | null;
+  },
+): Promise<{ run: RunInfo; incarnation: string }> {
+  const { runId, found, job, stored } = read;
+  const jobState = found.state;
   const { shard } = found;
-  const stored = await context.runStoreOf(shard).read(runId);
   const incarnation = runIncarnationOf(job);
   // An earlier run's checkpoint under the same id says nothing about this run (nor its approvals).
   const checkpoint = stored !== null && isOfRunIncarnation(stored, incarnation) ? stored : null;
+  // Parked: the job waits on its approval and question children, or a worker is parking it (the
+  // checkpoint is written before the job moves). Back in a queue (its children all finished), the run
+  // waits for a worker to resume it, as `listRuns` says, whatever the checkpoint still reads.
   const parked =
-    jobState === 'waiting-children' ||
-    (checkpoint?.status === 'waiting-approval' && jobState !== 'completed' && jobState !== 'failed');
+    jobState === 'waiting-children' || (checkpoint?.status === 'waiting-approval' && jobState === 'active');
   const state: RunState = parked ? parkedRunState(checkpoint) : runStateOf(jobState);
 
   const pendingApprovals: RunPendingApproval[] = [];

@@ -72,12 +72,12 @@ export async function listRuns(context: ClientContext, input: ListRunsInput = {}
   const types = state ? jobTypesOf[state] : Object.values(jobTypesOf).flat();
   const counts = await Promise.all(queues.map((queue) => queue.getJobCounts(...types)));
   const total = counts.flatMap((perQueue) => Object.values(perQueue)).reduce((sum, count) => sum + count, 0);
-  // Each state's list is ordered by itself only: take enough of every one, then merge by time.
+  // Each state's list is ordered by itself only: take enough of every one, then merge by time. One
+  // read per queue takes every state's ids at once (one script), so a run moving between two of
+  // them while the page is read is listed once, and not missed.
   const pages = await Promise.all(
-    queues.flatMap((queue) =>
-      types.map(async (type) =>
-        (await queue.getJobs([type], 0, offset + limit - 1, false)).map((job) => ({ queue, job })),
-      ),
+    queues.map(async (queue) =>
+      (await queue.getJobs(types, 0, offset + limit - 1, false)).map((job) => ({ queue, job })),
     ),
   );
   const listed = pages
@@ -87,7 +87,10 @@ export async function listRuns(context: ClientContext, input: ListRunsInput = {}
     .slice(offset, offset + limit);
   const runs = await Promise.all(
     listed.map(async ({ queue, job: snapshot }): Promise<RunSummary> => {
-      const listedState = await listedStateOf(snapshot, state);
+      let listedState = await listedStateOf(snapshot, state);
+      // Listed under a filter, but its hash says it finished since: the state it is in now.
+      if (state !== undefined && snapshot.finishedOn && listedState !== 'completed' && listedState !== 'failed')
+        listedState = await listedStateOf(snapshot, undefined);
       // A run that finished after its snapshot was read: its end time and usage are in a new read.
       const finishedSince = (listedState === 'completed' || listedState === 'failed') && !snapshot.finishedOn;
       const job = (finishedSince ? await queue.getJob(String(snapshot.id)) : undefined) ?? snapshot;

@@ -1,5 +1,6 @@
 import {
   AgentqError,
+  currentCatalogStatus,
   parseWith,
   serverCatalogStateOf,
   serverDefinitionSchema,
@@ -18,7 +19,7 @@ export interface ServerInfo {
   definition: ServerDefinition;
   /** The server's catalog state, the same word `getCatalog`, the pages and the metrics use. */
   state: ServerCatalogState;
-  /** `null` until a warmer has tried it. */
+  /** `null` until a warmer has tried the current definition. */
   status: CatalogStatus | null;
 }
 
@@ -33,7 +34,7 @@ export async function listServers(context: ClientContext): Promise<ServerInfo[]>
     return {
       definition,
       state: serverCatalogStateOf({ definition, entry: entry?.success ? entry.data : null, status, corrupt }),
-      status,
+      status: currentCatalogStatus(definition, status),
     };
   });
 }

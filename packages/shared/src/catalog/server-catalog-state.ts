@@ -52,11 +52,7 @@ export function serverCatalogStateOf(input: {
   const hash = definition ? definitionHash(definition) : undefined;
   const current = (recordHash: string | undefined) => hash === undefined || recordHash === hash;
   const entry = input.entry && current(input.entry.definitionHash) ? input.entry : null;
-  // A status without a hash predates hashes in status records: take it as current.
-  const status =
-    input.status && (input.status.definitionHash === undefined || current(input.status.definitionHash))
-      ? input.status
-      : null;
+  const status = currentCatalogStatus(definition, input.status);
   // Authorization refusals win over a kept list: the operator has to act.
   if (isAuthCatalogState(status?.state)) return status.state;
   // Whatever the status says, runs get nothing from a cache they cannot read.
@@ -64,4 +60,17 @@ export function serverCatalogStateOf(input: {
   const failed = status?.state === 'stale' || status?.state === 'error';
   if (entry) return failed || entry.state === 'stale' ? 'stale' : 'connected';
   return failed ? 'error' : 'never-warmed';
+}
+
+/**
+ * The status record if it is about `definition` (or the server is no longer defined), else `null`:
+ * after an edit, what a warmer said of the old definition (its tool count, last success, error) is
+ * not the server's status. A status without a hash predates hashes in status records: it counts.
+ */
+export function currentCatalogStatus(
+  definition: ServerDefinition | null,
+  status: CatalogStatus | null,
+): CatalogStatus | null {
+  if (!status || !definition || status.definitionHash === undefined) return status;
+  return status.definitionHash === definitionHash(definition) ? status : null;
 }

@@ -8,6 +8,7 @@ import {
   type ElicitationResponseRecord,
 } from '@agentq/shared';
 import { keyNames } from '../keys.js';
+import { redisTime } from '../redis/redis-time.js';
 import { readRequestBeforeWrite, readRequestRecords, type UnreadableRecord } from '../pending/unreadable-records.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import { runStoreScript } from '../scripts/store-scripts.js';
@@ -383,14 +384,14 @@ async function runAnswerScript(
 }
 
 /**
- * Unanswered elicitations, soonest expiry first, among the first `limit` readable ids of the
- * pending set; `runId` narrows them to one run. An elicitation whose run was cancelled or finished
+ * Unanswered elicitations not past their expiry at `now` (by default Redis's clock), soonest expiry
+ * first, among the first `limit` readable ids of the pending set; `runId` narrows them to one run. An elicitation whose run was cancelled or finished
  * is closed on the way and not listed. Ids whose record cannot be read are skipped and do not count
  * against `limit`, so that a run of them at the low end cannot hide the rest (the worker's sweeper
  * takes them out of the set).
  */
 export async function listPendingElicitations(
-  options: ElicitationRecordsOptions & { runId?: string; limit?: number },
+  options: ElicitationRecordsOptions & { runId?: string; limit?: number; now?: number },
 ): Promise<ElicitationRecord[]> {
   const limit = options.limit ?? 500;
   // Read first, close after: closing takes ids out of the set, which would shift the next page.
@@ -401,9 +402,13 @@ export async function listPendingElicitations(
     offset += ids.length;
     readable.push(...(await inspectElicitationRecords({ ...options, elicitationIds: ids })).records);
   }
+  // Expiry is judged by Redis's clock, as the answer script judges it: a question past it takes no
+  // answer (EXPIRED), so it is not pending, whenever its delayed job gets to settle it.
+  const now = options.now ?? (await redisTime(options.redis));
   const records: ElicitationRecord[] = [];
   for (const record of readable) {
     if (record.response || (options.runId && record.request.runId !== options.runId)) continue;
+    if (record.request.expiresAt <= now) continue;
     const elicitationId = record.request.elicitationId;
     if (await closeElicitationOfEndedRun({ ...options, elicitationId })) continue;
     records.push(record);
