@@ -204,10 +204,41 @@ describe('soak: approvals decided at random while workers are killed and restart
       }
     })();
 
+    /** What a run that did not finish is waiting on, for the failure message. */
+    const stuckRunReport = async (runId: string) => {
+      const job = await queue.getJob(runId);
+      const approvalJobs = (
+        await approvalsQueue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'])
+      ).filter((each) => (each?.data as { runId?: string } | undefined)?.runId === runId);
+      return {
+        plan: plans.get(runId),
+        state: await queue.getJobState(runId),
+        attemptsMade: job?.attemptsMade,
+        attemptsStarted: job?.attemptsStarted,
+        failedReason: job?.failedReason,
+        dependencies: await job?.getDependencies(),
+        approvals: await Promise.all(
+          approvalJobs.map(async (each) => ({
+            id: each.id,
+            state: await each.getState(),
+            delay: each.delay,
+            timestamp: each.timestamp,
+            attemptsStarted: each.attemptsStarted,
+            failedReason: each.failedReason,
+            returnvalue: each.returnvalue as unknown,
+          })),
+        ),
+        workers: workers.size,
+        starting,
+        now: Date.now(),
+      };
+    };
     const outcomes = new Map<string, { approved: boolean | undefined; reason: string }>();
     try {
       for (const runId of plans.keys()) {
-        const finished = await waitForJob(queue, runId, 300_000);
+        const finished = await waitForJob(queue, runId, 300_000).catch(async (error: Error) => {
+          throw new Error(`${error.message}; ${JSON.stringify(await stuckRunReport(runId))}`);
+        });
         expect(finished.state, `${runId}: ${finished.failedReason}`).toBe('completed');
         const result = runResultSchema.parse(finished.returnvalue);
         const call = result.toolCalls[0];
