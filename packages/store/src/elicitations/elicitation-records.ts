@@ -384,14 +384,14 @@ async function runAnswerScript(
 }
 
 /**
- * Unanswered elicitations not past their expiry at `now` (by default Redis's clock), soonest expiry
- * first, among the first `limit` readable ids of the pending set; `runId` narrows them to one run. An elicitation whose run was cancelled or finished
- * is closed on the way and not listed. Ids whose record cannot be read are skipped and do not count
- * against `limit`, so that a run of them at the low end cannot hide the rest (the worker's sweeper
- * takes them out of the set).
+ * Unanswered elicitations not past their expiry by Redis's clock, soonest expiry first, among the
+ * first `limit` readable ids of the pending set; `runId` narrows them to one run. An elicitation
+ * whose run was cancelled or finished is closed on the way and not listed. Ids whose record cannot
+ * be read are skipped and do not count against `limit`, so that a run of them at the low end cannot
+ * hide the rest (the worker's sweeper takes them out of the set).
  */
 export async function listPendingElicitations(
-  options: ElicitationRecordsOptions & { runId?: string; limit?: number; now?: number },
+  options: ElicitationRecordsOptions & { runId?: string; limit?: number },
 ): Promise<ElicitationRecord[]> {
   const limit = options.limit ?? 500;
   // Read first, close after: closing takes ids out of the set, which would shift the next page.
@@ -404,7 +404,7 @@ export async function listPendingElicitations(
   }
   // Expiry is judged by Redis's clock, as the answer script judges it: a question past it takes no
   // answer (EXPIRED), so it is not pending, whenever its delayed job gets to settle it.
-  const now = options.now ?? (await redisTime(options.redis));
+  const now = await redisTime(options.redis);
   const records: ElicitationRecord[] = [];
   for (const record of readable) {
     if (record.response || (options.runId && record.request.runId !== options.runId)) continue;
