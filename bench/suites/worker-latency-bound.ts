@@ -28,6 +28,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function child(): Promise<void> {
   const mode = process.env.BENCH_MODE as 'agentq' | 'bare';
   const concurrency = Number(process.env.BENCH_CONCURRENCY);
+  const role = process.env.BENCH_ROLE ?? 'timed';
   const redisUrl = process.env.REDIS_URL as string;
   let close: () => Promise<void>;
   if (mode === 'agentq') {
@@ -69,7 +70,8 @@ async function child(): Promise<void> {
   const heap = () => {
     gc();
     gc();
-    if (snapshots) writeHeapSnapshot(join(snapshots, `agentq-${concurrency}-${(snapshotCount += 1)}.heapsnapshot`));
+    if (snapshots)
+      writeHeapSnapshot(join(snapshots, `agentq-${concurrency}-${role}-${(snapshotCount += 1)}.heapsnapshot`));
     return process.memoryUsage().heapUsed;
   };
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -415,12 +417,16 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
   const runsPerBatch = concurrency * 2;
   const figures: BenchFigure[] = [];
   const at = `@c${concurrency}`;
-  const startAgentq = () =>
+  // The later-step heap worker is not profiled (its profile would overwrite the timed batches'),
+  // and its heap snapshots are named apart.
+  const startAgentq = (role: 'timed' | 'step-3' = 'timed') =>
     startChild({
       BENCH_MODE: 'agentq',
       BENCH_CONCURRENCY: String(concurrency),
+      BENCH_ROLE: role,
       REDIS_URL: rig.redisUrl,
       BENCH_MODEL_URL: rig.modelUrl,
+      ...(role === 'timed' ? {} : { AGENTQ_BENCH_PROFILE: '' }),
     });
   const agentq = await startAgentq();
   const bare = await startChild({
@@ -539,9 +545,9 @@ async function untilHeld(rig: Rig, count: number, extra: () => Promise<boolean> 
 async function laterStepHeapAt(
   rig: Rig,
   concurrency: number,
-  startAgentq: () => Promise<MeasuredChild>,
+  startAgentq: (role: 'step-3') => Promise<MeasuredChild>,
 ): Promise<BenchFigure> {
-  const agentq = await startAgentq();
+  const agentq = await startAgentq('step-3');
   try {
     rig.model.setDelay(10);
     await timeBatch(rig, rig.runsQueue, agentq, runJobs(20, 3, `lw${concurrency}`, 20));

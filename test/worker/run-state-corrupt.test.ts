@@ -1,24 +1,14 @@
-import type { McpToolCaller } from '@agentq/registry';
 import { isParkedError, QUEUE_NAMES, runSpecSchema } from '@agentq/shared';
 import { keyNames, recordDecision, runStateKeys } from '@agentq/store';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/test-context.js';
-import { putServer, writeCatalogEntry } from './helpers/catalog.js';
-import { createDirectRunProcessor, firstStartJob, type DirectRunProcessor } from './helpers/direct-run-processor.js';
+import { describe, expect, it } from 'vitest';
+import { firstStartJob, useDirectProcessorOverCachedServer } from './helpers/direct-run-processor.js';
 
 // A run parked on an approval whose stored state was damaged meanwhile fails once, as
 // RUN_STATE_CORRUPT naming what is damaged, instead of retrying on an error no retry fixes.
 describe('a resumed run whose stored state is damaged', () => {
-  let ctx: TestContext;
-  let direct: DirectRunProcessor;
-  const executed: string[] = [];
-  const caller: McpToolCaller = {
-    callTool: async (request) => {
-      executed.push(String(request.toolCallId));
-      return { content: [{ type: 'text', text: 'acted' }] };
-    },
-  };
+  const suite = useDirectProcessorOverCachedServer();
+  const executed = () => suite.calls.map((call) => call.toolCallId);
   const spec = runSpecSchema.parse({
     assistant: {
       model: 'scripted:test',
@@ -29,49 +19,31 @@ describe('a resumed run whose stored state is damaged', () => {
     approval: { requireFor: ['svc:act'] },
   });
 
-  beforeAll(async () => {
-    ctx = createTestContext();
-    const transport = { type: 'stdio' as const, command: '/nonexistent/never-started' };
-    const definition = await putServer({ redis: ctx.redis, prefix: ctx.prefix, definition: { id: 'svc', transport } });
-    await writeCatalogEntry({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
-      definition,
-      tools: [{ name: 'act', description: 'Acts.', inputSchema: { type: 'object' } }],
-    });
-    direct = createDirectRunProcessor({ ctx, caller });
-  });
-
-  afterAll(async () => {
-    await direct?.close();
-    await ctx?.close();
-  });
-
   /** Runs `runId` until it parks on its approval, approves it, and returns the job as its next attempt. */
   async function parkedAndApproved(runId: string): Promise<Job> {
-    const job = await firstStartJob(direct.runs, { runId, spec });
-    await ctx.redis.set(`${job.queueQualifiedName}:${runId}:lock`, 'token', 'PX', 60_000);
+    const job = await firstStartJob(suite.direct.runs, { runId, spec });
+    await suite.ctx.redis.set(`${job.queueQualifiedName}:${runId}:lock`, 'token', 'PX', 60_000);
     job.moveToWaitingChildren = async () => true;
-    expect(isParkedError(await direct.processor(job, 'token').catch((error: unknown) => error))).toBe(true);
-    const [child] = await direct.approvals.getJobs(['delayed', 'waiting']);
+    expect(isParkedError(await suite.direct.processor(job, 'token').catch((error: unknown) => error))).toBe(true);
+    const [child] = await suite.direct.approvals.getJobs(['delayed', 'waiting']);
     const approvalId = String(child?.id);
     await recordDecision({
-      redis: ctx.redis,
-      prefix: ctx.prefix,
+      redis: suite.ctx.redis,
+      prefix: suite.ctx.prefix,
       input: { approvalId, approved: true, decidedBy: 'p' },
     });
     const value = { approvalId, approved: true, decidedBy: 'p', decidedAt: Date.now(), outcome: 'decision' };
     job.getChildrenValues = async <T>() =>
-      ({ [`${ctx.prefix}:${QUEUE_NAMES.approvals}:${approvalId}`]: value }) as Record<string, T>;
+      ({ [`${suite.ctx.prefix}:${QUEUE_NAMES.approvals}:${approvalId}`]: value }) as Record<string, T>;
     job.moveToWaitingChildren = async () => false;
     Object.assign(job, { attemptsStarted: 2 });
-    await direct.approvals.remove(approvalId);
+    await suite.direct.approvals.remove(approvalId);
     return job;
   }
 
   /** The error the next attempt fails with. */
   async function failure(job: Job): Promise<Error> {
-    const error = await direct.processor(job, 'token').catch((caught: unknown) => caught);
+    const error = await suite.direct.processor(job, 'token').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
     return error as Error;
   }
@@ -85,37 +57,37 @@ describe('a resumed run whose stored state is damaged', () => {
   ] as const)('fails once when %s holds another type, naming its key', async (_what, index, type) => {
     const runId = `wrongtype-${index}`;
     const job = await parkedAndApproved(runId);
-    const key = runStateKeys(keyNames(ctx.prefix), runId)[index];
-    await ctx.redis.del(key);
-    if (type === 'hash') await ctx.redis.hset(key, 'a', 'b');
-    else if (type === 'list') await ctx.redis.rpush(key, 'a');
-    else await ctx.redis.set(key, 'a');
+    const key = runStateKeys(keyNames(suite.ctx.prefix), runId)[index];
+    await suite.ctx.redis.del(key);
+    if (type === 'hash') await suite.ctx.redis.hset(key, 'a', 'b');
+    else if (type === 'list') await suite.ctx.redis.rpush(key, 'a');
+    else await suite.ctx.redis.set(key, 'a');
 
     const error = await failure(job);
     // Not retried: BullMQ fails the job at once.
     expect(error).toBeInstanceOf(UnrecoverableError);
     expect(error.message).toMatch(/^RUN_STATE_CORRUPT: /);
     expect(error.message).toContain(`key ${key} holds a ${type}`);
-    expect(executed).toEqual([]);
+    expect(executed()).toEqual([]);
   });
 
   it('fails once on a stored message whose content is not what its role holds, naming the item', async () => {
     const runId = 'bad-message';
     const job = await parkedAndApproved(runId);
-    const messagesKey = keyNames(ctx.prefix).runMessages(runId);
-    expect(await ctx.redis.llen(messagesKey)).toBeGreaterThanOrEqual(2);
-    await ctx.redis.lset(messagesKey, 1, '{"role":"assistant","content":5}');
+    const messagesKey = keyNames(suite.ctx.prefix).runMessages(runId);
+    expect(await suite.ctx.redis.llen(messagesKey)).toBeGreaterThanOrEqual(2);
+    await suite.ctx.redis.lset(messagesKey, 1, '{"role":"assistant","content":5}');
 
     const error = await failure(job);
     expect(error).toBeInstanceOf(UnrecoverableError);
     expect(error.message).toMatch(/^RUN_STATE_CORRUPT: /);
     expect(error.message).toContain(`item 1 of ${messagesKey}`);
-    expect(executed).toEqual([]);
+    expect(executed()).toEqual([]);
   });
 
   it('still resumes and finishes a run whose stored state is whole', async () => {
     const job = await parkedAndApproved('whole');
-    await expect(direct.processor(job, 'token')).resolves.toMatchObject({ text: 'done' });
-    expect(executed).toHaveLength(1);
+    await expect(suite.direct.processor(job, 'token')).resolves.toMatchObject({ text: 'done' });
+    expect(executed()).toHaveLength(1);
   });
 });

@@ -49,6 +49,23 @@ export async function writeCatalogEntry(options: {
   );
 }
 
+/**
+ * A server whose tools are cached but which is never started (its command does not exist): runs
+ * see its tools, and a test's own caller stands in for the server. Returns its definition.
+ */
+export async function putCachedServer(options: {
+  redis: RedisConnection;
+  prefix: string;
+  id: string;
+  tools: CatalogTool[];
+}): Promise<ServerDefinition> {
+  const { redis, prefix } = options;
+  const transport = { type: 'stdio' as const, command: '/nonexistent/never-started' };
+  const definition = await putServer({ redis, prefix, definition: { id: options.id, transport } });
+  await writeCatalogEntry({ redis, prefix, definition, tools: options.tools });
+  return definition;
+}
+
 /** Lists a stdio server's tools for real over MCP, in the cached shape. */
 export async function listToolsLive(definition: ServerDefinition, timeoutMs = 20_000): Promise<CatalogTool[]> {
   if (definition.transport.type !== 'stdio') throw new Error('stdio only');

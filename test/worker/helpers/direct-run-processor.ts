@@ -1,9 +1,11 @@
 import { createModelResolver, createRunProcessor, RunStore, type ModelResolver } from '@agentq/agent-worker';
-import { createCatalogReader, ToolRegistry, type McpToolCaller } from '@agentq/registry';
+import { createCatalogReader, ToolRegistry, type McpToolCaller, type McpToolCallRequest } from '@agentq/registry';
 import { defaultRunJobOptions, QUEUE_NAMES, silentLogger, type RunSpec } from '@agentq/shared';
 import { CatalogStore } from '@agentq/store';
 import { Job, Queue } from 'bullmq';
-import type { TestContext } from '../../helpers/test-context.js';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestContext, type TestContext } from '../../helpers/test-context.js';
+import { putCachedServer } from './catalog.js';
 
 /** A run processor driven by hand, without a BullMQ worker, on the context's Redis and prefix. */
 export interface DirectRunProcessor {
@@ -65,4 +67,38 @@ export async function firstStartJob(runs: Queue, options: { runId: string; spec:
   Object.assign(job, { attemptsStarted: 1, attemptsMade: 0, stalledCounter: 0 });
   job.updateProgress = async () => undefined;
   return job;
+}
+
+/** What {@link useDirectProcessorOverCachedServer} sets up; filled in before the suite's tests. */
+export interface CachedServerSuite {
+  ctx: TestContext;
+  direct: DirectRunProcessor;
+  /** Every call the processor's caller received, in order. */
+  calls: McpToolCallRequest[];
+}
+
+/**
+ * Around the calling suite: a test context, a server `svc` with one cached tool `act` (taking any
+ * object), and a direct run processor whose caller records each call and answers `acted`.
+ */
+export function useDirectProcessorOverCachedServer(): CachedServerSuite {
+  const suite = { calls: [] } as unknown as CachedServerSuite;
+  const caller: McpToolCaller = {
+    callTool: async (request) => {
+      suite.calls.push(request);
+      return { content: [{ type: 'text', text: 'acted' }] };
+    },
+  };
+  beforeAll(async () => {
+    suite.ctx = createTestContext();
+    const { redis, prefix } = suite.ctx;
+    const act = { name: 'act', description: 'Acts.', inputSchema: { type: 'object' as const } };
+    await putCachedServer({ redis, prefix, id: 'svc', tools: [act] });
+    suite.direct = createDirectRunProcessor({ ctx: suite.ctx, caller });
+  });
+  afterAll(async () => {
+    await suite.direct?.close();
+    await suite.ctx?.close();
+  });
+  return suite;
 }

@@ -241,7 +241,6 @@ async function continueWithModel(
   // The job's abort stops the attempt: one listener on the job's signal for the loop's length
   // instead of a composite signal per attempt.
   const { signal } = options;
-  const attemptSignal = attempt.attempt.signal;
   const stopAttempt = () => attempt.attempt.abort(signal?.reason);
   if (signal?.aborted) stopAttempt();
   else signal?.addEventListener('abort', stopAttempt, { once: true });
@@ -251,7 +250,6 @@ async function continueWithModel(
       ...attempt,
       checkpoint: { ...options.checkpoint, messages: sealed.messages },
       stepAnswer: attempt.loaded.stepAnswer,
-      signal: attemptSignal,
     });
   } finally {
     signal?.removeEventListener('abort', stopAttempt);

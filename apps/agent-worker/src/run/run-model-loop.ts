@@ -40,7 +40,11 @@ export interface RunModelLoopOptions extends RunScope {
   fence: RunFence | undefined;
   /** The attempt's span; the loop is traced when it records. */
   span: Span;
-  signal: AbortSignal;
+  /**
+   * The attempt's controller: its signal stops the model and the tools (the job's abort reaches it),
+   * and the loop aborts it when a step could not be recorded.
+   */
+  attempt: AbortController;
   /** Passed before each step's synchronous part (prompt conversion, request build). @default none */
   gate?: TurnGate;
   /** The attempt's tool journal: the tools are shared by all runs, and each call finds its run's here. */
@@ -56,8 +60,10 @@ export interface RunModelLoopOptions extends RunScope {
 export async function runModelLoop(options: RunModelLoopOptions): Promise<RunCheckpoint> {
   const { spec, runTools, dependencies } = options;
   await options.gate?.pass();
-  const stop = new AbortController();
-  const signal = AbortSignal.any([options.signal, stop.signal]);
+  // One controller for the attempt, not a composite signal per loop: a failed step write, an
+  // elicitation park, a lost lock and the job's abort all stop the same calls.
+  const stop = options.attempt;
+  const { signal } = stop;
   const spans = new StepSpans(options.runId);
   const traced = options.span.isRecording();
   const baseMessages = options.checkpoint.messages as ModelMessage[];
@@ -83,10 +89,10 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
   });
   try {
     await generateText({
-      ...modelCallSettings({ ...options, signal }, timer),
+      ...modelCallSettings(options, timer),
       messages: baseMessages,
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
-      onStepFinish: finishStepWith({ ...options, signal }, { timer, spans, traced, steps }),
+      onStepFinish: finishStepWith(options, { timer, spans, traced, steps }),
       experimental_context: options.journal,
       // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
       // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
@@ -120,7 +126,8 @@ function finishStepWith(
   return async (step: Parameters<StepRecorder['finish']>[0]) => {
     // A step cut short by a tool call parked on an elicitation is not recorded: the run parks,
     // and the call is made again once the question is answered.
-    if (options.signal.aborted && ElicitationParkedError.isInstance(options.signal.reason)) return;
+    const { signal } = options.attempt;
+    if (signal.aborted && ElicitationParkedError.isInstance(signal.reason)) return;
     await recordNativeSearches({
       ...options,
       content: step.content,
@@ -135,7 +142,8 @@ function finishStepWith(
 
 /** The model, its prompt, tools and settings for one loop. */
 function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeof createModelCallTimer>) {
-  const { spec, runTools, resolved, signal } = options;
+  const { spec, runTools, resolved } = options;
+  const { signal } = options.attempt;
   // A step that calls tools has its answer recorded before they run, and replayed on a re-run.
   const answers = new StepAnswers({
     store: options.dependencies.store,
