@@ -192,83 +192,116 @@ function answerOf(
   signal: AbortSignal | undefined,
   maxBytes: number,
 ): Promise<Response | RedirectAnswer> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (action: () => void) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      action();
-    };
-    const fail = (cause: unknown) => settle(() => reject(new TypeError('fetch failed', { cause })));
-    // A status or header a `Response` refuses (a status of 999, say) fails this call like a lost
-    // connection; thrown inside an event listener it would take the whole process down.
-    const answerWith = (answer: IncomingMessage, body: Buffer | ReadableStream<Uint8Array>) => {
-      let response: Response;
-      try {
-        response = responseOf(answer, body);
-      } catch (error) {
-        answer.destroy();
-        fail(error);
-        return;
-      }
-      settle(() => resolve(response));
-    };
-    function onAbort() {
-      settle(() => reject(abortError(signal as AbortSignal)));
-      request.destroy();
+  return new Promise((resolve, reject) => new PendingAnswer({ request, signal, maxBytes, resolve, reject }).listen());
+}
+
+/**
+ * One request's answer while it is awaited: settled once, by the answer, a failure or the abort
+ * signal (the object is the signal's listener). Methods rather than named closures: a model call
+ * in flight holds this one object, where under tsx each named function made per call would carry
+ * a property dictionary of its own.
+ */
+class PendingAnswer {
+  private settled = false;
+
+  constructor(
+    private readonly call: {
+      request: ClientRequest;
+      signal: AbortSignal | undefined;
+      maxBytes: number;
+      resolve: (answer: Response | RedirectAnswer) => void;
+      reject: (reason: unknown) => void;
+    },
+  ) {}
+
+  listen(): void {
+    const { request, signal } = this.call;
+    signal?.addEventListener('abort', this, { once: true });
+    request.on('error', (error) => this.fail(error));
+    request.on('response', (answer) => this.onResponse(answer));
+  }
+
+  /** The abort signal fired. */
+  handleEvent(): void {
+    if (this.settle()) this.call.reject(abortError(this.call.signal as AbortSignal));
+    this.call.request.destroy();
+  }
+
+  /** Whether this settles the call (it was not settled yet). */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.call.signal?.removeEventListener('abort', this);
+    return true;
+  }
+
+  private fail(cause: unknown): void {
+    if (this.settle()) this.call.reject(new TypeError('fetch failed', { cause }));
+  }
+
+  // A status or header a `Response` refuses (a status of 999, say) fails this call like a lost
+  // connection; thrown inside an event listener it would take the whole process down.
+  private answerWith(answer: IncomingMessage, body: Buffer | ReadableStream<Uint8Array>): void {
+    let response: Response;
+    try {
+      response = responseOf(answer, body);
+    } catch (error) {
+      answer.destroy();
+      this.fail(error);
+      return;
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
-    request.on('error', fail);
-    request.on('response', (answer) => {
-      const { statusCode, headers } = answer;
-      if (statusCode && statusCode >= 300 && statusCode < 400 && headers.location) {
-        answer.resume();
-        settle(() => resolve({ status: statusCode, location: headers.location as string }));
+    if (this.settle()) this.call.resolve(response);
+  }
+
+  private onResponse(answer: IncomingMessage): void {
+    const { signal, maxBytes } = this.call;
+    const { statusCode, headers } = answer;
+    if (statusCode && statusCode >= 300 && statusCode < 400 && headers.location) {
+      answer.resume();
+      if (this.settle()) this.call.resolve({ status: statusCode, location: headers.location });
+      return;
+    }
+    const body = decoded(answer, (error) => this.fail(error));
+    if (isEventStream(answer)) {
+      // Handed over as it arrives; an abort from here on ends the stream with the signal's reason,
+      // and the byte limit with MODEL_RESPONSE_TOO_LARGE.
+      let streamed = 0;
+      const counted = pipeline(
+        body,
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            streamed += chunk.length;
+            if (streamed <= maxBytes) return done(null, chunk);
+            done(tooLarge(maxBytes));
+            answer.destroy();
+          },
+        }),
+        () => undefined,
+      );
+      this.answerWith(answer, Readable.toWeb(counted) as ReadableStream<Uint8Array>);
+      if (!signal) return;
+      const endStream = () => answer.destroy(abortError(signal));
+      signal.addEventListener('abort', endStream, { once: true });
+      answer.once('close', () => signal.removeEventListener('abort', endStream));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    body.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= maxBytes) {
+        chunks.push(chunk);
         return;
       }
-      const body = decoded(answer, fail);
-      if (isEventStream(answer)) {
-        // Handed over as it arrives; an abort from here on ends the stream with the signal's reason,
-        // and the byte limit with MODEL_RESPONSE_TOO_LARGE.
-        let streamed = 0;
-        const counted = pipeline(
-          body,
-          new Transform({
-            transform(chunk: Buffer, _encoding, done) {
-              streamed += chunk.length;
-              if (streamed <= maxBytes) return done(null, chunk);
-              done(tooLarge(maxBytes));
-              answer.destroy();
-            },
-          }),
-          () => undefined,
-        );
-        answerWith(answer, Readable.toWeb(counted) as ReadableStream<Uint8Array>);
-        if (!signal) return;
-        const endStream = () => answer.destroy(abortError(signal));
-        signal.addEventListener('abort', endStream, { once: true });
-        answer.once('close', () => signal.removeEventListener('abort', endStream));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let received = 0;
-      body.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received <= maxBytes) {
-          chunks.push(chunk);
-          return;
-        }
-        chunks.length = 0;
-        // Settled first: closing the answer makes it report an error of its own.
-        settle(() => reject(tooLarge(maxBytes)));
-        answer.destroy();
-      });
-      body.on('error', fail);
-      answer.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
-      body.on('end', () => answerWith(answer, Buffer.concat(chunks)));
+      chunks.length = 0;
+      // Settled first: closing the answer makes it report an error of its own.
+      if (this.settle()) this.call.reject(tooLarge(maxBytes));
+      answer.destroy();
     });
-  });
+    body.on('error', (error) => this.fail(error));
+    answer.on('aborted', () => this.fail(new Error('the connection closed before the answer was complete')));
+    body.on('end', () => this.answerWith(answer, Buffer.concat(chunks)));
+  }
 }
 
 /** The answer's body, decompressed when the server compressed it (as `fetch` does). */

@@ -69,7 +69,7 @@ export function createRunProcessor(dependencies: RunProcessorDependencies) {
           'agentq.run.stalled_count': job.stalledCounter,
           ...(dependencies.workerId ? { 'agentq.worker.id': dependencies.workerId } : {}),
         },
-        expectedError: (error) => (isParkedError(error) ? 'parked' : undefined),
+        expectedError: parkedIsExpected,
       },
       async (span) => {
         try {
@@ -90,6 +90,11 @@ export function createRunProcessor(dependencies: RunProcessorDependencies) {
         }
       },
     );
+}
+
+/** A run that parks ends its attempt's span as expected, not as an error. */
+function parkedIsExpected(error: unknown): 'parked' | undefined {
+  return isParkedError(error) ? 'parked' : undefined;
 }
 
 /** What every attempt at a job gets. */
@@ -241,8 +246,14 @@ async function continueWithModel(
   // The job's abort stops the attempt: one listener on the job's signal for the loop's length
   // instead of a composite signal per attempt.
   const { signal } = options;
-  const stopAttempt = () => attempt.attempt.abort(signal?.reason);
-  if (signal?.aborted) stopAttempt();
+  // A listener object, not a named arrow: under tsx every named function made per run carries a
+  // property dictionary of its own (its `name`).
+  const stopAttempt = {
+    handleEvent() {
+      attempt.attempt.abort(signal?.reason);
+    },
+  };
+  if (signal?.aborted) stopAttempt.handleEvent();
   else signal?.addEventListener('abort', stopAttempt, { once: true });
   try {
     return await runModelLoop({

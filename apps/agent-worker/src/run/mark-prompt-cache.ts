@@ -15,6 +15,11 @@ export interface PromptCacheMarks {
 }
 
 /** `messages` with a cache breakpoint on the last one (Anthropic puts it on its last block). */
+// One function for every run, not one per run.
+function unchanged(messages: ModelMessage[]): ModelMessage[] {
+  return messages;
+}
+
 function markLastMessage(messages: ModelMessage[]): ModelMessage[] {
   const last = messages.at(-1);
   if (last === undefined || last.role === 'system') return messages;
@@ -38,7 +43,7 @@ export function markPromptCache(options: {
   tools: ToolSet;
 }): PromptCacheMarks {
   const { provider, system, tools } = options;
-  if (!provider.startsWith('anthropic')) return { system, tools, messages: (messages) => messages };
+  if (!provider.startsWith('anthropic')) return { system, tools, messages: unchanged };
   // The breakpoint goes on the last tool rendered up front: a provider tool takes none, and a
   // deferred one is not part of the prefix until the model's search loads it.
   const last = Object.keys(tools).findLast((name) => {

@@ -1,43 +1,11 @@
 import { agentqTracer, type Context, type Logger } from '@agentq/shared';
 import type { RunStore } from '@agentq/store';
-import { wrapLanguageModel, type LanguageModel } from 'ai';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { NATIVE_TOOL_SEARCH_NAME } from '../models/native-tool-search.js';
 
 /** When the last model request of a loop was sent and answered, in epoch ms. */
 export interface ModelCallTiming {
   startedAt: number;
   finishedAt: number;
-}
-
-/**
- * Times each model request of a loop. A provider runs its native tool search inside the request
- * and reports no timing of its own, so that request's span is the search's duration: an upper
- * bound, the model's own work included.
- */
-export function createModelCallTimer(): {
-  wrap(model: LanguageModelV3): LanguageModel;
-  last(): ModelCallTiming | undefined;
-} {
-  let last: ModelCallTiming | undefined;
-  return {
-    wrap: (model) =>
-      wrapLanguageModel({
-        model,
-        middleware: {
-          specificationVersion: 'v3',
-          wrapGenerate: async ({ doGenerate }) => {
-            const startedAt = Date.now();
-            try {
-              return await doGenerate();
-            } finally {
-              last = { startedAt, finishedAt: Date.now() };
-            }
-          },
-        },
-      }),
-    last: () => last,
-  };
 }
 
 type Part = {

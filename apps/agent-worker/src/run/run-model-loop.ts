@@ -9,13 +9,15 @@ import {
   stepCountIs,
   type Experimental_DownloadFunction as DownloadFunction,
   type ModelMessage,
+  type ToolCallRepairFunction,
+  type ToolSet,
 } from 'ai';
 import type { ModelResolver } from '../models/create-model-resolver.js';
 import type { RunTools } from './build-run-tools.js';
 import { limitToolCallsPerStep, stepCallBudget } from './limit-tool-calls-per-step.js';
 import { markPromptCache } from './mark-prompt-cache.js';
 import type { RecordToolExecutionsOptions } from './record-tool-executions.js';
-import { createModelCallTimer, recordNativeSearches } from './native-search-timing.js';
+import { recordNativeSearches } from './native-search-timing.js';
 import type { RunScope } from './run-scope.js';
 import type { RunFence } from '@agentq/store';
 import { StepAnswers, type StepAnswerRecord } from './step-answers.js';
@@ -62,13 +64,12 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
   await options.gate?.pass();
   // One controller for the attempt, not a composite signal per loop: a failed step write, an
   // elicitation park, a lost lock and the job's abort all stop the same calls.
-  const stop = options.attempt;
-  const { signal } = stop;
+  const { signal } = options.attempt;
   const spans = new StepSpans(options.runId);
   const traced = options.span.isRecording();
   const baseMessages = options.checkpoint.messages as ModelMessage[];
   const firstStep = options.checkpoint.step;
-  const timer = createModelCallTimer();
+  const answers = stepAnswersOf(options);
   const steps = new StepRecorder({
     ...options,
     frame: {
@@ -85,20 +86,20 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
     toolState: options.state,
     spans,
     traced,
-    stop,
+    stop: options.attempt,
   });
   try {
     await generateText({
-      ...modelCallSettings(options, timer),
+      ...modelCallSettings(options, answers),
       messages: baseMessages,
       stopWhen: stepCountIs(spec.assistant.maxSteps - firstStep),
-      onStepFinish: finishStepWith(options, { timer, spans, traced, steps }),
+      onStepFinish: finishStepWith(options, { answers, spans, traced, steps }),
       experimental_context: options.journal,
       // Model calls and tool calls as spans of this attempt. Prompts, arguments, results and
       // outputs only with AGENTQ_TRACE_ARGUMENTS: they may hold anything, secrets included.
       experimental_telemetry: {
         isEnabled: traced,
-        tracer: spans.tracer,
+        tracer: traced ? spans.tracer : undefined,
         functionId: 'agentq.run',
         metadata: { runId: options.runId },
         recordInputs: dependencies.config.traceArguments === true,
@@ -118,10 +119,22 @@ export async function runModelLoop(options: RunModelLoopOptions): Promise<RunChe
   return steps.checkpoint;
 }
 
+/** A step that calls tools has its answer recorded before they run, and replayed on a re-run. */
+function stepAnswersOf(options: RunModelLoopOptions): StepAnswers {
+  const { runId, incarnation, fence } = options;
+  return new StepAnswers({
+    store: options.dependencies.store,
+    runId,
+    incarnation,
+    fence,
+    recorded: options.stepAnswer,
+  });
+}
+
 /** The loop's `onStepFinish`: the step's native searches recorded, then the step itself. */
 function finishStepWith(
   options: RunModelLoopOptions,
-  parts: { timer: ReturnType<typeof createModelCallTimer>; spans: StepSpans; traced: boolean; steps: StepRecorder },
+  parts: { answers: StepAnswers; spans: StepSpans; traced: boolean; steps: StepRecorder },
 ) {
   return async (step: Parameters<StepRecorder['finish']>[0]) => {
     // A step cut short by a tool call parked on an elicitation is not recorded: the run parks,
@@ -131,7 +144,7 @@ function finishStepWith(
     await recordNativeSearches({
       ...options,
       content: step.content,
-      timing: parts.timer.last(),
+      timing: parts.answers.lastCall,
       store: options.dependencies.store,
       stepContext: parts.traced ? parts.spans.current().context : undefined,
       traceArguments: options.dependencies.config.traceArguments === true,
@@ -141,17 +154,9 @@ function finishStepWith(
 }
 
 /** The model, its prompt, tools and settings for one loop. */
-function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeof createModelCallTimer>) {
+function modelCallSettings(options: RunModelLoopOptions, answers: StepAnswers) {
   const { spec, runTools, resolved } = options;
   const { signal } = options.attempt;
-  // A step that calls tools has its answer recorded before they run, and replayed on a re-run.
-  const answers = new StepAnswers({
-    store: options.dependencies.store,
-    runId: options.runId,
-    incarnation: options.incarnation,
-    fence: options.fence,
-    recorded: options.stepAnswer,
-  });
   const system =
     [spec.assistant.system, runTools.unavailablePrompt, runTools.deferredPrompt].filter(Boolean).join('\n\n') ||
     undefined;
@@ -169,11 +174,14 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
   // the steps and for the repair's follow-up call alike. Made on the first download: most runs
   // have no URL parts, and a parked run keeps it.
   const download = lazyDownload(() => createInputDownload({ config: options.dependencies.config, signal }));
+  let repair: ToolCallRepairFunction<ToolSet> | undefined;
   return {
-    model: timer.wrap(answers.wrap(resolved.model)),
+    model: answers.wrap(resolved.model),
     system: cached.system,
     tools: cached.tools,
-    prepareStep: async ({ messages, stepNumber }: { messages: ModelMessage[]; stepNumber: number }) => {
+    // Methods rather than arrow properties here and below: the same code, without a named
+    // function object per run (under tsx each such name costs a property dictionary).
+    async prepareStep({ messages, stepNumber }: { messages: ModelMessage[]; stepNumber: number }) {
       await options.gate?.pass();
       perStep.startStep();
       answers.step = options.checkpoint.step + stepNumber;
@@ -186,12 +194,16 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
       const marked = cached.messages(messages);
       return marked === messages ? undefined : { messages: marked };
     },
-    experimental_repairToolCall: createRunToolCallRepair({
-      model: resolved.model,
-      logger: options.logger,
-      abortSignal: signal,
-      download,
-    }),
+    // Made on the first call that needs repair: most runs never have one.
+    experimental_repairToolCall(failed: Parameters<ToolCallRepairFunction<ToolSet>>[0]) {
+      repair ??= createRunToolCallRepair({
+        model: resolved.model,
+        logger: options.logger,
+        abortSignal: signal,
+        download,
+      });
+      return repair(failed);
+    },
     abortSignal: signal,
     // The loop keeps every finished step until it ends; without this each would hold its request
     // body (the whole prompt and tool list, as JSON) and the raw answer for the rest of the run, a
@@ -211,8 +223,11 @@ function modelCallSettings(options: RunModelLoopOptions, timer: ReturnType<typeo
   };
 }
 
-/** A download function made on its first call. */
+/**
+ * A download function made on its first call with something to download: the SDK calls it before
+ * every step, nearly always with an empty list.
+ */
 function lazyDownload(make: () => DownloadFunction): DownloadFunction {
   let made: DownloadFunction | undefined;
-  return (requested) => (made ??= make())(requested);
+  return (requested) => (requested.length === 0 ? Promise.resolve([]) : (made ??= make())(requested));
 }

@@ -2,12 +2,12 @@ import { AgentqError, safeParseJson } from '@agentq/shared';
 import type { RunFence, RunStore } from '@agentq/store';
 import type {
   LanguageModelV3,
+  LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
-  LanguageModelV3Middleware,
 } from '@ai-sdk/provider';
-import { wrapLanguageModel } from 'ai';
 import { z } from 'zod';
+import type { ModelCallTiming } from './native-search-timing.js';
 
 const providerMetadataSchema = z.record(z.string(), z.record(z.string(), z.json())).optional();
 
@@ -173,25 +173,39 @@ export class StepAnswers {
     this.recorded = recorded?.incarnation === options.incarnation ? recorded : undefined;
   }
 
-  /** `model`, its answers recorded and replayed. */
+  /**
+   * When the last model request was sent and answered (a replayed answer: at once). A provider's
+   * native tool search has no timing of its own, so its span and journal entry take this one.
+   */
+  lastCall: ModelCallTiming | undefined;
+
+  /** `model`, its answers recorded and replayed (and its requests timed, see {@link lastCall}). */
   wrap(model: LanguageModelV3): LanguageModelV3 {
-    return wrapLanguageModel({ model, middleware: this.middleware });
+    return new AnsweredModel(model, this);
   }
 
-  readonly middleware: LanguageModelV3Middleware = {
-    specificationVersion: 'v3',
-    wrapGenerate: async ({ doGenerate }) => {
-      const step = this.step;
-      const recorded = this.recorded;
-      if (recorded !== undefined && recorded.step === step) {
-        this.recorded = undefined;
-        return reviveStepAnswer(recorded);
-      }
-      const result = await doGenerate();
-      if (step !== undefined && callsTools(result)) await this.record(step, result);
-      return result;
-    },
-  };
+  /** One model request of the loop: the recorded answer when it is this step's, else the model's. */
+  async generate(
+    model: LanguageModelV3,
+    callOptions: LanguageModelV3CallOptions,
+  ): Promise<LanguageModelV3GenerateResult> {
+    const step = this.step;
+    const recorded = this.recorded;
+    const startedAt = Date.now();
+    if (recorded !== undefined && recorded.step === step) {
+      this.recorded = undefined;
+      this.lastCall = { startedAt, finishedAt: startedAt };
+      return reviveStepAnswer(recorded);
+    }
+    let result: LanguageModelV3GenerateResult;
+    try {
+      result = await model.doGenerate(callOptions);
+    } finally {
+      this.lastCall = { startedAt, finishedAt: Date.now() };
+    }
+    if (step !== undefined && callsTools(result)) await this.record(step, result);
+    return result;
+  }
 
   private async record(step: number, result: LanguageModelV3GenerateResult): Promise<void> {
     const { runId, incarnation } = this.options;
@@ -204,4 +218,37 @@ export class StepAnswers {
 /** Whether an answer holds a tool call this worker executes (a provider's own calls run there). */
 function callsTools(result: LanguageModelV3GenerateResult): boolean {
   return result.content.some((part) => part.type === 'tool-call' && part.providerExecuted !== true);
+}
+
+/**
+ * A run's model seen through its {@link StepAnswers}. Its methods live on the prototype: a parked
+ * run holds one small object for it, not a wrapped model with closures of its own.
+ */
+class AnsweredModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3' as const;
+
+  constructor(
+    private readonly model: LanguageModelV3,
+    private readonly answers: StepAnswers,
+  ) {}
+
+  get provider(): string {
+    return this.model.provider;
+  }
+
+  get modelId(): string {
+    return this.model.modelId;
+  }
+
+  get supportedUrls(): LanguageModelV3['supportedUrls'] {
+    return this.model.supportedUrls;
+  }
+
+  doGenerate(callOptions: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    return this.answers.generate(this.model, callOptions);
+  }
+
+  doStream(callOptions: LanguageModelV3CallOptions): ReturnType<LanguageModelV3['doStream']> {
+    return this.model.doStream(callOptions);
+  }
 }

@@ -50,7 +50,7 @@ export class StepRecorder {
   }
 
   /** The loop's `onStepFinish`. Never throws. */
-  readonly finish = async (step: FinishedModelStep): Promise<void> => {
+  async finish(step: FinishedModelStep): Promise<void> {
     const { frame, spans } = this.options;
     const span = spans.take();
     span.setAttributes({
@@ -85,7 +85,7 @@ export class StepRecorder {
     } finally {
       span.end();
     }
-  };
+  }
 
   /**
    * Checkpoint first, with the approval records in the same transaction: from here on a decision

@@ -19,16 +19,22 @@ const stepScopedSpans = new Set(['ai.generateText.doGenerate', 'ai.toolCall']);
  * checkpoint is written; the SDK's model and tool call spans of the step hang under it.
  */
 export class StepSpans {
-  /** The tracer to hand the SDK: it puts the step-scoped spans under the open step. */
-  readonly tracer: ReturnType<typeof reparentingTracer>;
   private readonly attemptContext: Context = activeContext();
   private open: { span: Span; context: Context } | undefined;
+  private reparenting: ReturnType<typeof reparentingTracer> | undefined;
 
-  constructor(private readonly runId: string) {
-    this.tracer = reparentingTracer({
+  constructor(private readonly runId: string) {}
+
+  /**
+   * The tracer to hand the SDK: it puts the step-scoped spans under the open step. Made on first
+   * use, so an untraced loop, which hands the SDK none, holds none.
+   */
+  get tracer(): ReturnType<typeof reparentingTracer> {
+    this.reparenting ??= reparentingTracer({
       tracer: agentqTracer(),
       parentOf: (name) => (stepScopedSpans.has(name) ? this.current().context : undefined),
     });
+    return this.reparenting;
   }
 
   /** The span of the step at work, opened on first use. */
