@@ -244,8 +244,8 @@ async function continueWithModel(
     attempt.logger.warn({ approvalIds: sealed.refused }, 'approved responses without an approval record were denied');
   }
   // The job's abort stops the attempt: one listener on the job's signal for the loop's length
-  // instead of a composite signal per attempt.
-  const { signal } = options;
+  // instead of a composite signal per attempt. The loop itself never sees the job's signal.
+  const { signal, ...rest } = options;
   // A listener object, not a named arrow: under tsx every named function made per run carries a
   // property dictionary of its own (its `name`).
   const stopAttempt = {
@@ -257,7 +257,7 @@ async function continueWithModel(
   else signal?.addEventListener('abort', stopAttempt, { once: true });
   try {
     return await runModelLoop({
-      ...options,
+      ...rest,
       ...attempt,
       checkpoint: { ...options.checkpoint, messages: sealed.messages },
       stepAnswer: attempt.loaded.stepAnswer,

@@ -14,12 +14,12 @@ export interface PromptCacheMarks {
   messages(messages: ModelMessage[]): ModelMessage[];
 }
 
-/** `messages` with a cache breakpoint on the last one (Anthropic puts it on its last block). */
-// One function for every run, not one per run.
+/** Other providers' messages, as they are: one function for every run, not one per run. */
 function unchanged(messages: ModelMessage[]): ModelMessage[] {
   return messages;
 }
 
+/** `messages` with a cache breakpoint on the last one (Anthropic puts it on its last block). */
 function markLastMessage(messages: ModelMessage[]): ModelMessage[] {
   const last = messages.at(-1);
   if (last === undefined || last.role === 'system') return messages;

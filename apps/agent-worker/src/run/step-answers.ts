@@ -174,8 +174,9 @@ export class StepAnswers {
   }
 
   /**
-   * When the last model request was sent and answered (a replayed answer: at once). A provider's
-   * native tool search has no timing of its own, so its span and journal entry take this one.
+   * When the last model request was sent and answered (a replayed answer: at once); the answer's
+   * record write after it is not counted. A provider's native tool search has no timing of its
+   * own, so its span and journal entry take this one.
    */
   lastCall: ModelCallTiming | undefined;
 
