@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentWorker } from '@agentq/agent-worker';
+import { readWarmerHealth, resolveWarmerTimings } from '@agentq/catalog-warmer';
 import { runCli } from '@agentq/cli';
 import { OAuthTokenStore } from '@agentq/store';
 import { runResultSchema } from '@agentq/shared';
@@ -22,6 +23,9 @@ import {
 // Issue #24: a server an operator connects once with the authorization code grant (PKCE). Until
 // then it is auth-required; after `agentq servers authorize` the warmer lists it and runs call it,
 // and a worker started after the access token expired refreshes it (once) and carries on.
+// The harness's watch lease (3 s) sets how long a warmer's health record counts as live.
+const { livenessMs } = resolveWarmerTimings({ watchLeaseMs: 3_000 });
+
 describe('an MCP server behind OAuth authorization code', () => {
   let harness: WarmerHarness;
   let fixture: OAuthFixture;
@@ -212,5 +216,22 @@ describe('an MCP server behind OAuth authorization code', () => {
     });
     worker ??= await startTestWorker({ redisUrl: harness.ctx.redisUrl, prefix: harness.ctx.prefix, env });
     expect(await runTool('code-3')).toEqual([[toolName, false]]);
+
+    // Deauthorized while its access token is still good and sessions that used it are open (the
+    // warmer's watcher, the worker's pooled client): the store decides, so the next request over
+    // any of them goes without a token and the server is auth-required.
+    await waitFor(
+      async () =>
+        (await readWarmerHealth({ redis: harness.ctx.redis, prefix: harness.ctx.prefix, livenessMs })).some((warmer) =>
+          warmer.record?.watchingServers.includes(serverId),
+        ),
+      { what: 'the warmer to watch the server over an authorized session' },
+    );
+    const deauthorize = agentq(['servers', 'deauthorize', serverId]);
+    expect(await deauthorize.code, deauthorize.lines.join('\n')).toBe(0);
+    await waitFor(async () => (await harness.status(serverId))?.state === 'auth-required', {
+      what: 'auth-required after deauthorizing a server whose token was still good',
+      timeoutMs: 60_000,
+    });
   }, 240_000);
 });

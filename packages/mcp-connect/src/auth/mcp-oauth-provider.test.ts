@@ -104,3 +104,22 @@ describe('McpOAuthProvider client ID metadata document', () => {
     expect(providerOf(credentialsGrant, {}).provider.clientMetadataUrl).toBeUndefined();
   });
 });
+
+describe('McpOAuthProvider and the store', () => {
+  it('reads the stored tokens before every request: deleted ones are gone, new ones are used at once', async () => {
+    const { provider, states } = providerOf(codeGrant, {
+      tokens: { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' },
+    });
+    expect(await provider.tokens()).toEqual({ access_token: 'at', token_type: 'Bearer' });
+    states.delete('srv');
+    expect(await provider.tokens()).toBeUndefined();
+    states.set('srv', {
+      binding: oauthBinding(serverUrl, codeGrant),
+      tokens: { access_token: 'at2', token_type: 'Bearer' },
+    });
+    expect(await provider.tokens()).toEqual({ access_token: 'at2', token_type: 'Bearer' });
+    // Tokens stored for another definition (URL, grant or client) are not this server's.
+    states.set('srv', { binding: 'another', tokens: { access_token: 'at3', token_type: 'Bearer' } });
+    expect(await provider.tokens()).toBeUndefined();
+  });
+});

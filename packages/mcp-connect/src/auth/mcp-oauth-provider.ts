@@ -62,9 +62,11 @@ export function oauthBinding(serverUrl: string, serverAuth: ServerAuth): string 
  * The MCP SDK's `OAuthClientProvider` over agentq's encrypted Redis store. The SDK does discovery,
  * registration, the token requests and the RFC 8707 `resource`; this class decides what is stored
  * and when a refresh token is used:
- * - the transport asks {@link tokens} before each request: an access token that expired (or that
- *   the server refused before its expiry) is refreshed first, under the server's refresh lease, so
- *   that one process at a time uses the refresh token and the others read what it stored;
+ * - the transport asks {@link tokens} before each request, which reads the store each time (one
+ *   `GET`): an access token that expired (or that the server refused before its expiry) is
+ *   refreshed first, under the server's refresh lease, so that one process at a time uses the
+ *   refresh token and the others read what it stored; deleted tokens are gone for every open
+ *   session at its next request;
  * - the SDK never sees the refresh token outside that lease, so its own 401 handling cannot spend
  *   one either (client credentials simply ask for a new token).
  */
@@ -130,10 +132,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    await this.load();
     // The SDK's auth() reads the refresh token here: only inside the lease (see the class comment).
     if (this.refreshing) return this.stored?.tokens;
     if (this.options.interactive) return undefined;
+    // Read again before every request: the store, not what this session read when it opened, says
+    // whether the server is authorized. A deauthorize (or a new authorization) reaches the
+    // warmer's watcher and the workers' pooled clients at their next request.
+    this.stored = await this.readBound();
+    this.loaded = true;
     await this.refreshIfStale();
     const tokens = this.stored?.tokens;
     if (!tokens) return undefined;
