@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 const REDIS_COMMANDS =
   '/^(get|getBuffer|set|setex|psetex|mget|mset|del|unlink|exists|expire|pexpire|ttl|pttl|incr|incrby|decr|decrby|' +
   'hget|hset|hgetall|hdel|hmget|hexists|hkeys|hincrby|sadd|srem|smembers|sismember|scard|' +
-  'zadd|zrem|zremrangebyscore|zrange|zrangebyscore|zrevrange|zscore|zcount|zcard|' +
+  'zadd|zrem|zremrangebyscore|zremrangebyrank|zrange|zrangebyscore|zrevrange|zrevrangebyscore|zscore|zcount|zcard|' +
   'xadd|xrange|xrevrange|xread|rpush|lpush|lrange|ltrim|publish|subscribe|psubscribe|unsubscribe|' +
   'eval|evalsha|script|defineCommand|multi|pipeline|exec|scan|scanStream|hscan|sscan|zscan|info|ping|keys|type|dbsize)$/';
 const REDIS_RECEIVER =

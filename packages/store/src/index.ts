@@ -61,6 +61,7 @@ export type {
 } from './runs/run-store.js';
 export type { KeyNames } from './keys.js';
 export { isForcedRefreshReason, refreshAnswersLaterRequests, requestRefresh } from './queues/request-refresh.js';
+export { readFinishedJobs, type FinishedJobEntry } from './queues/finished-jobs.js';
 export type { RefreshQueue, RefreshRequest } from './queues/request-refresh.js';
 export { ServerStore, parseServerChangeEvent } from './servers/server-store.js';
 export { ServerSessions } from './servers/server-sessions.js';

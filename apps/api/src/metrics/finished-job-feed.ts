@@ -1,4 +1,4 @@
-import type { RedisConnection } from '@agentq/store';
+import { readFinishedJobs, type FinishedJobEntry, type RedisConnection } from '@agentq/store';
 import type { Job, Queue } from 'bullmq';
 
 /**
@@ -8,16 +8,27 @@ import type { Job, Queue } from 'bullmq';
  */
 export const FINISHED_JOB_LOOK_BACK_MS = 60_000;
 
+/** One finished job as its set lists it. */
+interface Listed {
+  id: string;
+  key: string;
+  finishedOn: number;
+}
+
 /**
  * Hands out each finished job of a queue once. Metrics are gathered from Redis at scrape time, so an
- * API process counts the runs of every worker process, including those that finished before it
- * started (up to `backlog`).
+ * API process counts the runs of every worker process, including the newest `backlog` of those that
+ * finished before it started (and the others within the look-back of those, which cannot be told
+ * from jobs whose write landed late).
  *
- * Each call reads the finished set's ids with their finish times (one read, so a job finishing
- * meanwhile cannot shift a page under it) from {@link FINISHED_JOB_LOOK_BACK_MS} below the newest
- * finish seen so far, and remembers what it handed out within that window: a job whose stamp lands
- * below one already counted is counted when it arrives, and none twice. Only a job stamped more than
- * the look-back below the newest one seen, or past `backlog` in one call, is missed.
+ * The first call takes the newest `backlog` of the finished set. Every later call reads the set's
+ * ids with their finish times oldest first, a page at a time, from {@link FINISHED_JOB_LOOK_BACK_MS}
+ * below the newest finish handed out so far, and remembers what it handed out within that window:
+ * a job whose stamp lands below one already counted is counted when it arrives, and none twice. A
+ * call hands out at most `backlog` jobs (each is one more read of a job hash): the oldest, so what
+ * is left lies above the last one handed out and the next call reads it. Only a job stamped more
+ * than the look-back below the newest one handed out, or removed from the set (the queue's
+ * retention) before a scrape reached it, is missed.
  */
 export class FinishedJobFeed {
   private watermark = 0;
@@ -25,34 +36,19 @@ export class FinishedJobFeed {
   private readonly seen = new Map<string, number>();
 
   constructor(
-    /** A connection to the queue's Redis (any command connection: one read per call). */
+    /** A connection to the queue's Redis (any command connection). */
     private readonly redis: RedisConnection,
     private readonly queue: Queue,
     private readonly state: 'completed' | 'failed',
     private readonly backlog = 1_000,
     private readonly lookBackMs = FINISHED_JOB_LOOK_BACK_MS,
+    /** Ids read per command of a later call's walk. */
+    private readonly pageSize = 1_000,
   ) {}
 
   /** Jobs that finished since the previous call. */
   async next(): Promise<Job[]> {
-    const floor = this.watermark === 0 ? '-inf' : String(this.watermark - this.lookBackMs);
-    // The finished sets are scored by `finishedOn`.
-    const flat = await this.redis.zrevrangebyscore(
-      this.queue.toKey(this.state),
-      '+inf',
-      floor,
-      'WITHSCORES',
-      'LIMIT',
-      0,
-      this.backlog,
-    );
-    const unseen: Array<{ id: string; key: string; finishedOn: number }> = [];
-    for (let index = 0; index + 1 < flat.length; index += 2) {
-      const id = flat[index] as string;
-      const finishedOn = Number(flat[index + 1]);
-      const key = `${id}@${finishedOn}`;
-      if (!this.seen.has(key)) unseen.push({ id, key, finishedOn });
-    }
+    const unseen = this.watermark === 0 ? await this.newest() : await this.since(this.watermark - this.lookBackMs);
     const jobs = await Promise.all(unseen.map(async ({ id }) => await this.queue.getJob(id)));
     const fresh: Job[] = [];
     unseen.forEach(({ key, finishedOn }, index) => {
@@ -65,5 +61,45 @@ export class FinishedJobFeed {
     const oldest = this.watermark - this.lookBackMs;
     for (const [key, finishedOn] of this.seen) if (finishedOn < oldest) this.seen.delete(key);
     return fresh;
+  }
+
+  /** The newest `backlog` finished jobs (one read: the finished sets are scored by `finishedOn`). */
+  private async newest(): Promise<Listed[]> {
+    return this.unseenOf(
+      await readFinishedJobs(this.redis, this.key(), { order: 'newest' }, this.backlog),
+      this.backlog,
+    );
+  }
+
+  /**
+   * The oldest `backlog` jobs not handed out yet from `floor` up, a page at a time. A job added or
+   * removed below the walk between two pages shifts it by one: an id read twice is handed out once,
+   * and one stepped over is still unseen for the next call.
+   */
+  private async since(floor: number): Promise<Listed[]> {
+    const unseen: Listed[] = [];
+    for (let offset = 0; unseen.length < this.backlog; offset += this.pageSize) {
+      const page = await readFinishedJobs(this.redis, this.key(), { order: 'oldest', floor, offset }, this.pageSize);
+      const known = new Set(unseen.map((entry) => entry.key));
+      for (const entry of this.unseenOf(page, this.backlog - unseen.length))
+        if (!known.has(entry.key)) unseen.push(entry);
+      if (page.length < this.pageSize) break;
+    }
+    return unseen;
+  }
+
+  /** Up to `limit` entries of a page that were not handed out yet. */
+  private unseenOf(page: FinishedJobEntry[], limit: number): Listed[] {
+    const unseen: Listed[] = [];
+    for (const { id, finishedOn } of page) {
+      if (unseen.length >= limit) break;
+      const key = `${id}@${finishedOn}`;
+      if (!this.seen.has(key)) unseen.push({ id, key, finishedOn });
+    }
+    return unseen;
+  }
+
+  private key(): string {
+    return this.queue.toKey(this.state);
   }
 }
