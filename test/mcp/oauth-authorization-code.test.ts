@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentWorker } from '@agentq/agent-worker';
-import { readWarmerHealth, resolveWarmerTimings } from '@agentq/catalog-warmer';
 import { runCli } from '@agentq/cli';
 import { OAuthTokenStore } from '@agentq/store';
 import { runResultSchema } from '@agentq/shared';
@@ -23,9 +22,6 @@ import {
 // Issue #24: a server an operator connects once with the authorization code grant (PKCE). Until
 // then it is auth-required; after `agentq servers authorize` the warmer lists it and runs call it,
 // and a worker started after the access token expired refreshes it (once) and carries on.
-// The harness's watch lease (3 s) sets how long a warmer's health record counts as live.
-const { livenessMs } = resolveWarmerTimings({ watchLeaseMs: 3_000 });
-
 describe('an MCP server behind OAuth authorization code', () => {
   let harness: WarmerHarness;
   let fixture: OAuthFixture;
@@ -219,13 +215,17 @@ describe('an MCP server behind OAuth authorization code', () => {
 
     // Deauthorized while its access token is still good and sessions that used it are open (the
     // warmer's watcher, the worker's pooled client): the store decides, so the next request over
-    // any of them goes without a token and the server is auth-required.
+    // any of them carries no token and the server is auth-required. A restart has the watcher
+    // reconnect with the new token first, and the wait is for a list read over that session.
+    const restartedAt = Date.now();
+    const restart = agentq(['servers', 'restart', serverId]);
+    expect(await restart.code, restart.lines.join('\n')).toBe(0);
     await waitFor(
-      async () =>
-        (await readWarmerHealth({ redis: harness.ctx.redis, prefix: harness.ctx.prefix, livenessMs })).some((warmer) =>
-          warmer.record?.watchingServers.includes(serverId),
-        ),
-      { what: 'the warmer to watch the server over an authorized session' },
+      async () => {
+        const current = await harness.entry(serverId);
+        return current?.readBy?.session === 'watcher' && current.refreshedAt >= restartedAt;
+      },
+      { what: 'a list read over the watcher session opened with the new token' },
     );
     const deauthorize = agentq(['servers', 'deauthorize', serverId]);
     expect(await deauthorize.code, deauthorize.lines.join('\n')).toBe(0);
@@ -233,5 +233,23 @@ describe('an MCP server behind OAuth authorization code', () => {
       what: 'auth-required after deauthorizing a server whose token was still good',
       timeoutMs: 60_000,
     });
+    const callsBefore = fixture.stats().calls;
+    await enqueueRun(queue as Queue, {
+      runId: 'code-4',
+      spec: {
+        assistant: {
+          model: 'scripted:test',
+          mcpServers: [serverId],
+          script: [{ toolCalls: [{ toolName, input: { note: 'x' } }] }, { text: 'done' }],
+        },
+        input: { prompt: 'who am I' },
+      },
+    });
+    const finished = await waitForJob(queue as Queue, 'code-4');
+    // A run still offered the tool is refused before anything reaches the server.
+    expect(runResultSchema.parse(finished.returnvalue).toolCalls).toMatchObject([
+      { toolName, isError: true, output: expect.stringContaining('needs authorization') },
+    ]);
+    expect(fixture.stats().calls).toBe(callsBefore);
   }, 240_000);
 });

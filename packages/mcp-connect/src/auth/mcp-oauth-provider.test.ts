@@ -1,26 +1,57 @@
 import type { ServerAuth } from '@agentq/shared';
 import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
-import { describe, expect, it } from 'vitest';
-import { McpOAuthProvider, oauthBinding, unionOfScopes } from './mcp-oauth-provider.js';
+import { describe, expect, it, vi } from 'vitest';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { McpOAuthProvider, oauthBinding, unionOfScopes, type McpOAuthProviderOptions } from './mcp-oauth-provider.js';
 
 const serverUrl = 'https://mcp.example.com/mcp';
 const codeGrant: ServerAuth = { type: 'oauth', grant: 'authorization_code' };
 const credentialsGrant: ServerAuth = { type: 'oauth', grant: 'client_credentials', clientId: 'c', clientSecret: 's' };
 
-/** The store's read, write and lease over a map: what the provider uses of OAuthTokenStore. */
+/**
+ * The store's reads, writes and lease over a map: what the provider uses of OAuthTokenStore. The
+ * lease is exclusive, as in Redis: a second taker waits for it to go and gets `undefined`.
+ */
 function memoryStore(initial?: StoredOAuthState) {
   const states = new Map<string, StoredOAuthState>();
   if (initial) states.set('srv', initial);
+  const versionOf = (serverId: string) => {
+    const state = states.get(serverId);
+    return state === undefined ? '' : JSON.stringify(state);
+  };
+  let lease: Promise<unknown> | undefined;
   const store = {
     flowTtlMs: 600_000,
     read: async (serverId: string) => states.get(serverId),
+    readVersioned: async (serverId: string) => ({ state: states.get(serverId), version: versionOf(serverId) }),
     write: async (serverId: string, state: StoredOAuthState) => void states.set(serverId, state),
-    withRefreshLease: async <T>(_serverId: string, refresh: () => Promise<T>) => await refresh(),
+    writeIfUnchanged: async (serverId: string, version: string, state: StoredOAuthState) => {
+      if (versionOf(serverId) !== version) return false;
+      states.set(serverId, state);
+      return true;
+    },
+    withRefreshLease: async <T>(_serverId: string, refresh: () => Promise<T>) => {
+      if (lease) {
+        await lease.catch(() => undefined);
+        return undefined;
+      }
+      lease = refresh();
+      try {
+        return (await lease) as T;
+      } finally {
+        lease = undefined;
+      }
+    },
   };
   return { store: store as unknown as OAuthTokenStore, states };
 }
 
-function providerOf(auth: ServerAuth, initial: Omit<StoredOAuthState, 'binding'>, interactive = false) {
+function providerOf(
+  auth: ServerAuth,
+  initial: Omit<StoredOAuthState, 'binding'>,
+  interactive = false,
+  extra: Partial<McpOAuthProviderOptions> = {},
+) {
   const { store, states } = memoryStore({ binding: oauthBinding(serverUrl, auth), ...initial });
   const provider = new McpOAuthProvider({
     serverId: 'srv',
@@ -34,6 +65,7 @@ function providerOf(auth: ServerAuth, initial: Omit<StoredOAuthState, 'binding'>
           interactive: { redirectUrl: 'http://127.0.0.1:9/cb', state: 'st', onAuthorizationUrl: async () => undefined },
         }
       : {}),
+    ...extra,
   });
   return { provider, states };
 }
@@ -112,7 +144,11 @@ describe('McpOAuthProvider and the store', () => {
     });
     expect(await provider.tokens()).toEqual({ access_token: 'at', token_type: 'Bearer' });
     states.delete('srv');
-    expect(await provider.tokens()).toBeUndefined();
+    // A headless authorization-code client with no tokens refuses the request itself.
+    await expect(provider.tokens()).rejects.toMatchObject({
+      code: 'MCP_AUTH_REQUIRED',
+      message: expect.stringContaining('run agentq servers authorize srv'),
+    });
     states.set('srv', {
       binding: oauthBinding(serverUrl, codeGrant),
       tokens: { access_token: 'at2', token_type: 'Bearer' },
@@ -120,6 +156,114 @@ describe('McpOAuthProvider and the store', () => {
     expect(await provider.tokens()).toEqual({ access_token: 'at2', token_type: 'Bearer' });
     // Tokens stored for another definition (URL, grant or client) are not this server's.
     states.set('srv', { binding: 'another', tokens: { access_token: 'at3', token_type: 'Bearer' } });
-    expect(await provider.tokens()).toBeUndefined();
+    await expect(provider.tokens()).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+  });
+
+  it('never registers a client from a headless process; an operator’s authorization does', async () => {
+    const headless = providerOf(codeGrant, {});
+    await expect(headless.provider.saveClientInformation({ client_id: 'dyn' })).rejects.toMatchObject({
+      code: 'MCP_AUTH_REQUIRED',
+    });
+    expect(headless.states.get('srv')?.client).toBeUndefined();
+    const operator = providerOf(codeGrant, {}, true);
+    await operator.provider.saveClientInformation({ client_id: 'dyn' });
+    expect(operator.states.get('srv')?.client).toEqual({ client_id: 'dyn' });
+  });
+
+  it('marks refused only the token the server refused, not one refreshed since', async () => {
+    let refused: string | undefined = 'old';
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: { access_token: 'new', token_type: 'Bearer', refresh_token: 'rt2' } },
+      false,
+      { refusedBearer: () => refused },
+    );
+    await provider.tokens();
+    await provider.redirectToAuthorization(new URL('https://as.example.com/authorize'));
+    expect(states.get('srv')?.rejected).toBeUndefined();
+    refused = 'new';
+    await provider.redirectToAuthorization(new URL('https://as.example.com/authorize'));
+    expect(states.get('srv')?.rejected).toBe(true);
+  });
+});
+
+/**
+ * An authorization server on a fake fetch: RFC 8414 metadata and a token endpoint whose answer to
+ * a refresh waits for `release` (so a test can act while the refresh is in flight).
+ */
+function fakeAuthorizationServer() {
+  const refreshes: string[] = [];
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let arrived: () => void = () => undefined;
+  const refreshArrived = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (url.pathname === '/.well-known/oauth-authorization-server') {
+      return Response.json({
+        issuer: url.origin,
+        authorization_endpoint: `${url.origin}/authorize`,
+        token_endpoint: `${url.origin}/token`,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+      });
+    }
+    if (url.pathname === '/token') {
+      const params = new URLSearchParams(String(init?.body));
+      refreshes.push(params.get('refresh_token') ?? '');
+      arrived();
+      await released;
+      return Response.json({ access_token: 'fresh', token_type: 'Bearer', refresh_token: 'rt2', expires_in: 3600 });
+    }
+    return new Response('not found', { status: 404 });
+  }) as typeof globalThis.fetch;
+  return { fetch, refreshes, release, refreshArrived };
+}
+
+describe('McpOAuthProvider refresh', () => {
+  const expired = { access_token: 'stale', token_type: 'Bearer', refresh_token: 'rt1' };
+  const registered: ServerAuth = { ...codeGrant, clientId: 'registered' };
+
+  it('does not bring deleted tokens back when a refresh in flight answers after a deauthorize', async () => {
+    const server = fakeAuthorizationServer();
+    const { provider, states } = providerOf(registered, { tokens: expired, expiresAt: 0 }, false, {
+      fetch: server.fetch,
+    });
+    const request = provider.tokens();
+    await server.refreshArrived;
+    states.delete('srv');
+    server.release();
+    await expect(request).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+    expect(server.refreshes).toEqual(['rt1']);
+    expect(states.has('srv')).toBe(false);
+  });
+
+  it('spends a refresh token once: the SDK’s own 401 handling beside a refresh never sees it', async () => {
+    const server = fakeAuthorizationServer();
+    const { provider, states } = providerOf(registered, { tokens: expired, expiresAt: 0 }, false, {
+      fetch: server.fetch,
+    });
+    const refreshing = provider.tokens();
+    await server.refreshArrived;
+    // A request on the same session was refused meanwhile: the transport runs the SDK's auth().
+    const asked = vi.spyOn(provider, 'tokens');
+    const beside = auth(provider, { serverUrl, fetchFn: server.fetch }).catch((error: unknown) => error);
+    // Let it get as far as asking for the tokens while the refresh is still in flight.
+    for (let turn = 0; turn < 1_000 && asked.mock.calls.length === 0; turn += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(asked).toHaveBeenCalled();
+    server.release();
+    const answered = await refreshing;
+    expect(answered?.access_token).toBe('fresh');
+    expect(answered).not.toHaveProperty('refresh_token');
+    await beside;
+    expect(server.refreshes).toEqual(['rt1']);
+    expect(states.get('srv')?.tokens?.refresh_token).toBe('rt2');
   });
 });

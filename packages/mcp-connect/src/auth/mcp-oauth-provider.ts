@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { NonRetryableError, type ServerAuth } from '@agentq/shared';
+import { AgentqError, NonRetryableError, type ServerAuth } from '@agentq/shared';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -23,6 +24,11 @@ export interface McpOAuthProviderOptions {
   store: OAuthTokenStore;
   /** The fetch for authorization requests (guarded, with {@link withOAuthEgress}). */
   fetch: typeof globalThis.fetch;
+  /**
+   * The bearer token of the request the MCP server last refused (401/403), as sent; see
+   * `recordAuthRefusals`. Unset: the token last read from the store stands for it.
+   */
+  refusedBearer?: () => string | undefined;
   /** `client_name` sent in dynamic registration. @default 'agentq' */
   clientName?: string;
   /**
@@ -58,24 +64,39 @@ export function oauthBinding(serverUrl: string, serverAuth: ServerAuth): string 
     .digest('base64url');
 }
 
+/** A refresh this provider runs under the lease: the state it refreshes, as read there. */
+interface RefreshScope {
+  provider: McpOAuthProvider;
+  state: StoredOAuthState | undefined;
+  version: string;
+}
+
+// Marks the SDK's `auth()` that a provider runs to refresh: only calls made inside it (and not a
+// request running beside it on the same session) see the refresh token and write over the state.
+const insideRefresh = new AsyncLocalStorage<RefreshScope>();
+
 /**
  * The MCP SDK's `OAuthClientProvider` over agentq's encrypted Redis store. The SDK does discovery,
  * registration, the token requests and the RFC 8707 `resource`; this class decides what is stored
  * and when a refresh token is used:
  * - the transport asks {@link tokens} before each request, which reads the store each time (one
- *   `GET`): an access token that expired (or that the server refused before its expiry) is
- *   refreshed first, under the server's refresh lease, so that one process at a time uses the
- *   refresh token and the others read what it stored; deleted tokens are gone for every open
- *   session at its next request;
- * - the SDK never sees the refresh token outside that lease, so its own 401 handling cannot spend
- *   one either (client credentials simply ask for a new token).
+ *   `GET`): deleted tokens are gone for every open session at its next request, and a headless
+ *   authorization-code client with none refuses the request itself (`MCP_AUTH_REQUIRED`) rather
+ *   than send it bare or register a client of its own;
+ * - an access token that expired (or that the server refused before its expiry) is refreshed
+ *   first, under the server's refresh lease, so that one process at a time uses the refresh token
+ *   and the others read what it stored. The SDK sees the refresh token only inside that refresh
+ *   (never in a request running beside it), so its own 401 handling cannot spend one either
+ *   (client credentials simply ask for a new token);
+ * - every write that rests on a read is made only while the record is still the one read
+ *   (`writeIfUnchanged`): a refresh or a "token refused" mark never undoes a deauthorize, nor a
+ *   newer authorization, that landed in between.
  */
 export class McpOAuthProvider implements OAuthClientProvider {
   private readonly options: McpOAuthProviderOptions;
   private readonly binding: string;
   private stored: StoredOAuthState | undefined;
   private loaded = false;
-  private refreshing = false;
   private verifier: string | undefined;
 
   constructor(options: McpOAuthProviderOptions) {
@@ -128,12 +149,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
     // A pre-registered client lives in the definition and its secrets; only a registered one is stored.
     if (this.options.auth.clientId !== undefined) return;
+    // Only an operator's authorization registers a client, with its own redirect URI: a headless
+    // process that found none (a deauthorize took it) stops here instead of registering another.
+    if (!this.options.interactive) throw this.authorizationNeeded();
     await this.update((state) => ({ ...state, client: information }));
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    // The SDK's auth() reads the refresh token here: only inside the lease (see the class comment).
-    if (this.refreshing) return this.stored?.tokens;
+    // The SDK's auth() reads the refresh token here: only inside this provider's own refresh.
+    const scope = this.refreshScope();
+    if (scope) return scope.state?.tokens;
     if (this.options.interactive) return undefined;
     // Read again before every request: the store, not what this session read when it opened, says
     // whether the server is authorized. A deauthorize (or a new authorization) reaches the
@@ -142,13 +167,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.loaded = true;
     await this.refreshIfStale();
     const tokens = this.stored?.tokens;
-    if (!tokens) return undefined;
+    if (!tokens) {
+      if (this.options.auth.grant === 'authorization_code') throw this.authorizationNeeded();
+      return undefined;
+    }
     const { refresh_token: _hidden, ...rest } = tokens;
     return rest;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.update((state) => ({
+    const change = (state: StoredOAuthState): StoredOAuthState => ({
       ...state,
       // A token answer without a new refresh token leaves the old one valid (RFC 6749 §6).
       tokens: { ...tokens, refresh_token: tokens.refresh_token ?? state.tokens?.refresh_token },
@@ -156,7 +184,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
       rejected: undefined,
       // An operator's new authorization asked for the pending scopes; a refresh cannot add any.
       pendingScope: this.options.interactive ? undefined : state.pendingScope,
-    }));
+    });
+    const scope = this.refreshScope();
+    if (!scope) {
+      await this.update(change);
+      return;
+    }
+    // A refresh writes over the state it refreshed, or not at all: a deauthorize or another
+    // authorization that landed meanwhile stands, and this answer's tokens are dropped.
+    const next = change(scope.state ?? { binding: this.binding });
+    if (await this.options.store.writeIfUnchanged(this.options.serverId, scope.version, next)) {
+      scope.state = next;
+      this.stored = next;
+      this.loaded = true;
+    }
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -166,8 +207,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     // Headless: the server refused a token it had not yet let expire, or nothing can be refreshed.
     // Mark it so that the next use refreshes it under the lease; this request fails as unauthorized.
-    if (this.refreshing) return;
-    const refused = this.stored?.tokens?.access_token;
+    if (this.refreshScope()) return;
+    // The token the server refused, as sent: not what the store holds by now (another request may
+    // have refreshed it since, and a fresh token must not be marked).
+    const refused = this.options.refusedBearer ? this.options.refusedBearer() : this.stored?.tokens?.access_token;
     if (refused === undefined) return;
     const pendingScope = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined);
     if (pendingScope !== undefined) {
@@ -177,9 +220,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
         message: `MCP server ${serverId} needs authorization with more scope (${pendingScope}): run agentq servers authorize ${serverId}`,
       });
     }
-    const stored = await this.options.store.read(this.options.serverId);
-    if (stored?.binding === this.binding && stored.tokens?.access_token === refused && stored.tokens.refresh_token) {
-      await this.options.store.write(this.options.serverId, { ...stored, rejected: true });
+    const { state, version } = await this.options.store.readVersioned(this.options.serverId);
+    if (state?.binding === this.binding && state.tokens?.access_token === refused && state.tokens.refresh_token) {
+      await this.options.store.writeIfUnchanged(this.options.serverId, version, { ...state, rejected: true });
     }
   }
 
@@ -207,6 +250,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
       return;
     }
     if (scope === 'discovery') return;
+    // Nothing stored (a deauthorize took it): nothing to forget, and no record to start.
+    if ((await this.readBound()) === undefined) return;
     await this.update((state) => ({
       binding: state.binding,
       client: scope === 'tokens' ? state.client : undefined,
@@ -237,18 +282,36 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const { serverId, store } = this.options;
     await store.withRefreshLease(serverId, async () => {
       // Another process may have refreshed while this one waited for its turn.
-      this.stored = await this.readBound();
-      if (!this.isStale(this.stored)) return;
-      this.refreshing = true;
+      const { state, version } = await store.readVersioned(serverId);
+      const scope: RefreshScope = {
+        provider: this,
+        state: state?.binding === this.binding ? state : undefined,
+        version,
+      };
+      if (!this.isStale(scope.state)) return;
       try {
-        await auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch });
+        await insideRefresh.run(scope, () =>
+          auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch }),
+        );
       } catch {
         // Left stale: the request goes out with what there is, and the server's answer decides.
-      } finally {
-        this.refreshing = false;
       }
     });
     this.stored = await this.readBound();
+  }
+
+  /** The refresh this provider runs, when the caller is inside it. */
+  private refreshScope(): RefreshScope | undefined {
+    const scope = insideRefresh.getStore();
+    return scope?.provider === this ? scope : undefined;
+  }
+
+  private authorizationNeeded(): NonRetryableError {
+    const { serverId } = this.options;
+    return new NonRetryableError({
+      code: 'MCP_AUTH_REQUIRED',
+      message: `MCP server ${serverId} needs authorization: run agentq servers authorize ${serverId}`,
+    });
   }
 
   private isStale(state: StoredOAuthState | undefined): boolean {
@@ -271,10 +334,25 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return stored?.binding === this.binding ? stored : undefined;
   }
 
+  /**
+   * Changes the stored state from a fresh read, written only while it is still that state (tried
+   * again on a change in between, at most three times). A state of another definition (another
+   * binding) is replaced.
+   */
   private async update(change: (state: StoredOAuthState) => StoredOAuthState): Promise<void> {
-    const current = (await this.readBound()) ?? { binding: this.binding };
-    this.stored = change(current);
-    this.loaded = true;
-    await this.options.store.write(this.options.serverId, this.stored);
+    const { serverId, store } = this.options;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const { state, version } = await store.readVersioned(serverId);
+      const next = change(state?.binding === this.binding ? state : { binding: this.binding });
+      if (await store.writeIfUnchanged(serverId, version, next)) {
+        this.stored = next;
+        this.loaded = true;
+        return;
+      }
+    }
+    throw new AgentqError({
+      code: 'CONFLICT',
+      message: `the OAuth state of MCP server ${serverId} kept changing while it was being written; try again`,
+    });
   }
 }

@@ -320,6 +320,7 @@ async function initialize(input: {
             auth: definition.auth,
             store: options.oauth.store,
             fetch,
+            refusedBearer: refusals?.refusedBearer,
             clientName: options.clientName,
           })
         : undefined;

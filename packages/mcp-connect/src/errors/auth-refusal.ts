@@ -18,16 +18,32 @@ export interface AuthRefusal {
 export interface AuthRefusalRecorder {
   fetch: typeof globalThis.fetch;
   latest(): AuthRefusal | undefined;
+  /**
+   * The bearer token the refused request carried (`undefined` when it carried none), for the
+   * OAuth provider to mark exactly that token refused. Kept apart from {@link AuthRefusal}, which
+   * reaches statuses and logs.
+   */
+  refusedBearer(): string | undefined;
+}
+
+const BEARER = /^bearer\s+(\S+)$/i;
+
+function bearerOf(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined): string | undefined {
+  const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+  return BEARER.exec(headers.get('authorization') ?? '')?.[1];
 }
 
 /** Wraps `fetch` so that the latest 401 or 403 answer (its challenge and body) can be read later. */
 export function recordAuthRefusals(fetch: typeof globalThis.fetch): AuthRefusalRecorder {
   let latest: AuthRefusal | undefined;
+  let refusedBearer: string | undefined;
   return {
     latest: () => latest,
+    refusedBearer: () => refusedBearer,
     fetch: async (input, init) => {
       const response = await fetch(input, init);
       if (response.status === 401 || response.status === 403) {
+        refusedBearer = bearerOf(input, init);
         const body = await response
           .clone()
           .text()

@@ -107,10 +107,31 @@ export class OAuthTokenStore {
     return this.open(key, await this.redis.get(key), storedOAuthStateSchema);
   }
 
+  /**
+   * The server's state with the version it was read at (the stored text; `''` when there was
+   * none), for {@link writeIfUnchanged}.
+   */
+  async readVersioned(serverId: string): Promise<{ state: StoredOAuthState | undefined; version: string }> {
+    const key = this.keys.oauthTokens(serverId);
+    const text = await this.redis.get(key);
+    return { state: this.open(key, text, storedOAuthStateSchema), version: text ?? '' };
+  }
+
   /** Replaces the server's state. */
   async write(serverId: string, state: StoredOAuthState): Promise<void> {
     const key = this.keys.oauthTokens(serverId);
     await this.redis.set(key, this.seal(key, storedOAuthStateSchema.parse(state)));
+  }
+
+  /**
+   * Replaces the server's state only while it is still the one read at `version` (see
+   * {@link readVersioned}): a write based on that read never undoes a delete (a deauthorize) or
+   * another process's write made since. `false` when it changed: nothing was written.
+   */
+  async writeIfUnchanged(serverId: string, version: string, state: StoredOAuthState): Promise<boolean> {
+    const key = this.keys.oauthTokens(serverId);
+    const sealed = this.seal(key, storedOAuthStateSchema.parse(state));
+    return (await runStoreScript(this.redis, 'valueCompareAndSet', [key], [version, sealed])) === 1;
   }
 
   /** Deletes the server's tokens and registered client; `true` when there were any. */
