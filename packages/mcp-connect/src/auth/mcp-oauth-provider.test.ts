@@ -15,19 +15,25 @@ const credentialsGrant: ServerAuth = { type: 'oauth', grant: 'client_credentials
 function memoryStore(initial?: StoredOAuthState) {
   const states = new Map<string, StoredOAuthState>();
   if (initial) states.set('srv', initial);
+  // Like the sealed text in Redis (a fresh nonce per write), every write is a new version, even of
+  // the same content: one per stored object.
+  const versions = new WeakMap<StoredOAuthState, number>();
+  let written = 0;
   const versionOf = (serverId: string) => {
     const state = states.get(serverId);
-    return state === undefined ? '' : JSON.stringify(state);
+    if (state === undefined) return '';
+    if (!versions.has(state)) versions.set(state, (written += 1));
+    return `v${versions.get(state)}`;
   };
   let lease: Promise<unknown> | undefined;
   const store = {
     flowTtlMs: 600_000,
     read: async (serverId: string) => states.get(serverId),
     readVersioned: async (serverId: string) => ({ state: states.get(serverId), version: versionOf(serverId) }),
-    write: async (serverId: string, state: StoredOAuthState) => void states.set(serverId, state),
+    write: async (serverId: string, state: StoredOAuthState) => void states.set(serverId, { ...state }),
     writeIfUnchanged: async (serverId: string, version: string, state: StoredOAuthState) => {
       if (versionOf(serverId) !== version) return false;
-      states.set(serverId, state);
+      states.set(serverId, { ...state });
       return true;
     },
     withRefreshLease: async <T>(_serverId: string, refresh: () => Promise<T>) => {
@@ -161,12 +167,11 @@ describe('McpOAuthProvider and the store', () => {
 
   it('never registers a client from a headless process; an operator’s authorization does', async () => {
     const headless = providerOf(codeGrant, {});
-    await expect(headless.provider.saveClientInformation({ client_id: 'dyn' })).rejects.toMatchObject({
-      code: 'MCP_AUTH_REQUIRED',
-    });
-    expect(headless.states.get('srv')?.client).toBeUndefined();
+    // Without a saveClientInformation the SDK cannot register; asked for the client, it is refused.
+    expect(headless.provider.saveClientInformation).toBeUndefined();
+    await expect(headless.provider.clientInformation()).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
     const operator = providerOf(codeGrant, {}, true);
-    await operator.provider.saveClientInformation({ client_id: 'dyn' });
+    await operator.provider.saveClientInformation?.({ client_id: 'dyn' });
     expect(operator.states.get('srv')?.client).toEqual({ client_id: 'dyn' });
   });
 
@@ -188,19 +193,22 @@ describe('McpOAuthProvider and the store', () => {
 });
 
 /**
- * An authorization server on a fake fetch: RFC 8414 metadata and a token endpoint whose answer to
- * a refresh waits for `release` (so a test can act while the refresh is in flight).
+ * An authorization server on a fake fetch: RFC 8414 metadata (with a registration endpoint) and a
+ * token endpoint that gives `answer`, after `release` when `hold` is set (so a test can act while
+ * the refresh is in flight). Records every request as `METHOD path[:refresh token]`.
  */
-function fakeAuthorizationServer() {
-  const refreshes: string[] = [];
+function fakeAuthorizationServer(
+  options: { hold?: boolean; answer?: { status: number; body: Record<string, unknown> } } = {},
+) {
+  const requests: string[] = [];
   let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const released = options.hold === false ? Promise.resolve() : new Promise<void>((resolve) => (release = resolve));
   let arrived: () => void = () => undefined;
-  const refreshArrived = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
+  const refreshArrived = new Promise<void>((resolve) => (arrived = resolve));
+  const answer = options.answer ?? {
+    status: 200,
+    body: { access_token: 'fresh', token_type: 'Bearer', refresh_token: 'rt2', expires_in: 3600 },
+  };
   const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : input);
     if (url.pathname === '/.well-known/oauth-authorization-server') {
@@ -208,21 +216,23 @@ function fakeAuthorizationServer() {
         issuer: url.origin,
         authorization_endpoint: `${url.origin}/authorize`,
         token_endpoint: `${url.origin}/token`,
+        registration_endpoint: `${url.origin}/register`,
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
       });
     }
     if (url.pathname === '/token') {
-      const params = new URLSearchParams(String(init?.body));
-      refreshes.push(params.get('refresh_token') ?? '');
+      requests.push(`POST /token:${new URLSearchParams(String(init?.body)).get('refresh_token') ?? ''}`);
       arrived();
       await released;
-      return Response.json({ access_token: 'fresh', token_type: 'Bearer', refresh_token: 'rt2', expires_in: 3600 });
+      return Response.json(answer.body, { status: answer.status });
     }
+    requests.push(`${init?.method ?? 'GET'} ${url.pathname}`);
     return new Response('not found', { status: 404 });
   }) as typeof globalThis.fetch;
-  return { fetch, refreshes, release, refreshArrived };
+  const refreshes = () => requests.filter((request) => request.startsWith('POST /token:')).map((r) => r.slice(12));
+  return { fetch, requests, refreshes, release, refreshArrived };
 }
 
 describe('McpOAuthProvider refresh', () => {
@@ -239,8 +249,24 @@ describe('McpOAuthProvider refresh', () => {
     states.delete('srv');
     server.release();
     await expect(request).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
-    expect(server.refreshes).toEqual(['rt1']);
+    expect(server.refreshes()).toEqual(['rt1']);
     expect(states.has('srv')).toBe(false);
+  });
+
+  it('keeps a refresh’s rotated tokens when another write over the same tokens lands beside it', async () => {
+    const server = fakeAuthorizationServer();
+    const { provider, states } = providerOf(registered, { tokens: expired, rejected: true }, false, {
+      fetch: server.fetch,
+    });
+    const request = provider.tokens();
+    await server.refreshArrived;
+    // Another session wrote beside it, over the same tokens (here a pending scope).
+    const stored = states.get('srv')!;
+    states.set('srv', { ...stored, pendingScope: 'x' });
+    server.release();
+    expect((await request)?.access_token).toBe('fresh');
+    expect(states.get('srv')?.tokens?.refresh_token).toBe('rt2');
+    expect(states.get('srv')?.pendingScope).toBe('x');
   });
 
   it('spends a refresh token once: the SDK’s own 401 handling beside a refresh never sees it', async () => {
@@ -263,7 +289,37 @@ describe('McpOAuthProvider refresh', () => {
     expect(answered?.access_token).toBe('fresh');
     expect(answered).not.toHaveProperty('refresh_token');
     await beside;
-    expect(server.refreshes).toEqual(['rt1']);
+    expect(server.refreshes()).toEqual(['rt1']);
     expect(states.get('srv')?.tokens?.refresh_token).toBe('rt2');
+  });
+
+  it('sends a refused refresh token once, forgets it, and is then auth-required', async () => {
+    const server = fakeAuthorizationServer({
+      hold: false,
+      answer: { status: 400, body: { error: 'invalid_grant', error_description: 'revoked' } },
+    });
+    const { provider, states } = providerOf(registered, { tokens: expired, expiresAt: 0 }, false, {
+      fetch: server.fetch,
+    });
+    await expect(provider.tokens()).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+    expect(server.refreshes()).toEqual(['rt1']);
+    expect(states.get('srv')?.tokens).toBeUndefined();
+  });
+
+  it('never registers a client when the authorization server refuses the stored one', async () => {
+    const server = fakeAuthorizationServer({
+      hold: false,
+      answer: { status: 401, body: { error: 'invalid_client' } },
+    });
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: expired, expiresAt: 0, client: { client_id: 'dyn', redirect_uris: ['http://127.0.0.1:9/cb'] } },
+      false,
+      { fetch: server.fetch },
+    );
+    await expect(provider.tokens()).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+    expect(server.requests).not.toContain('POST /register');
+    expect(server.refreshes()).toEqual(['rt1']);
+    expect(states.get('srv')?.client).toBeUndefined();
   });
 });

@@ -12,6 +12,9 @@ import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
 /** Refresh this long before the access token's stated expiry, so a request never races it. */
 const EXPIRY_SKEW_MS = 30_000;
 
+/** How many times a read-check-write of the stored state is tried while other writes land between. */
+const UPDATE_ATTEMPTS = 10;
+
 // The redirect URI of a headless client: it is never opened, only sent when the SDK must name one.
 const HEADLESS_REDIRECT = 'http://127.0.0.1/agentq-oauth-callback';
 
@@ -103,6 +106,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.options = options;
     this.binding = oauthBinding(options.serverUrl, options.auth);
     this.verifier = options.interactive?.codeVerifier;
+    if (options.interactive) this.saveClientInformation = (information) => this.storeClient(information);
   }
 
   get redirectUrl(): string | undefined {
@@ -143,17 +147,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (clientId !== undefined)
       return clientSecret ? { client_id: clientId, client_secret: clientSecret } : { client_id: clientId };
     await this.load();
-    return this.stored?.client as OAuthClientInformationMixed | undefined;
+    const client = this.stored?.client as OAuthClientInformationMixed | undefined;
+    // Only an operator's authorization registers a client: a headless process without one (a
+    // deauthorize, or an authorization server that refused it, took it) stops before the SDK
+    // would register another.
+    if (client === undefined && !this.options.interactive) throw this.authorizationNeeded();
+    return client;
   }
 
-  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
-    // A pre-registered client lives in the definition and its secrets; only a registered one is stored.
-    if (this.options.auth.clientId !== undefined) return;
-    // Only an operator's authorization registers a client, with its own redirect URI: a headless
-    // process that found none (a deauthorize took it) stops here instead of registering another.
-    if (!this.options.interactive) throw this.authorizationNeeded();
-    await this.update((state) => ({ ...state, client: information }));
-  }
+  /**
+   * Stores a registered client: only in an operator's authorization. A headless provider has no
+   * such method, so the SDK can never register a client from a warmer or a worker (it refuses
+   * instead), and a client registered for the operator's redirect URI is never replaced.
+   */
+  readonly saveClientInformation?: (information: OAuthClientInformationMixed) => Promise<void>;
 
   async tokens(): Promise<OAuthTokens | undefined> {
     // The SDK's auth() reads the refresh token here: only inside this provider's own refresh.
@@ -187,17 +194,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
     });
     const scope = this.refreshScope();
     if (!scope) {
-      await this.update(change);
+      await this.update(() => true, change);
       return;
     }
-    // A refresh writes over the state it refreshed, or not at all: a deauthorize or another
-    // authorization that landed meanwhile stands, and this answer's tokens are dropped.
-    const next = change(scope.state ?? { binding: this.binding });
-    if (await this.options.store.writeIfUnchanged(this.options.serverId, scope.version, next)) {
-      scope.state = next;
-      this.stored = next;
-      this.loaded = true;
-    }
+    // A refresh lands only over the tokens it refreshed: a deauthorize, or another authorization
+    // or refresh that landed meanwhile, stands, and this answer is dropped. A mark or a pending
+    // scope written beside it keeps the same tokens, and is kept.
+    const refreshed = scope.state?.tokens;
+    const written = await this.update((state) => sameTokens(state.tokens, refreshed), change);
+    if (written) scope.state = written;
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -220,10 +225,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
         message: `MCP server ${serverId} needs authorization with more scope (${pendingScope}): run agentq servers authorize ${serverId}`,
       });
     }
-    const { state, version } = await this.options.store.readVersioned(this.options.serverId);
-    if (state?.binding === this.binding && state.tokens?.access_token === refused && state.tokens.refresh_token) {
-      await this.options.store.writeIfUnchanged(this.options.serverId, version, { ...state, rejected: true });
-    }
+    await this.update(
+      (state) => state.tokens?.access_token === refused && state.tokens.refresh_token !== undefined && !state.rejected,
+      (state) => ({ ...state, rejected: true }),
+    );
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -250,13 +255,21 @@ export class McpOAuthProvider implements OAuthClientProvider {
       return;
     }
     if (scope === 'discovery') return;
-    // Nothing stored (a deauthorize took it): nothing to forget, and no record to start.
-    if ((await this.readBound()) === undefined) return;
-    await this.update((state) => ({
+    const change = (state: StoredOAuthState): StoredOAuthState => ({
       binding: state.binding,
       client: scope === 'tokens' ? state.client : undefined,
       tokens: scope === 'client' ? state.tokens : undefined,
-    }));
+    });
+    // What the authorization server refused is what this process used: the tokens its refresh
+    // read, or the ones it last read. A newer authorization stored meanwhile is not wiped.
+    const refresh = this.refreshScope();
+    const used = refresh ? refresh.state?.tokens : this.stored?.tokens;
+    const written = await this.update(
+      (state) => (state.tokens !== undefined || state.client !== undefined) && sameTokens(state.tokens, used),
+      change,
+    );
+    // The SDK tries again inside the same refresh: it must not see what was just refused.
+    if (refresh) refresh.state = written ?? (refresh.state && change(refresh.state));
   }
 
   /**
@@ -272,7 +285,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const grantedSet = new Set(granted.split(' '));
     if (requested.split(' ').every((scope) => scope === '' || grantedSet.has(scope))) return undefined;
     const pendingScope = unionOfScopes(this.stored?.pendingScope, granted, requested);
-    await this.update((state) => ({ ...state, pendingScope }));
+    await this.update(
+      (state) => state.pendingScope !== pendingScope,
+      (state) => ({ ...state, pendingScope }),
+    );
     this.loaded = false;
     return pendingScope;
   }
@@ -298,6 +314,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
       }
     });
     this.stored = await this.readBound();
+  }
+
+  private async storeClient(information: OAuthClientInformationMixed): Promise<void> {
+    // A pre-registered client lives in the definition and its secrets; only a registered one is stored.
+    if (this.options.auth.clientId !== undefined) return;
+    await this.update(
+      () => true,
+      (state) => ({ ...state, client: information }),
+    );
   }
 
   /** The refresh this provider runs, when the caller is inside it. */
@@ -335,19 +360,25 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * Changes the stored state from a fresh read, written only while it is still that state (tried
-   * again on a change in between, at most three times). A state of another definition (another
-   * binding) is replaced.
+   * Changes the stored state from a fresh read when `applies` to it, written only while the record
+   * is still the one read (a compare-and-set on its stored text): read, check and write again on a
+   * change in between, up to {@link UPDATE_ATTEMPTS} times. A state of another definition (another
+   * binding) reads as empty. Returns what was written, `undefined` when it did not apply.
    */
-  private async update(change: (state: StoredOAuthState) => StoredOAuthState): Promise<void> {
+  private async update(
+    applies: (state: StoredOAuthState) => boolean,
+    change: (state: StoredOAuthState) => StoredOAuthState,
+  ): Promise<StoredOAuthState | undefined> {
     const { serverId, store } = this.options;
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt += 1) {
       const { state, version } = await store.readVersioned(serverId);
-      const next = change(state?.binding === this.binding ? state : { binding: this.binding });
+      const current = state?.binding === this.binding ? state : { binding: this.binding };
+      if (!applies(current)) return undefined;
+      const next = change(current);
       if (await store.writeIfUnchanged(serverId, version, next)) {
         this.stored = next;
         this.loaded = true;
-        return;
+        return next;
       }
     }
     throw new AgentqError({
@@ -355,4 +386,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
       message: `the OAuth state of MCP server ${serverId} kept changing while it was being written; try again`,
     });
   }
+}
+
+/** Whether two token sets are the same grant (access and refresh token), or both absent. */
+function sameTokens(a: OAuthTokens | undefined, b: OAuthTokens | undefined): boolean {
+  return a?.access_token === b?.access_token && a?.refresh_token === b?.refresh_token;
 }
