@@ -72,7 +72,7 @@ describe('metrics counters of finished jobs', () => {
         return ids;
       };
       // Two jobs a read, walked two ids a page: a backlog of seven takes four reads, oldest first.
-      const feed = new FinishedJobFeed(ctx.redis, failedQueue, 'failed', 2, 60_000, 2);
+      const feed = new FinishedJobFeed(ctx.redis, failedQueue, 'failed', { startBacklog: 2, perCall: 2, pageSize: 2 });
       const before = await finish(3);
       const first = (await feed.next()).map((job) => String(job.id));
       expect(first.sort()).toEqual(before.slice(1).sort());
