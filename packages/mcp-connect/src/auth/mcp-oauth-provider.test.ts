@@ -12,7 +12,7 @@ const credentialsGrant: ServerAuth = { type: 'oauth', grant: 'client_credentials
  * The store's reads, writes and lease over a map: what the provider uses of OAuthTokenStore. The
  * lease is exclusive, as in Redis: a second taker waits for it to go and gets `undefined`.
  */
-function memoryStore(initial?: StoredOAuthState) {
+function memoryStore(initial?: StoredOAuthState, options: { leaseDeadline?: () => AbortSignal } = {}) {
   const states = new Map<string, StoredOAuthState>();
   if (initial) states.set('srv', initial);
   // Like the sealed text in Redis (a fresh nonce per write), every write is a new version, even of
@@ -36,12 +36,12 @@ function memoryStore(initial?: StoredOAuthState) {
       states.set(serverId, { ...state });
       return true;
     },
-    withRefreshLease: async <T>(_serverId: string, refresh: () => Promise<T>) => {
+    withRefreshLease: async <T>(_serverId: string, refresh: (deadline: AbortSignal) => Promise<T>) => {
       if (lease) {
         await lease.catch(() => undefined);
         return undefined;
       }
-      lease = refresh();
+      lease = refresh(options.leaseDeadline?.() ?? new AbortController().signal);
       try {
         return (await lease) as T;
       } finally {
@@ -57,8 +57,9 @@ function providerOf(
   initial: Omit<StoredOAuthState, 'binding'>,
   interactive = false,
   extra: Partial<McpOAuthProviderOptions> = {},
+  leaseDeadline?: () => AbortSignal,
 ) {
-  const { store, states } = memoryStore({ binding: oauthBinding(serverUrl, auth), ...initial });
+  const { store, states } = memoryStore({ binding: oauthBinding(serverUrl, auth), ...initial }, { leaseDeadline });
   const provider = new McpOAuthProvider({
     serverId: 'srv',
     serverUrl,
@@ -225,7 +226,14 @@ function fakeAuthorizationServer(
     if (url.pathname === '/token') {
       requests.push(`POST /token:${new URLSearchParams(String(init?.body)).get('refresh_token') ?? ''}`);
       arrived();
-      await released;
+      const signal = init?.signal;
+      await Promise.race([
+        released,
+        new Promise((_resolve, reject) => {
+          if (signal?.aborted) reject(signal.reason);
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+      ]);
       return Response.json(answer.body, { status: answer.status });
     }
     requests.push(`${init?.method ?? 'GET'} ${url.pathname}`);
@@ -321,5 +329,68 @@ describe('McpOAuthProvider refresh', () => {
     expect(server.requests).not.toContain('POST /register');
     expect(server.refreshes()).toEqual(['rt1']);
     expect(states.get('srv')?.client).toBeUndefined();
+  });
+
+  it('ends a refresh’s requests before its lease can pass to another process', async () => {
+    const server = fakeAuthorizationServer();
+    const { provider, states } = providerOf(
+      registered,
+      { tokens: expired, expiresAt: 0 },
+      false,
+      { fetch: server.fetch },
+      () => AbortSignal.timeout(20),
+    );
+    // The token endpoint never answers: the lease's deadline ends the request, and the request
+    // goes out with what there is.
+    expect(await provider.tokens()).toMatchObject({ access_token: 'stale' });
+    expect(server.refreshes()).toEqual(['rt1']);
+    expect(states.get('srv')?.tokens?.refresh_token).toBe('rt1');
+  });
+});
+
+describe('McpOAuthProvider writes', () => {
+  const working = { access_token: 'good', token_type: 'Bearer', refresh_token: 'rtgood' };
+
+  it('keeps the working tokens when an operator’s code exchange is refused', async () => {
+    const server = fakeAuthorizationServer({
+      hold: false,
+      answer: { status: 400, body: { error: 'invalid_grant', error_description: 'code expired' } },
+    });
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: working, client: { client_id: 'dyn', redirect_uris: ['http://127.0.0.1:9/cb'] } },
+      false,
+      {
+        fetch: server.fetch,
+        interactive: {
+          redirectUrl: 'http://127.0.0.1:9/cb',
+          state: 'st',
+          codeVerifier: 'verifier',
+          onAuthorizationUrl: async () => undefined,
+        },
+      },
+    );
+    await expect(auth(provider, { serverUrl, authorizationCode: 'code', fetchFn: server.fetch })).rejects.toThrow();
+    expect(states.get('srv')?.tokens).toEqual(working);
+  });
+
+  it('records a pending scope only beside the refused tokens, never over a deauthorize', async () => {
+    const { provider, states } = providerOf(codeGrant, { tokens: { ...working, scope: 'a' } }, false, {
+      refusedBearer: () => 'good',
+    });
+    await provider.tokens();
+    states.delete('srv');
+    await expect(
+      provider.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=a+b')),
+    ).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+    expect(states.has('srv')).toBe(false);
+  });
+
+  it('leaves a record of another definition to the operator: a headless write never replaces it', async () => {
+    const { provider, states } = providerOf(credentialsGrant, { tokens: { access_token: 'at', token_type: 'Bearer' } });
+    const newer = { binding: 'a-newer-definition', tokens: { access_token: 'new', token_type: 'Bearer' } };
+    states.set('srv', newer);
+    await provider.saveTokens({ access_token: 'old-definition', token_type: 'Bearer' });
+    expect(states.get('srv')).toEqual(newer);
   });
 });

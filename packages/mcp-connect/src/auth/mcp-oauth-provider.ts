@@ -217,7 +217,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // have refreshed it since, and a fresh token must not be marked).
     const refused = this.options.refusedBearer ? this.options.refusedBearer() : this.stored?.tokens?.access_token;
     if (refused === undefined) return;
-    const pendingScope = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined);
+    const pendingScope = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined, refused);
     if (pendingScope !== undefined) {
       const { serverId } = this.options;
       throw new NonRetryableError({
@@ -255,17 +255,22 @@ export class McpOAuthProvider implements OAuthClientProvider {
       return;
     }
     if (scope === 'discovery') return;
+    // An operator's flow never used the stored tokens (the workers' and warmers'): a refused code
+    // or client there forgets at most the client it presented, never those tokens.
+    const tokensKept = scope === 'client' || this.options.interactive !== undefined;
+    if (scope === 'tokens' && tokensKept) return;
     const change = (state: StoredOAuthState): StoredOAuthState => ({
       binding: state.binding,
       client: scope === 'tokens' ? state.client : undefined,
-      tokens: scope === 'client' ? state.tokens : undefined,
+      tokens: tokensKept ? state.tokens : undefined,
     });
     // What the authorization server refused is what this process used: the tokens its refresh
     // read, or the ones it last read. A newer authorization stored meanwhile is not wiped.
     const refresh = this.refreshScope();
     const used = refresh ? refresh.state?.tokens : this.stored?.tokens;
     const written = await this.update(
-      (state) => (state.tokens !== undefined || state.client !== undefined) && sameTokens(state.tokens, used),
+      (state) =>
+        tokensKept ? state.client !== undefined : state.tokens !== undefined && sameTokens(state.tokens, used),
       change,
     );
     // The SDK tries again inside the same refresh: it must not see what was just refused.
@@ -279,14 +284,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * the stored state is read again before the next request, to pick up the tokens it brings.
    * Returns the scopes now pending, or `undefined` when this is no step-up.
    */
-  private async recordStepUp(requested: string | undefined): Promise<string | undefined> {
+  private async recordStepUp(requested: string | undefined, refused: string): Promise<string | undefined> {
     const granted = this.stored?.tokens?.scope;
     if (requested === undefined || granted === undefined) return undefined;
     const grantedSet = new Set(granted.split(' '));
     if (requested.split(' ').every((scope) => scope === '' || grantedSet.has(scope))) return undefined;
     const pendingScope = unionOfScopes(this.stored?.pendingScope, granted, requested);
+    // Recorded beside the tokens that were refused for want of it, not over a deauthorize or a
+    // newer authorization.
     await this.update(
-      (state) => state.pendingScope !== pendingScope,
+      (state) => state.tokens?.access_token === refused && state.pendingScope !== pendingScope,
       (state) => ({ ...state, pendingScope }),
     );
     this.loaded = false;
@@ -296,7 +303,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private async refreshIfStale(): Promise<void> {
     if (!this.isStale(this.stored)) return;
     const { serverId, store } = this.options;
-    await store.withRefreshLease(serverId, async () => {
+    await store.withRefreshLease(serverId, async (deadline) => {
       // Another process may have refreshed while this one waited for its turn.
       const { state, version } = await store.readVersioned(serverId);
       const scope: RefreshScope = {
@@ -306,9 +313,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
       };
       if (!this.isStale(scope.state)) return;
       try {
-        await insideRefresh.run(scope, () =>
-          auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch }),
-        );
+        // Every request of the refresh ends while the lease is still this process's.
+        const fetchFn: typeof globalThis.fetch = (input, init) =>
+          this.options.fetch(input, {
+            ...init,
+            signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+          });
+        await insideRefresh.run(scope, () => auth(this, { serverUrl: this.options.serverUrl, fetchFn }));
       } catch {
         // Left stale: the request goes out with what there is, and the server's answer decides.
       }
@@ -363,7 +374,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * Changes the stored state from a fresh read when `applies` to it, written only while the record
    * is still the one read (a compare-and-set on its stored text): read, check and write again on a
    * change in between, up to {@link UPDATE_ATTEMPTS} times. A state of another definition (another
-   * binding) reads as empty. Returns what was written, `undefined` when it did not apply.
+   * binding) reads as empty to an operator's flow, and is left alone by a headless one. Returns
+   * what was written, `undefined` when it did not apply.
    */
   private async update(
     applies: (state: StoredOAuthState) => boolean,
@@ -372,6 +384,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const { serverId, store } = this.options;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt += 1) {
       const { state, version } = await store.readVersioned(serverId);
+      // Only an operator's authorization starts a record for a changed definition: a process still
+      // on the old one never replaces it.
+      if (state !== undefined && state.binding !== this.binding && !this.options.interactive) return undefined;
       const current = state?.binding === this.binding ? state : { binding: this.binding };
       if (!applies(current)) return undefined;
       const next = change(current);

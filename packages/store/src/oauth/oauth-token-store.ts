@@ -141,16 +141,22 @@ export class OAuthTokenStore {
 
   /**
    * Runs `refresh` while holding the server's refresh lease (`SET NX PX`), so that one process
-   * at a time uses a refresh token. A process that finds the lease taken waits for it to go
+   * at a time uses a refresh token. `refresh` gets a signal that aborts at two thirds of the
+   * lease's TTL: its requests must end while the lease is still its own, or a second holder
+   * would send the same refresh token. A process that finds the lease taken waits for it to go
    * (at most its TTL) and returns `undefined`: it should read the state its holder wrote.
    */
-  async withRefreshLease<T>(serverId: string, refresh: () => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  async withRefreshLease<T>(
+    serverId: string,
+    refresh: (deadline: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T | undefined> {
     const key = this.keys.oauthRefreshLease(serverId);
     const owner = randomBytes(12).toString('base64url');
     const acquired = await this.redis.set(key, owner, 'PX', this.refreshLeaseMs, 'NX');
     if (acquired === 'OK') {
       try {
-        return await refresh();
+        return await refresh(AbortSignal.timeout(Math.floor((this.refreshLeaseMs * 2) / 3)));
       } finally {
         // Released only by its owner: a lease that expired and was taken by another stays theirs.
         await runStoreScript(this.redis, 'leaseRelease', [key], [owner]).catch(() => undefined);
