@@ -2,6 +2,7 @@ import type { ServerAuth } from '@agentq/shared';
 import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
 import { describe, expect, it, vi } from 'vitest';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AuthRefusal } from '../errors/auth-refusal.js';
 import { McpOAuthProvider, oauthBinding, unionOfScopes, type McpOAuthProviderOptions } from './mcp-oauth-provider.js';
 
 const serverUrl = 'https://mcp.example.com/mcp';
@@ -77,6 +78,11 @@ function providerOf(
   return { provider, states };
 }
 
+/** A 403 `insufficient_scope` answer asking for `scope`, as `recordAuthRefusals` records it. */
+function insufficientScope(scope: string): AuthRefusal {
+  return { status: 403, challenge: `Bearer error="insufficient_scope", scope="${scope}"` };
+}
+
 describe('unionOfScopes', () => {
   it('joins scope lists without repeats, in first-seen order', () => {
     expect(unionOfScopes('a b', undefined, 'b c', '')).toBe('a b c');
@@ -86,9 +92,12 @@ describe('unionOfScopes', () => {
 
 describe('McpOAuthProvider step-up', () => {
   it('records the scopes a headless authorization-code client was refused for, without marking the token rejected', async () => {
-    const { provider, states } = providerOf(codeGrant, {
-      tokens: { access_token: 'at', token_type: 'Bearer', scope: 'mcp:basic', refresh_token: 'rt' },
-    });
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: { access_token: 'at', token_type: 'Bearer', scope: 'mcp:basic', refresh_token: 'rt' } },
+      false,
+      { refusal: () => insufficientScope('mcp:write') },
+    );
     await provider.tokens();
     await expect(
       provider.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=mcp%3Abasic+mcp%3Awrite')),
@@ -98,6 +107,46 @@ describe('McpOAuthProvider step-up', () => {
     });
     expect(states.get('srv')?.pendingScope).toBe('mcp:basic mcp:write');
     expect(states.get('srv')?.rejected).toBeUndefined();
+  });
+
+  it('takes a plain 401 for a refused token, whatever scopes the authorization URL names', async () => {
+    // After a 401 the SDK fills the URL's scope from the resource's advertised scopes.
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: { access_token: 'at', token_type: 'Bearer', scope: 'read', refresh_token: 'rt' } },
+      false,
+      { refusal: () => ({ status: 401, challenge: 'Bearer resource_metadata="https://mcp.example.com/prm"' }) },
+    );
+    await provider.tokens();
+    await provider.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=read+write'));
+    expect(states.get('srv')?.rejected).toBe(true);
+    expect(states.get('srv')?.pendingScope).toBeUndefined();
+  });
+
+  it('records a step-up when the token answer never named its scopes', async () => {
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: { access_token: 'at', token_type: 'Bearer', refresh_token: 'rt' } },
+      false,
+      { refusal: () => insufficientScope('write') },
+    );
+    await provider.tokens();
+    await expect(
+      provider.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=write')),
+    ).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED', message: expect.stringContaining('more scope (write)') });
+    expect(states.get('srv')?.pendingScope).toBe('write');
+    expect(states.get('srv')?.rejected).toBeUndefined();
+  });
+
+  it('asks a client credentials token for the challenge’s scopes even when the SDK passes none', async () => {
+    const { provider } = providerOf(
+      credentialsGrant,
+      { tokens: { access_token: 'at', token_type: 'Bearer', scope: 'read' } },
+      false,
+      { refusal: () => insufficientScope('write') },
+    );
+    await provider.tokens();
+    expect(provider.prepareTokenRequest()?.get('scope')).toBe('read write');
   });
 
   it('marks a refused token rejected (to refresh it) when no more scope was asked for', async () => {
@@ -377,6 +426,7 @@ describe('McpOAuthProvider writes', () => {
   it('records a pending scope only beside the refused tokens, never over a deauthorize', async () => {
     const { provider, states } = providerOf(codeGrant, { tokens: { ...working, scope: 'a' } }, false, {
       refusedBearer: () => 'good',
+      refusal: () => insufficientScope('a b'),
     });
     await provider.tokens();
     states.delete('srv');
@@ -386,11 +436,37 @@ describe('McpOAuthProvider writes', () => {
     expect(states.has('srv')).toBe(false);
   });
 
-  it('leaves a record of another definition to the operator: a headless write never replaces it', async () => {
-    const { provider, states } = providerOf(credentialsGrant, { tokens: { access_token: 'at', token_type: 'Bearer' } });
-    const newer = { binding: 'a-newer-definition', tokens: { access_token: 'new', token_type: 'Bearer' } };
+  it('keeps a record of a newer definition from a headless authorization-code process', async () => {
+    const { provider, states } = providerOf(codeGrant, { tokens: { ...working, scope: 'a' } }, false, {
+      refusedBearer: () => 'good',
+    });
+    await provider.tokens();
+    const newer = { binding: 'a-newer-definition', tokens: { access_token: 'good', token_type: 'Bearer' } };
     states.set('srv', newer);
-    await provider.saveTokens({ access_token: 'old-definition', token_type: 'Bearer' });
+    await provider.invalidateCredentials('all');
+    await provider.redirectToAuthorization(new URL('https://as.example.com/authorize'));
     expect(states.get('srv')).toEqual(newer);
+  });
+
+  it('lets a client-credentials process on a changed definition start its own record', async () => {
+    const { provider, states } = providerOf(credentialsGrant, {});
+    states.set('srv', { binding: 'the-old-definition', tokens: { access_token: 'old', token_type: 'Bearer' } });
+    await provider.saveTokens({ access_token: 'new', token_type: 'Bearer', expires_in: 1e306 });
+    expect(states.get('srv')).toMatchObject({
+      binding: oauthBinding(serverUrl, credentialsGrant),
+      tokens: { access_token: 'new' },
+    });
+    expect(Number.isFinite(states.get('srv')?.expiresAt)).toBe(true);
+  });
+
+  it('forgets a refused client in an operator’s flow and keeps what goes with the tokens', async () => {
+    const { provider, states } = providerOf(
+      codeGrant,
+      { tokens: working, expiresAt: 5, pendingScope: 'a b', client: { client_id: 'dyn', redirect_uris: [] } },
+      true,
+    );
+    await provider.invalidateCredentials('all');
+    expect(states.get('srv')).toMatchObject({ tokens: working, expiresAt: 5, pendingScope: 'a b' });
+    expect(states.get('srv')?.client).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
+import { insufficientScopeOf, type AuthRefusal } from '../errors/auth-refusal.js';
 
 /** Refresh this long before the access token's stated expiry, so a request never races it. */
 const EXPIRY_SKEW_MS = 30_000;
@@ -32,6 +33,11 @@ export interface McpOAuthProviderOptions {
    * `recordAuthRefusals`. Unset: the token last read from the store stands for it.
    */
   refusedBearer?: () => string | undefined;
+  /**
+   * The MCP server's latest 401/403 answer (`recordAuthRefusals().latest`): a step-up is a 403
+   * `insufficient_scope` there, never a plain 401. Unset: no refusal is taken for a step-up.
+   */
+  refusal?: () => AuthRefusal | undefined;
   /** `client_name` sent in dynamic registration. @default 'agentq' */
   clientName?: string;
   /**
@@ -72,6 +78,8 @@ interface RefreshScope {
   provider: McpOAuthProvider;
   state: StoredOAuthState | undefined;
   version: string;
+  /** Aborts before the lease can pass to another process. */
+  deadline: AbortSignal;
 }
 
 // Marks the SDK's `auth()` that a provider runs to refresh: only calls made inside it (and not a
@@ -187,7 +195,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
       ...state,
       // A token answer without a new refresh token leaves the old one valid (RFC 6749 §6).
       tokens: { ...tokens, refresh_token: tokens.refresh_token ?? state.tokens?.refresh_token },
-      expiresAt: tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000,
+      expiresAt: expiresAtOf(tokens.expires_in),
       rejected: undefined,
       // An operator's new authorization asked for the pending scopes; a refresh cannot add any.
       pendingScope: this.options.interactive ? undefined : state.pendingScope,
@@ -201,8 +209,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // or refresh that landed meanwhile, stands, and this answer is dropped. A mark or a pending
     // scope written beside it keeps the same tokens, and is kept.
     const refreshed = scope.state?.tokens;
-    const written = await this.update((state) => sameTokens(state.tokens, refreshed), change);
-    if (written) scope.state = written;
+    // The refresh token is spent: a failed write (Redis) is tried again while the lease holds.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const written = await this.update((state) => sameTokens(state.tokens, refreshed), change);
+        if (written) scope.state = written;
+        return;
+      } catch (error) {
+        if (attempt >= 3 || scope.deadline.aborted || AgentqError.isInstance(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -217,12 +234,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // have refreshed it since, and a fresh token must not be marked).
     const refused = this.options.refusedBearer ? this.options.refusedBearer() : this.stored?.tokens?.access_token;
     if (refused === undefined) return;
-    const pendingScope = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined, refused);
-    if (pendingScope !== undefined) {
+    const stepUp = await this.recordStepUp(authorizationUrl.searchParams.get('scope') ?? undefined, refused);
+    if (stepUp !== undefined) {
       const { serverId } = this.options;
+      const named = stepUp.pendingScope ? ` (${stepUp.pendingScope})` : '';
       throw new NonRetryableError({
         code: 'MCP_AUTH_REQUIRED',
-        message: `MCP server ${serverId} needs authorization with more scope (${pendingScope}): run agentq servers authorize ${serverId}`,
+        message: `MCP server ${serverId} needs authorization with more scope${named}: run agentq servers authorize ${serverId}`,
       });
     }
     await this.update(
@@ -243,8 +261,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (this.options.auth.grant !== 'client_credentials') return undefined;
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    // A step-up (403 insufficient_scope) asks for the challenge's scopes: keep the granted ones too.
-    const requested = scope ? unionOfScopes(this.stored?.tokens?.scope, scope) : undefined;
+    // A step-up (403 insufficient_scope) asks for the challenge's scopes (the SDK passes only the
+    // configured ones): keep the granted ones too.
+    const asked = insufficientScopeOf(this.options.refusal?.()) || undefined;
+    const requested = scope || asked ? unionOfScopes(this.stored?.tokens?.scope, scope, asked) : undefined;
     if (requested) params.set('scope', requested);
     return params;
   }
@@ -260,9 +280,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const tokensKept = scope === 'client' || this.options.interactive !== undefined;
     if (scope === 'tokens' && tokensKept) return;
     const change = (state: StoredOAuthState): StoredOAuthState => ({
-      binding: state.binding,
-      client: scope === 'tokens' ? state.client : undefined,
-      tokens: tokensKept ? state.tokens : undefined,
+      ...state,
+      ...(scope === 'tokens' ? {} : { client: undefined }),
+      // What went with the tokens goes with them; a pending scope stays for the next authorization.
+      ...(tokensKept ? {} : { tokens: undefined, expiresAt: undefined, rejected: undefined }),
     });
     // What the authorization server refused is what this process used: the tokens its refresh
     // read, or the ones it last read. A newer authorization stored meanwhile is not wiped.
@@ -278,26 +299,30 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * Step-up of a headless authorization-code client: the SDK asks for an authorization with more
-   * scope than was granted (after a 403 `insufficient_scope`). A refresh cannot widen a grant, so
-   * the union is stored for the operator's next authorization (`agentq servers authorize`), and
-   * the stored state is read again before the next request, to pick up the tokens it brings.
-   * Returns the scopes now pending, or `undefined` when this is no step-up.
+   * Step-up of a headless authorization-code client: the server refused the token with a 403
+   * `insufficient_scope`. A refresh cannot widen a grant, so the granted scopes, the challenge's
+   * and the authorization URL's are stored as pending for the operator's next authorization
+   * (`agentq servers authorize`), and the stored state is read again before the next request, to
+   * pick up the tokens it brings. `undefined` when the refusal is no step-up (a plain 401: the
+   * token is refreshed instead).
    */
-  private async recordStepUp(requested: string | undefined, refused: string): Promise<string | undefined> {
-    const granted = this.stored?.tokens?.scope;
-    if (requested === undefined || granted === undefined) return undefined;
-    const grantedSet = new Set(granted.split(' '));
-    if (requested.split(' ').every((scope) => scope === '' || grantedSet.has(scope))) return undefined;
-    const pendingScope = unionOfScopes(this.stored?.pendingScope, granted, requested);
+  private async recordStepUp(
+    urlScope: string | undefined,
+    refused: string,
+  ): Promise<{ pendingScope: string | undefined } | undefined> {
+    const asked = insufficientScopeOf(this.options.refusal?.());
+    if (asked === undefined) return undefined;
+    const pendingScope = unionOfScopes(this.stored?.pendingScope, this.stored?.tokens?.scope, asked || urlScope);
     // Recorded beside the tokens that were refused for want of it, not over a deauthorize or a
     // newer authorization.
-    await this.update(
-      (state) => state.tokens?.access_token === refused && state.pendingScope !== pendingScope,
-      (state) => ({ ...state, pendingScope }),
-    );
+    if (pendingScope !== undefined) {
+      await this.update(
+        (state) => state.tokens?.access_token === refused && state.pendingScope !== pendingScope,
+        (state) => ({ ...state, pendingScope }),
+      );
+    }
     this.loaded = false;
-    return pendingScope;
+    return { pendingScope };
   }
 
   private async refreshIfStale(): Promise<void> {
@@ -310,6 +335,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
         provider: this,
         state: state?.binding === this.binding ? state : undefined,
         version,
+        deadline,
       };
       if (!this.isStale(scope.state)) return;
       try {
@@ -374,7 +400,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * Changes the stored state from a fresh read when `applies` to it, written only while the record
    * is still the one read (a compare-and-set on its stored text): read, check and write again on a
    * change in between, up to {@link UPDATE_ATTEMPTS} times. A state of another definition (another
-   * binding) reads as empty to an operator's flow, and is left alone by a headless one. Returns
+   * binding) reads as empty, and is left alone by a headless authorization-code client. Returns
    * what was written, `undefined` when it did not apply.
    */
   private async update(
@@ -384,9 +410,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const { serverId, store } = this.options;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt += 1) {
       const { state, version } = await store.readVersioned(serverId);
-      // Only an operator's authorization starts a record for a changed definition: a process still
-      // on the old one never replaces it.
-      if (state !== undefined && state.binding !== this.binding && !this.options.interactive) return undefined;
+      // An authorization-code record for a changed definition is started only by an operator's
+      // authorization: a process still on the old definition never replaces it. Client
+      // credentials have no operator step: the process on the current definition starts its own.
+      const foreign = state !== undefined && state.binding !== this.binding;
+      if (foreign && !this.options.interactive && this.options.auth.grant === 'authorization_code') return undefined;
       const current = state?.binding === this.binding ? state : { binding: this.binding };
       if (!applies(current)) return undefined;
       const next = change(current);
@@ -401,6 +429,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
       message: `the OAuth state of MCP server ${serverId} kept changing while it was being written; try again`,
     });
   }
+}
+
+/** Longest access-token lifetime taken from a token answer: ten years. */
+const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
+
+/**
+ * When an access token expires, from a token answer's `expires_in` (seconds): none stated, none
+ * known; a negative one is now; a huge or non-finite one is capped, so it always stores.
+ */
+function expiresAtOf(expiresIn: number | undefined): number | undefined {
+  if (expiresIn === undefined || Number.isNaN(expiresIn)) return undefined;
+  return Date.now() + Math.min(Math.max(expiresIn, 0), MAX_TOKEN_LIFETIME_SECONDS) * 1000;
 }
 
 /** Whether two token sets are the same grant (access and refresh token), or both absent. */

@@ -321,6 +321,7 @@ async function initialize(input: {
             store: options.oauth.store,
             fetch,
             refusedBearer: refusals?.refusedBearer,
+            refusal: refusals?.latest,
             clientName: options.clientName,
           })
         : undefined;

@@ -108,6 +108,16 @@ export function authFailureOf(input: {
   };
 }
 
+/**
+ * The scope a refusal asks for when it is a step-up: a 403 whose OAuth error is
+ * `insufficient_scope` (its challenge's `scope`, `''` when it names none). `undefined` for any
+ * other refusal, a plain 401 among them.
+ */
+export function insufficientScopeOf(refusal: AuthRefusal | undefined): string | undefined {
+  if (refusal?.status !== 403 || oauthErrorOf(refusal)?.error !== 'insufficient_scope') return undefined;
+  return (refusal.challenge ? challengeParam(refusal.challenge, 'scope') : undefined) ?? '';
+}
+
 function httpStatusOf(error: unknown): number | undefined {
   if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code;
   return undefined;
