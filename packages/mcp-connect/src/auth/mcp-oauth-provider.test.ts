@@ -251,6 +251,7 @@ function fakeAuthorizationServer(
   options: { hold?: boolean; answer?: { status: number; body: Record<string, unknown> } } = {},
 ) {
   const requests: string[] = [];
+  const scopes: Array<string | null> = [];
   let release: () => void = () => undefined;
   const released = options.hold === false ? Promise.resolve() : new Promise<void>((resolve) => (release = resolve));
   let arrived: () => void = () => undefined;
@@ -273,7 +274,9 @@ function fakeAuthorizationServer(
       });
     }
     if (url.pathname === '/token') {
-      requests.push(`POST /token:${new URLSearchParams(String(init?.body)).get('refresh_token') ?? ''}`);
+      const params = new URLSearchParams(String(init?.body));
+      requests.push(`POST /token:${params.get('refresh_token') ?? ''}`);
+      scopes.push(params.get('scope'));
       arrived();
       const signal = init?.signal;
       await Promise.race([
@@ -289,7 +292,7 @@ function fakeAuthorizationServer(
     return new Response('not found', { status: 404 });
   }) as typeof globalThis.fetch;
   const refreshes = () => requests.filter((request) => request.startsWith('POST /token:')).map((r) => r.slice(12));
-  return { fetch, requests, refreshes, release, refreshArrived };
+  return { fetch, requests, scopes, refreshes, release, refreshArrived };
 }
 
 describe('McpOAuthProvider refresh', () => {
@@ -378,6 +381,18 @@ describe('McpOAuthProvider refresh', () => {
     expect(server.requests).not.toContain('POST /register');
     expect(server.refreshes()).toEqual(['rt1']);
     expect(states.get('srv')?.client).toBeUndefined();
+  });
+
+  it('asks a client-credentials token fetched on expiry for what it had, whatever an old 403 said', async () => {
+    const server = fakeAuthorizationServer({ hold: false });
+    const { provider } = providerOf(
+      { ...credentialsGrant, scopes: ['read'] },
+      { tokens: { access_token: 'old', token_type: 'Bearer', scope: 'read' }, expiresAt: 0 },
+      false,
+      { fetch: server.fetch, refusal: () => insufficientScope('admin') },
+    );
+    expect((await provider.tokens())?.access_token).toBe('fresh');
+    expect(server.scopes).toEqual(['read']);
   });
 
   it('ends a refresh’s requests before its lease can pass to another process', async () => {

@@ -263,7 +263,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
     // A step-up (403 insufficient_scope) asks for the challenge's scopes (the SDK passes only the
     // configured ones): keep the granted ones too.
-    const asked = insufficientScopeOf(this.options.refusal?.()) || undefined;
+    // Only the SDK's answer to a refusal is a step-up: a token fetched because the last one expired
+    // (this provider's own refresh) asks for what it asked before, whatever an old 403 said.
+    const asked = this.refreshScope() ? undefined : insufficientScopeOf(this.options.refusal?.()) || undefined;
     const requested = scope || asked ? unionOfScopes(this.stored?.tokens?.scope, scope, asked) : undefined;
     if (requested) params.set('scope', requested);
     return params;

@@ -299,27 +299,28 @@ async function initialize(input: {
             label: `MCP server ${definition.id}`,
             secrets: egressSecrets,
           }) as typeof globalThis.fetch));
-    refusals =
+    const capped =
       guarded === undefined
         ? undefined
-        : recordAuthRefusals(
-            withBodyCaps(
-              definition.auth
-                ? oauthFetchOf({ definition, egressSecrets, oauthSecrets: options.oauthSecrets, fetch: guarded })
-                : guarded,
-              options.errorBodyMaxBytes ?? 8192,
-              messageLimit,
-            ),
+        : withBodyCaps(
+            definition.auth
+              ? oauthFetchOf({ definition, egressSecrets, oauthSecrets: options.oauthSecrets, fetch: guarded })
+              : guarded,
+            options.errorBodyMaxBytes ?? 8192,
+            messageLimit,
           );
+    refusals = capped === undefined ? undefined : recordAuthRefusals(capped);
     const fetch = refusals?.fetch;
+    // The provider's own requests (discovery, tokens) bypass the recorder: the refusal it reads is
+    // the MCP server's answer to a request, never a discovery URL's 401 in between.
     const authProvider =
-      definition.auth && options.oauth && fetch
+      definition.auth && options.oauth && capped && fetch
         ? new McpOAuthProvider({
             serverId: definition.id,
             serverUrl: httpUrlOf(definition),
             auth: definition.auth,
             store: options.oauth.store,
-            fetch,
+            fetch: capped,
             refusedBearer: refusals?.refusedBearer,
             refusal: refusals?.latest,
             clientName: options.clientName,
