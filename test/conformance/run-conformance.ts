@@ -60,21 +60,44 @@ for (const name of Object.keys(expectedFailures)) {
   }
 }
 
-const problems: string[] = [];
-for (const scenario of scenarios) {
+// Scenarios whose check races the machine, not the client, with the race: each gets one more try
+// when it fails (a client that is wrong fails both), and the output says so.
+//
+// sse-retry: the scenario's server answers the pending tool call on any GET stream it receives,
+// and times the "reconnection" from the last GET. The client's standalone GET stream (opened after
+// `initialize`, before the call) normally arrives long before; on a loaded machine it can land
+// inside the ~50 ms before the server closes the call's stream, and is then answered and timed as
+// a reconnection that came before the close ("reconnected too early (-51ms ...)").
+const raceProne: Record<string, string> = {
+  'sse-retry': 'a late standalone GET stream is taken for the reconnection',
+};
+
+async function runScenario(scenario: string): Promise<{ passed: boolean; output: string }> {
   const run = await runSuite(
     ['client', '--scenario', scenario, '--timeout', '60000', '--command', clientCommand],
     scenarioTimeoutMs,
   );
-  const passed = run.code === 0 && /OVERALL: PASSED/.test(run.output);
+  return { passed: run.code === 0 && /OVERALL: PASSED/.test(run.output), output: run.output };
+}
+
+const problems: string[] = [];
+for (const scenario of scenarios) {
   const expected = expectedFailures[scenario];
+  let run = await runScenario(scenario);
+  let retried = '';
+  if (!run.passed && expected === undefined && raceProne[scenario] !== undefined) {
+    const first = run.output.split('\n').filter((line) => /FAILURE/.test(line));
+    run = await runScenario(scenario);
+    retried = ` on its second try (first: ${first.join(' ').trim() || 'no failing check'}; known race: ${raceProne[scenario]})`;
+  }
+  const { passed } = run;
   const verdict = passed
     ? expected
       ? 'PASSED, but listed as expected to fail'
-      : 'passed'
+      : `passed${retried}`
     : expected
       ? `failed as expected (${expected})`
-      : 'FAILED';
+      : `FAILED${retried}`;
   process.stdout.write(`${scenario}: ${verdict}\n`);
   if (passed === (expected !== undefined)) {
     problems.push(scenario);
