@@ -98,11 +98,14 @@ export class FinishedJobFeed {
    */
   private async since(floor: number): Promise<Listed[]> {
     const unseen: Listed[] = [];
+    const taken = new Set<string>();
     for (let offset = 0; unseen.length < this.perCall; offset += this.pageSize) {
       const page = await readFinishedJobs(this.redis, this.key(), { order: 'oldest', floor, offset }, this.pageSize);
-      const known = new Set(unseen.map((entry) => entry.key));
-      for (const entry of this.unseenOf(page, this.perCall - unseen.length))
-        if (!known.has(entry.key)) unseen.push(entry);
+      for (const entry of this.unseenOf(page, this.perCall - unseen.length)) {
+        if (taken.has(entry.key)) continue;
+        taken.add(entry.key);
+        unseen.push(entry);
+      }
       if (page.length < this.pageSize) break;
     }
     return unseen;

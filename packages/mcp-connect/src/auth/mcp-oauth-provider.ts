@@ -77,7 +77,6 @@ export function oauthBinding(serverUrl: string, serverAuth: ServerAuth): string 
 interface RefreshScope {
   provider: McpOAuthProvider;
   state: StoredOAuthState | undefined;
-  version: string;
   /** Aborts before the lease can pass to another process. */
   deadline: AbortSignal;
 }
@@ -261,10 +260,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (this.options.auth.grant !== 'client_credentials') return undefined;
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    // A step-up (403 insufficient_scope) asks for the challenge's scopes (the SDK passes only the
-    // configured ones): keep the granted ones too.
-    // Only the SDK's answer to a refusal is a step-up: a token fetched because the last one expired
-    // (this provider's own refresh) asks for what it asked before, whatever an old 403 said.
+    // A step-up (403 insufficient_scope) asks for the challenge's scopes, which the SDK does not
+    // pass (only the configured ones), and keeps the granted ones. A token fetched because the
+    // last one expired (this provider's own refresh) is no step-up, whatever an old 403 said.
     const asked = this.refreshScope() ? undefined : insufficientScopeOf(this.options.refusal?.()) || undefined;
     const requested = scope || asked ? unionOfScopes(this.stored?.tokens?.scope, scope, asked) : undefined;
     if (requested) params.set('scope', requested);
@@ -332,13 +330,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const { serverId, store } = this.options;
     await store.withRefreshLease(serverId, async (deadline) => {
       // Another process may have refreshed while this one waited for its turn.
-      const { state, version } = await store.readVersioned(serverId);
-      const scope: RefreshScope = {
-        provider: this,
-        state: state?.binding === this.binding ? state : undefined,
-        version,
-        deadline,
-      };
+      const scope: RefreshScope = { provider: this, state: await this.readBound(), deadline };
       if (!this.isStale(scope.state)) return;
       try {
         // Every request of the refresh ends while the lease is still this process's.
