@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +10,9 @@ import { writeHeapSnapshot } from 'node:v8';
 import { startAgentWorker, type AgentWorker } from '@agentq/agent-worker';
 import { defaultRunJobOptions, loadConfig, QUEUE_NAMES, runSpecSchema, silentLogger } from '@agentq/shared';
 import { Queue, QueueEvents, Worker } from 'bullmq';
+import { generateText, jsonSchema, stepCountIs, tool, type ToolSet } from 'ai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createModelFetch } from '../../apps/agent-worker/src/models/create-model-fetch.js';
 import { Redis } from 'ioredis';
 import { freePrivatePort } from '../../test/chaos/chaos-fleet.js';
 import { tsxLoaderUrl } from '../../test/fixtures/mcp/spawn-fixture.js';
@@ -17,16 +20,18 @@ import { everythingCommand, warmServer } from '../../test/worker/helpers/catalog
 import { atLeast, atMost, type BenchFigure, type BenchSuite } from '../bench-types.js';
 
 const childFlag = 'AGENTQ_BENCH_LATENCY_CHILD';
+const sdkQueueName = 'bare-sdk';
 const prefix = 'bench';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The measured side, in its own process (`--expose-gc`) so that its heap holds only the worker:
- * `agentq` runs an agent worker, `bare` a BullMQ worker whose job sleeps `stepMs` per step. On
- * `measure` from the parent it collects garbage and prints its heap.
+ * `agentq` runs an agent worker, `bare` a BullMQ worker whose job sleeps `stepMs` per step, `sdk`
+ * a BullMQ worker whose job is one `generateText` call (see {@link sdkFloorWorker}). On `measure`
+ * from the parent it collects garbage and prints its heap.
  */
 async function child(): Promise<void> {
-  const mode = process.env.BENCH_MODE as 'agentq' | 'bare';
+  const mode = process.env.BENCH_MODE as 'agentq' | 'bare' | 'sdk';
   const concurrency = Number(process.env.BENCH_CONCURRENCY);
   const role = process.env.BENCH_ROLE ?? 'timed';
   const redisUrl = process.env.REDIS_URL as string;
@@ -45,6 +50,8 @@ async function child(): Promise<void> {
       logger: silentLogger(),
     });
     close = () => worker.close();
+  } else if (mode === 'sdk') {
+    close = await sdkFloorWorker(redisUrl, concurrency);
   } else {
     const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
     const worker = new Worker(
@@ -99,6 +106,56 @@ async function child(): Promise<void> {
     if (line === 'stop') break;
   }
   await close();
+}
+
+/**
+ * The floor of the stack itself: a BullMQ worker whose job is one `generateText` call with the
+ * same model (the OpenAI-compatible provider over agentq's model transport, against the same
+ * loopback server) and the same tools as the agentq runs (server-everything's, from
+ * `BENCH_TOOLS_FILE`, their `echo` answering in-process), for `steps` steps. No checkpoint, no
+ * registry, no MCP: what a run costs before agentq does anything of its own.
+ */
+async function sdkFloorWorker(redisUrl: string, concurrency: number): Promise<() => Promise<void>> {
+  const catalog = JSON.parse(await readFile(process.env.BENCH_TOOLS_FILE as string, 'utf8')) as Array<{
+    name: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+  }>;
+  const tools: ToolSet = {};
+  for (const entry of catalog) {
+    tools[`everything__${entry.name}`] = tool({
+      description: entry.description,
+      inputSchema: jsonSchema(entry.inputSchema as never),
+      execute: async (input: unknown) => ({ content: [{ type: 'text', text: JSON.stringify(input) }] }),
+    });
+  }
+  const provider = createOpenAICompatible({
+    name: 'bench',
+    baseURL: process.env.BENCH_MODEL_URL as string,
+    apiKey: 'bench-key',
+    fetch: createModelFetch(),
+  });
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const worker = new Worker(
+    sdkQueueName,
+    async (job) => {
+      const { steps } = job.data as { steps: number };
+      const result = await generateText({
+        model: provider.chatModel(`steps-${steps}`),
+        prompt: 'hello',
+        tools,
+        stopWhen: stepCountIs(steps + 1),
+        maxRetries: 0,
+      });
+      return { text: result.text };
+    },
+    { connection, prefix, concurrency },
+  );
+  await worker.waitUntilReady();
+  return async () => {
+    await worker.close();
+    connection.disconnect();
+  };
 }
 
 /** Starts the V8 CPU profiler; `stop` writes the profile once. */
@@ -302,6 +359,13 @@ function historyOf(length: number) {
   }));
 }
 
+/** One step count's timed batches: agentq's runs, the bare floor's jobs and the SDK floor's. */
+interface StepCosts {
+  runs: BatchCost;
+  base: BatchCost;
+  floor: BatchCost;
+}
+
 /** What one timed batch cost: wall time, Redis and the measured worker's CPU and event-loop delay. */
 interface BatchCost {
   seconds: number;
@@ -322,10 +386,16 @@ interface Rig {
   modelUrl: string;
   runsQueue: Queue;
   bareQueue: Queue;
+  /** The jobs of the `sdk` floor (see {@link sdkFloorWorker}). */
+  sdkQueue: Queue;
+  /** server-everything's tools, as the `sdk` floor reads them. */
+  toolsFile: string;
   completed: { count: number };
 }
 
 const stepMs = 1_000;
+/** 1-step runs each side runs before it is measured: `AGENTQ_BENCH_LATENCY_WARMUP`, 3 000 unless set (at least C). */
+const warmupRuns = Number(process.env.AGENTQ_BENCH_LATENCY_WARMUP ?? 3_000) || 0;
 
 /** Adds a batch to a paused queue, resumes it, and times it to the last completion. */
 async function timeBatch(
@@ -392,6 +462,10 @@ function bareJobs(count: number, steps: number, ms = stepMs) {
   return Array.from({ length: count }, (_, index) => ({ name: 'noop', data: { steps, stepMs: ms, index } }));
 }
 
+function sdkJobs(count: number, steps: number) {
+  return Array.from({ length: count }, (_, index) => ({ name: 'call', data: { steps, index } }));
+}
+
 /** Sum of calls by command, rounded for the record. */
 function rounded(byCommand: Record<string, number>): Record<string, number> {
   return Object.fromEntries(
@@ -434,30 +508,54 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
     BENCH_CONCURRENCY: String(concurrency),
     REDIS_URL: rig.redisUrl,
   });
+  const sdk = await startChild({
+    BENCH_MODE: 'sdk',
+    BENCH_CONCURRENCY: String(concurrency),
+    REDIS_URL: rig.redisUrl,
+    BENCH_MODEL_URL: rig.modelUrl,
+    BENCH_TOOLS_FILE: rig.toolsFile,
+  });
   try {
-    // Warm both paths once (module loading, the MCP connection, the registry sync, JIT, sockets to
-    // the model and the worker's open slots).
+    // Warm every path once (module loading, the MCP connection, the registry sync, JIT, sockets to
+    // the model and the worker's open slots); the SDK floor the same way as agentq.
+    // Until the worker has run a few thousand runs, much of a run's CPU is V8 still compiling
+    // and tuning (a worker's cost per run halves over its first ~3 000 runs here, and so does a
+    // bare `generateText` job's), so each side first runs warmupRuns 1-step runs in batches of C.
     model.setDelay(10);
     await timeBatch(rig, runsQueue, agentq, runJobs(20, 3, `w${concurrency}`));
-    await timeBatch(rig, runsQueue, agentq, runJobs(concurrency, 1, `w${concurrency}`));
-    await timeBatch(rig, bareQueue, bare, bareJobs(20, 1));
+    await timeBatch(rig, rig.sdkQueue, sdk, sdkJobs(20, 3));
+    for (let round = 0; round < Math.max(1, Math.ceil(warmupRuns / concurrency)); round += 1) {
+      await timeBatch(rig, runsQueue, agentq, runJobs(concurrency, 1, `w${concurrency}-${round}`));
+      await timeBatch(rig, rig.sdkQueue, sdk, sdkJobs(concurrency, 1));
+      await timeBatch(rig, bareQueue, bare, bareJobs(concurrency, 1, 10));
+    }
     model.setDelay(stepMs);
-    const cost: Record<number, { runs: BatchCost; base: BatchCost }> = {};
+    const cost: Record<number, StepCosts> = {};
     for (const steps of [1, 3]) {
       const base = await timeBatch(rig, bareQueue, bare, bareJobs(runsPerBatch, steps));
+      const floor = await timeBatch(rig, rig.sdkQueue, sdk, sdkJobs(runsPerBatch, steps));
       const runs = await timeBatch(rig, runsQueue, agentq, runJobs(runsPerBatch, steps, `m${concurrency}`));
-      cost[steps] = { runs, base };
+      cost[steps] = { runs, base, floor };
       const ratio = base.seconds / runs.seconds;
-      figures.push({
-        name: `latency-bound.runs/bare${at}.${steps}-step`,
-        value: ratio,
-        unit: 'ratio',
-        ...atLeast(ratio, steps === 1 ? 0.9 : 0.95),
-        details: { runs: runsPerBatch, runSeconds: runs.seconds, bareSeconds: base.seconds },
-      });
+      figures.push(
+        {
+          name: `latency-bound.runs/bare${at}.${steps}-step`,
+          value: ratio,
+          unit: 'ratio',
+          ...atLeast(ratio, steps === 1 ? 0.9 : 0.95),
+          details: { runs: runsPerBatch, runSeconds: runs.seconds, bareSeconds: base.seconds },
+        },
+        {
+          // The same runs over the stack's own floor: a BullMQ job that only calls `generateText`.
+          name: `latency-bound.runs/sdk-floor${at}.${steps}-step`,
+          value: floor.seconds / runs.seconds,
+          unit: 'ratio',
+          details: { sdkSeconds: floor.seconds, sdkOverBare: base.seconds / floor.seconds },
+        },
+      );
     }
-    const one = cost[1] as { runs: BatchCost; base: BatchCost };
-    const three = cost[3] as { runs: BatchCost; base: BatchCost };
+    const one = cost[1] as StepCosts;
+    const three = cost[3] as StepCosts;
     figures.push(
       {
         name: `cpu.ms/run${at}.1-step`,
@@ -472,6 +570,12 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
       },
       { name: `cpu.ms/bare-job${at}.1-step`, value: one.base.cpuMsPerRun, unit: 'ms' },
       {
+        name: `cpu.ms/sdk-job${at}.1-step`,
+        value: one.floor.cpuMsPerRun,
+        unit: 'ms',
+        details: { threeStep: three.floor.cpuMsPerRun },
+      },
+      {
         name: `event-loop.p99-ms${at}.1-step`,
         value: one.runs.delayP99Ms,
         unit: 'ms',
@@ -483,6 +587,12 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
         value: one.base.delayP99Ms,
         unit: 'ms',
         details: { max: one.base.delayMaxMs, threeStepP99: three.base.delayP99Ms },
+      },
+      {
+        name: `event-loop.p99-ms/sdk${at}.1-step`,
+        value: one.floor.delayP99Ms,
+        unit: 'ms',
+        details: { max: one.floor.delayMaxMs, threeStepP99: three.floor.delayP99Ms },
       },
     );
     const commandsOne = one.runs.commands / runsPerBatch;
@@ -520,11 +630,11 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
         unit: 'bytes',
       });
     }
-    figures.push(...(await heapAt(rig, concurrency, agentq, bare)));
+    figures.push(...(await heapAt(rig, concurrency, { agentq, bare, sdk })));
   } finally {
-    // Runs parked on the model would hold a graceful close for minutes: end both at once.
-    await Promise.all([agentq.kill(), bare.kill()]);
-    await Promise.all([runsQueue.obliterate({ force: true }), bareQueue.obliterate({ force: true })]);
+    // Runs parked on the model would hold a graceful close for minutes: end them all at once.
+    await Promise.all([agentq.kill(), bare.kill(), sdk.kill()]);
+    await Promise.all([rig.runsQueue, rig.bareQueue, rig.sdkQueue].map((queue) => queue.obliterate({ force: true })));
   }
   figures.push(await laterStepHeapAt(rig, concurrency, startAgentq));
   return figures;
@@ -575,20 +685,24 @@ async function laterStepHeapAt(
 async function heapAt(
   rig: Rig,
   concurrency: number,
-  agentq: MeasuredChild,
-  bare: MeasuredChild,
+  children: { agentq: MeasuredChild; bare: MeasuredChild; sdk: MeasuredChild },
 ): Promise<BenchFigure[]> {
   const { model, runsQueue, bareQueue } = rig;
+  const { agentq, bare, sdk } = children;
   model.setDelay(600_000);
   const idleAgentq = await agentq.heap();
   const idleBare = await bare.heap();
+  const idleSdk = await sdk.heap();
   await runsQueue.addBulk(runJobs(concurrency, 1, `p${concurrency}`));
   await bareQueue.addBulk(bareJobs(concurrency, 1, 600_000));
-  await untilHeld(rig, concurrency, async () => (await bareQueue.getActiveCount()) >= concurrency);
+  await rig.sdkQueue.addBulk(sdkJobs(concurrency, 1));
+  await untilHeld(rig, 2 * concurrency, async () => (await bareQueue.getActiveCount()) >= concurrency);
   const busyAgentq = await agentq.heap();
   const busyBare = await bare.heap();
+  const busySdk = await sdk.heap();
   const perRun = (busyAgentq - idleAgentq) / concurrency;
   const perBare = (busyBare - idleBare) / concurrency;
+  const perSdk = (busySdk - idleSdk) / concurrency;
   const gib = 1024 ** 3;
   return [
     {
@@ -605,6 +719,13 @@ async function heapAt(
       details: { idle: idleBare, busy: busyBare },
     },
     {
+      // A job parked in `generateText` on the same model and tools: the stack's own floor.
+      name: `heap.per-in-flight-sdk-job@c${concurrency}`,
+      value: perSdk / 1024,
+      unit: 'KB',
+      details: { idle: idleSdk, busy: busySdk },
+    },
+    {
       // What one more GiB of worker heap holds, over the idle worker's own heap.
       name: `heap.runs-in-flight/GiB@c${concurrency}`,
       value: Math.round(gib / Math.max(perRun, 1)),
@@ -618,15 +739,16 @@ async function heapAt(
  * Latency-bound runs: one worker process at concurrency C (100, 500 and 2 000; `--quick` 100 only)
  * against a local OpenAI-compatible model answering in 1 s per step, 1-step and 3-step runs (a
  * 3-step run calls server-everything's `echo` twice), beside a bare BullMQ worker whose job sleeps
- * 1 s per step at the same concurrency on the same private Redis. Per C: achieved rate over the
- * floor's, the worker's CPU per run and event-loop delay p99 while the batch is in flight, Redis
+ * 1 s per step at the same concurrency on the same private Redis, and a BullMQ worker whose job
+ * only calls `generateText` with the same model and tools (the stack's own floor). Per C: achieved
+ * rate over both floors', the worker's CPU per run and event-loop delay p99 while the batch is in flight, Redis
  * commands per 1-step run and per extra step (INFO commandstats, with the breakdown by command in
  * the JSON record), heap per in-flight run after GC and runs in flight per GiB of heap.
  */
 const suite: BenchSuite = {
   name: 'worker-latency-bound',
   description:
-    'latency-bound runs over bare sleeping jobs at C = 100, 500, 2000: rate, CPU, event-loop delay, Redis commands, heap per run',
+    'latency-bound runs over bare sleeping jobs and bare generateText jobs at C = 100, 500, 2000: rate, CPU, event-loop delay, Redis commands, heap per run',
   async run(context) {
     // AGENTQ_BENCH_LATENCY_C=500,2000 measures only those (a C = 2 000 pass takes long on a busy machine).
     const chosen = process.env.AGENTQ_BENCH_LATENCY_C?.split(',')
@@ -650,22 +772,29 @@ const suite: BenchSuite = {
         if (tries > 100) throw new Error('private redis-server did not start');
         await sleep(100);
       }
-      await warmServer({
+      const { tools } = await warmServer({
         redis,
         prefix,
         definition: { id: 'everything', transport: { type: 'stdio', command: everythingCommand, args: ['stdio'] } },
       });
-      const eventConnections = [redis.duplicate(), redis.duplicate()];
+      const toolsFile = join(folder, 'everything-tools.json');
+      await writeFile(toolsFile, JSON.stringify(tools));
+      const eventConnections = [redis.duplicate(), redis.duplicate(), redis.duplicate()];
       for (const connection of eventConnections) connection.on('error', () => undefined);
-      const [runEventsConnection, bareEventsConnection] = eventConnections as [Redis, Redis];
+      const [runEventsConnection, bareEventsConnection, sdkEventsConnection] = eventConnections as [
+        Redis,
+        Redis,
+        Redis,
+      ];
       const events = new QueueEvents(QUEUE_NAMES.agentRuns, { connection: runEventsConnection, prefix });
       const bareEvents = new QueueEvents('bare', { connection: bareEventsConnection, prefix });
-      await Promise.all([events.waitUntilReady(), bareEvents.waitUntilReady()]);
+      const sdkEvents = new QueueEvents(sdkQueueName, { connection: sdkEventsConnection, prefix });
+      await Promise.all([events.waitUntilReady(), bareEvents.waitUntilReady(), sdkEvents.waitUntilReady()]);
       const completed = { count: 0 };
       const onDone = () => {
         completed.count += 1;
       };
-      for (const each of [events, bareEvents]) {
+      for (const each of [events, bareEvents, sdkEvents]) {
         each.on('completed', onDone);
         each.on('failed', onDone);
       }
@@ -676,6 +805,8 @@ const suite: BenchSuite = {
         modelUrl: await model.url,
         runsQueue: new Queue(QUEUE_NAMES.agentRuns, { connection: redis, prefix }),
         bareQueue: new Queue('bare', { connection: redis, prefix }),
+        sdkQueue: new Queue(sdkQueueName, { connection: redis, prefix }),
+        toolsFile,
         completed,
       };
       try {
@@ -687,7 +818,9 @@ const suite: BenchSuite = {
           console.error(JSON.stringify({ concurrency, figures: measured }));
         }
       } finally {
-        await Promise.all([rig.runsQueue.close(), rig.bareQueue.close(), events.close(), bareEvents.close()]);
+        await Promise.all(
+          [rig.runsQueue, rig.bareQueue, rig.sdkQueue, events, bareEvents, sdkEvents].map((each) => each.close()),
+        );
         for (const connection of eventConnections) connection.disconnect();
       }
       return figures;
