@@ -395,18 +395,68 @@ describe('McpOAuthProvider refresh', () => {
     expect(server.scopes).toEqual(['read']);
   });
 
+  it('says why a refresh failed, with the tokens and the client secret masked', async () => {
+    const secretTokens = { access_token: 'access-secret-1', token_type: 'Bearer', refresh_token: 'refresh-secret-1' };
+    const server = fakeAuthorizationServer({
+      hold: false,
+      // A careless authorization server echoes what it was sent.
+      answer: {
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'refresh-secret-1 of client-secret-1 is revoked' },
+      },
+    });
+    const failures: string[] = [];
+    const { provider } = providerOf(
+      { ...codeGrant, clientId: 'registered', clientSecret: 'client-secret-1' },
+      { tokens: secretTokens, expiresAt: 0 },
+      false,
+      { fetch: server.fetch, onRefreshFailure: (message) => failures.push(message) },
+    );
+    await expect(provider.tokens()).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain('refreshing the OAuth token of MCP server srv failed');
+    expect(failures[0]).toContain('is revoked');
+    expect(failures[0]).not.toMatch(/refresh-secret-1|client-secret-1|access-secret-1/);
+  });
+
+  it('refreshes a short-lived token near its end, not before every request', async () => {
+    const server = fakeAuthorizationServer({ hold: false });
+    const { provider } = providerOf(
+      registered,
+      // A 20 s token with 15 s left: inside the usual 30 s margin, but most of its life ahead.
+      { tokens: { ...expired, expires_in: 20 }, expiresAt: Date.now() + 15_000 },
+      false,
+      { fetch: server.fetch },
+    );
+    expect((await provider.tokens())?.access_token).toBe('stale');
+    expect(server.refreshes()).toEqual([]);
+    // A long-lived token with as little left is refreshed first.
+    const long = providerOf(
+      registered,
+      { tokens: { ...expired, expires_in: 3600 }, expiresAt: Date.now() + 15_000 },
+      false,
+      {
+        fetch: server.fetch,
+      },
+    );
+    expect((await long.provider.tokens())?.access_token).toBe('fresh');
+    expect(server.refreshes()).toEqual(['rt1']);
+  });
+
   it('ends a refresh’s requests before its lease can pass to another process', async () => {
     const server = fakeAuthorizationServer();
+    const failures: string[] = [];
     const { provider, states } = providerOf(
       registered,
       { tokens: expired, expiresAt: 0 },
       false,
-      { fetch: server.fetch },
+      { fetch: server.fetch, onRefreshFailure: (message) => failures.push(message) },
       () => AbortSignal.timeout(20),
     );
     // The token endpoint never answers: the lease's deadline ends the request, and the request
-    // goes out with what there is.
+    // goes out with what there is. The SDK swallows that failure; the provider still says it.
     expect(await provider.tokens()).toMatchObject({ access_token: 'stale' });
+    expect(failures).toEqual([expect.stringMatching(/MCP server srv failed: TimeoutError/)]);
     expect(server.refreshes()).toEqual(['rt1']);
     expect(states.get('srv')?.tokens?.refresh_token).toBe('rt1');
   });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { AgentqError, NonRetryableError, type ServerAuth } from '@agentq/shared';
+import { AgentqError, maskSecretValues, NonRetryableError, type ServerAuth } from '@agentq/shared';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -10,7 +10,11 @@ import type {
 import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
 import { insufficientScopeOf, type AuthRefusal } from '../errors/auth-refusal.js';
 
-/** Refresh this long before the access token's stated expiry, so a request never races it. */
+/**
+ * Refresh this long before the access token's stated expiry, so a request never races it; a token
+ * that lives less than four times this gets a quarter of its lifetime instead, so that it is not
+ * refreshed before every request.
+ */
 const EXPIRY_SKEW_MS = 30_000;
 
 /** How many times a read-check-write of the stored state is tried while other writes land between. */
@@ -38,6 +42,12 @@ export interface McpOAuthProviderOptions {
    * `insufficient_scope` there, never a plain 401. Unset: no refusal is taken for a step-up.
    */
   refusal?: () => AuthRefusal | undefined;
+  /**
+   * Told why a refresh failed (the authorization server's answer, a refused or timed-out request),
+   * with the tokens and the client secret masked, not cut (mask any other secret, then cut); the
+   * request then goes out with what is stored, and the MCP server's answer decides. For the log.
+   */
+  onRefreshFailure?: (message: string) => void;
   /** `client_name` sent in dynamic registration. @default 'agentq' */
   clientName?: string;
   /**
@@ -332,16 +342,33 @@ export class McpOAuthProvider implements OAuthClientProvider {
       // Another process may have refreshed while this one waited for its turn.
       const scope: RefreshScope = { provider: this, state: await this.readBound(), deadline };
       if (!this.isStale(scope.state)) return;
-      try {
-        // Every request of the refresh ends while the lease is still this process's.
-        const fetchFn: typeof globalThis.fetch = (input, init) =>
-          this.options.fetch(input, {
+      const stale = scope.state?.tokens;
+      // What went wrong, when it did: the SDK swallows some failures (a 5xx, a refused connection)
+      // and turns others into a plain "authorize again", so the token requests are watched here.
+      let failure: string | undefined;
+      // Every request of the refresh ends while the lease is still this process's.
+      const fetchFn: typeof globalThis.fetch = async (input, init) => {
+        try {
+          const response = await this.options.fetch(input, {
             ...init,
             signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
           });
-        await insideRefresh.run(scope, () => auth(this, { serverUrl: this.options.serverUrl, fetchFn }));
-      } catch {
+          if (!response.ok && init?.method === 'POST') failure = await tokenRefusalOf(response);
+          return response;
+        } catch (error) {
+          failure = reasonOf(error);
+          throw error;
+        }
+      };
+      let result: string | undefined;
+      try {
+        result = await insideRefresh.run(scope, () => auth(this, { serverUrl: this.options.serverUrl, fetchFn }));
+      } catch (error) {
         // Left stale: the request goes out with what there is, and the server's answer decides.
+        failure ??= reasonOf(error);
+      }
+      if (result !== 'AUTHORIZED') {
+        this.options.onRefreshFailure?.(this.refreshFailureText(failure ?? 'no token was issued', stale));
       }
     });
     this.stored = await this.readBound();
@@ -362,6 +389,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return scope?.provider === this ? scope : undefined;
   }
 
+  /** Why a refresh failed, with the tokens it held and the client secret masked in every form. */
+  private refreshFailureText(reason: string, tokens: OAuthTokens | undefined): string {
+    const secrets = [tokens?.access_token, tokens?.refresh_token, this.options.auth.clientSecret].filter(
+      (value): value is string => value !== undefined,
+    );
+    return maskSecretValues(
+      `refreshing the OAuth token of MCP server ${this.options.serverId} failed: ${reason}`,
+      secrets,
+    );
+  }
+
   private authorizationNeeded(): NonRetryableError {
     const { serverId } = this.options;
     return new NonRetryableError({
@@ -373,8 +411,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private isStale(state: StoredOAuthState | undefined): boolean {
     const tokens = state?.tokens;
     if (!tokens) return false;
-    const expired =
-      state.rejected === true || (state.expiresAt !== undefined && state.expiresAt - EXPIRY_SKEW_MS <= Date.now());
+    const lifetimeMs = Number.isFinite(tokens.expires_in)
+      ? (tokens.expires_in as number) * 1000
+      : Number.POSITIVE_INFINITY;
+    const skew = Math.min(EXPIRY_SKEW_MS, Math.max(0, lifetimeMs) / 4);
+    const expired = state.rejected === true || (state.expiresAt !== undefined && state.expiresAt - skew <= Date.now());
     if (!expired) return false;
     return tokens.refresh_token !== undefined || this.options.auth.grant === 'client_credentials';
   }
@@ -435,6 +476,24 @@ const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 function expiresAtOf(expiresIn: number | undefined): number | undefined {
   if (expiresIn === undefined || Number.isNaN(expiresIn)) return undefined;
   return Date.now() + Math.min(Math.max(expiresIn, 0), MAX_TOKEN_LIFETIME_SECONDS) * 1000;
+}
+
+/** A token endpoint's refusal: its status, and its OAuth `error` and `error_description` if it gives them. */
+async function tokenRefusalOf(response: Response): Promise<string> {
+  let detail = '';
+  try {
+    const body = (await response.clone().json()) as { error?: unknown; error_description?: unknown };
+    detail = [body.error, body.error_description].filter((part) => typeof part === 'string').join(': ');
+  } catch {
+    // Not JSON: the status says it.
+  }
+  return `the token endpoint answered HTTP ${response.status}${detail ? ` (${detail})` : ''}`;
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.name}: ${error.message}${cause}`;
 }
 
 /** Whether two token sets are the same grant (access and refresh token), or both absent. */

@@ -324,6 +324,16 @@ async function initialize(input: {
             refusedBearer: refusals?.refusedBearer,
             refusal: refusals?.latest,
             clientName: options.clientName,
+            onRefreshFailure: (message) =>
+              logger.warn(
+                {
+                  error: maskServerError(
+                    message,
+                    egressSecrets.map((secret) => secret.value),
+                  ),
+                },
+                'OAuth token refresh failed',
+              ),
           })
         : undefined;
     transport = options.openTransport
