@@ -519,8 +519,8 @@ async function measureAt(rig: Rig, concurrency: number, withBytes: boolean): Pro
     // Warm every path once (module loading, the MCP connection, the registry sync, JIT, sockets to
     // the model and the worker's open slots); the SDK floor the same way as agentq.
     // Until the worker has run a few thousand runs, much of a run's CPU is V8 still compiling
-    // and tuning (a worker's cost per run halves over its first ~3 000 runs here, and so does a
-    // bare `generateText` job's), so each side first runs warmupRuns 1-step runs in batches of C.
+    // and tuning (a cold pass here cost up to twice a warm one's CPU per run, agentq's and a bare
+    // `generateText` job's alike), so each side first runs warmupRuns 1-step runs in batches of C.
     model.setDelay(10);
     await timeBatch(rig, runsQueue, agentq, runJobs(20, 3, `w${concurrency}`));
     await timeBatch(rig, rig.sdkQueue, sdk, sdkJobs(20, 3));

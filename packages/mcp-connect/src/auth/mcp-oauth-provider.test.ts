@@ -245,10 +245,11 @@ describe('McpOAuthProvider and the store', () => {
 /**
  * An authorization server on a fake fetch: RFC 8414 metadata (with a registration endpoint) and a
  * token endpoint that gives `answer`, after `release` when `hold` is set (so a test can act while
- * the refresh is in flight). Records every request as `METHOD path[:refresh token]`.
+ * the refresh is in flight; a string body goes as it is). Records every request as
+ * `METHOD path[:refresh token]`.
  */
 function fakeAuthorizationServer(
-  options: { hold?: boolean; answer?: { status: number; body: Record<string, unknown> } } = {},
+  options: { hold?: boolean; answer?: { status: number; body: Record<string, unknown> | string } } = {},
 ) {
   const requests: string[] = [];
   const scopes: Array<string | null> = [];
@@ -286,6 +287,7 @@ function fakeAuthorizationServer(
           signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
         }),
       ]);
+      if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status });
       return Response.json(answer.body, { status: answer.status });
     }
     requests.push(`${init?.method ?? 'GET'} ${url.pathname}`);
@@ -417,6 +419,33 @@ describe('McpOAuthProvider refresh', () => {
     expect(failures[0]).toContain('refreshing the OAuth token of MCP server srv failed');
     expect(failures[0]).toContain('is revoked');
     expect(failures[0]).not.toMatch(/refresh-secret-1|client-secret-1|access-secret-1/);
+  });
+
+  it('masks a registered client’s secret too, and never quotes a token answer it could not use', async () => {
+    const echoing = fakeAuthorizationServer({
+      hold: false,
+      answer: { status: 400, body: { error: 'invalid_client', error_description: 'dcr-secret-1 is wrong' } },
+    });
+    const failures: string[] = [];
+    const client = { client_id: 'dcr', client_secret: 'dcr-secret-1', redirect_uris: ['http://127.0.0.1:9/cb'] };
+    const registeredClient = providerOf(codeGrant, { tokens: expired, expiresAt: 0, client }, false, {
+      fetch: echoing.fetch,
+      onRefreshFailure: (message) => failures.push(message),
+    });
+    await expect(registeredClient.provider.tokens()).rejects.toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
+    expect(failures).toEqual([expect.stringContaining('invalid_client')]);
+    expect(failures[0]).not.toContain('dcr-secret-1');
+    // A 200 that is no token answer: the JSON parser's error would quote its start.
+    const garbled = fakeAuthorizationServer({ hold: false, answer: { status: 200, body: 'NEWTOKEN-abcdef-123456 …' } });
+    const credentials = providerOf(
+      credentialsGrant,
+      { tokens: { access_token: 'old-token-1', token_type: 'Bearer' }, expiresAt: 0 },
+      false,
+      { fetch: garbled.fetch, onRefreshFailure: (message) => failures.push(message) },
+    );
+    await credentials.provider.tokens();
+    expect(failures[1]).toContain('answered HTTP 200 without a usable token');
+    expect(failures[1]).not.toContain('NEWTOKEN');
   });
 
   it('refreshes a short-lived token near its end, not before every request', async () => {

@@ -342,33 +342,23 @@ export class McpOAuthProvider implements OAuthClientProvider {
       // Another process may have refreshed while this one waited for its turn.
       const scope: RefreshScope = { provider: this, state: await this.readBound(), deadline };
       if (!this.isStale(scope.state)) return;
-      const stale = scope.state?.tokens;
-      // What went wrong, when it did: the SDK swallows some failures (a 5xx, a refused connection)
-      // and turns others into a plain "authorize again", so the token requests are watched here.
-      let failure: string | undefined;
-      // Every request of the refresh ends while the lease is still this process's.
-      const fetchFn: typeof globalThis.fetch = async (input, init) => {
-        try {
-          const response = await this.options.fetch(input, {
-            ...init,
-            signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
-          });
-          if (!response.ok && init?.method === 'POST') failure = await tokenRefusalOf(response);
-          return response;
-        } catch (error) {
-          failure = reasonOf(error);
-          throw error;
-        }
-      };
+      const watched = watchTokenRequests(this.options.fetch, deadline);
+      // What the refresh starts with: the SDK may forget the client or the tokens on the way.
+      const before = scope.state;
       let result: string | undefined;
+      let thrown: string | undefined;
       try {
-        result = await insideRefresh.run(scope, () => auth(this, { serverUrl: this.options.serverUrl, fetchFn }));
+        result = await insideRefresh.run(scope, () =>
+          auth(this, { serverUrl: this.options.serverUrl, fetchFn: watched.fetchFn }),
+        );
       } catch (error) {
-        // Left stale: the request goes out with what there is, and the server's answer decides.
-        failure ??= reasonOf(error);
+        // Left stale: the request goes out with what there is, and the server's answer decides. An
+        // error after the token endpoint said 200 may quote that answer (a token), so not its text.
+        thrown = watched.answered && !AgentqError.isInstance(error) ? UNUSABLE_TOKEN_ANSWER : reasonOf(error);
       }
       if (result !== 'AUTHORIZED') {
-        this.options.onRefreshFailure?.(this.refreshFailureText(failure ?? 'no token was issued', stale));
+        const reason = watched.failure ?? thrown ?? (watched.answered ? UNUSABLE_TOKEN_ANSWER : 'no token was issued');
+        this.options.onRefreshFailure?.(this.refreshFailureText(reason, before));
       }
     });
     this.stored = await this.readBound();
@@ -389,11 +379,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return scope?.provider === this ? scope : undefined;
   }
 
-  /** Why a refresh failed, with the tokens it held and the client secret masked in every form. */
-  private refreshFailureText(reason: string, tokens: OAuthTokens | undefined): string {
-    const secrets = [tokens?.access_token, tokens?.refresh_token, this.options.auth.clientSecret].filter(
-      (value): value is string => value !== undefined,
-    );
+  /** Why a refresh failed, with the tokens it held and the client secrets masked in every form. */
+  private refreshFailureText(reason: string, state: StoredOAuthState | undefined): string {
+    const { tokens } = state ?? {};
+    const client = state?.client as OAuthClientInformationMixed | undefined;
+    const secrets = [
+      tokens?.access_token,
+      tokens?.refresh_token,
+      this.options.auth.clientSecret,
+      client?.client_secret,
+    ].filter((value): value is string => value !== undefined);
     return maskSecretValues(
       `refreshing the OAuth token of MCP server ${this.options.serverId} failed: ${reason}`,
       secrets,
@@ -478,7 +473,44 @@ function expiresAtOf(expiresIn: number | undefined): number | undefined {
   return Date.now() + Math.min(Math.max(expiresIn, 0), MAX_TOKEN_LIFETIME_SECONDS) * 1000;
 }
 
-/** A token endpoint's refusal: its status, and its OAuth `error` and `error_description` if it gives them. */
+/** Why a refresh failed when the token endpoint said 200 but no token came of it. */
+const UNUSABLE_TOKEN_ANSWER = 'the token endpoint answered HTTP 200 without a usable token';
+
+/**
+ * The fetch of one refresh: every request ends with the lease (`deadline`), and what the token
+ * endpoint did is kept. The SDK swallows some failures (a 5xx, a refused connection) and turns
+ * others into a plain "authorize again"; only token requests (POST) count, never a discovery URL
+ * the SDK falls back from.
+ */
+function watchTokenRequests(fetch: typeof globalThis.fetch, deadline: AbortSignal) {
+  const watched = {
+    /** The token endpoint's refusal, or why a token request failed. */
+    failure: undefined as string | undefined,
+    /** Whether the token endpoint answered 200. */
+    answered: false,
+    fetchFn: (async (input, init) => {
+      const token = init?.method === 'POST';
+      try {
+        const response = await fetch(input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+        });
+        if (token && response.status >= 400) watched.failure = await tokenRefusalOf(response);
+        if (token && response.ok) watched.answered = true;
+        return response;
+      } catch (error) {
+        if (token) watched.failure = reasonOf(error);
+        throw error;
+      }
+    }) as typeof globalThis.fetch,
+  };
+  return watched;
+}
+
+/**
+ * A token endpoint's refusal (4xx/5xx, whose body the capped fetch bounds): its status, and its
+ * OAuth `error` and `error_description` if it gives them.
+ */
 async function tokenRefusalOf(response: Response): Promise<string> {
   let detail = '';
   try {

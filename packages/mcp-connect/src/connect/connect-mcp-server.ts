@@ -198,6 +198,21 @@ function withTransportType(definition: ServerDefinition, kind: McpTransportKind)
 const closeReasons = new WeakMap<Client, Error>();
 
 /**
+ * A failing authorization server fails every refresh, and a refresh is tried before each request:
+ * the same failure of the same server is logged once a minute per process, not once per request.
+ */
+const refreshWarnings = {
+  lastLogged: new Map<string, { message: string; at: number }>(),
+  shouldLog(serverId: string, message: string): boolean {
+    const last = this.lastLogged.get(serverId);
+    const now = Date.now();
+    if (last && last.message === message && now - last.at < 60_000) return false;
+    this.lastLogged.set(serverId, { message, at: now });
+    return true;
+  },
+};
+
+/**
  * Why a connection closed itself, when it did: the `messageLimit` error of a message that ran past
  * the limit. Requests in flight then fail as closed; this names the cause.
  */
@@ -324,16 +339,15 @@ async function initialize(input: {
             refusedBearer: refusals?.refusedBearer,
             refusal: refusals?.latest,
             clientName: options.clientName,
-            onRefreshFailure: (message) =>
-              logger.warn(
-                {
-                  error: maskServerError(
-                    message,
-                    egressSecrets.map((secret) => secret.value),
-                  ),
-                },
-                'OAuth token refresh failed',
-              ),
+            onRefreshFailure: (message) => {
+              const masked = maskServerError(message, [
+                ...(options.secretValues ?? []),
+                ...egressSecrets.map((secret) => secret.value),
+              ]);
+              if (refreshWarnings.shouldLog(definition.id, masked)) {
+                logger.warn({ error: masked }, 'OAuth token refresh failed');
+              }
+            },
           })
         : undefined;
     transport = options.openTransport
