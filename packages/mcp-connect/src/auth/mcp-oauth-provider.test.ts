@@ -448,6 +448,39 @@ describe('McpOAuthProvider refresh', () => {
     expect(failures[1]).not.toContain('NEWTOKEN');
   });
 
+  it('says that an issued token could not be stored, not that the authorization server failed', async () => {
+    const server = fakeAuthorizationServer({ hold: false });
+    const failures: string[] = [];
+    const { provider } = providerOf(registered, { tokens: expired, expiresAt: 0 }, false, {
+      fetch: server.fetch,
+      onRefreshFailure: (message) => failures.push(message),
+    });
+    // Redis goes away between the token answer and its write.
+    const store = (provider as unknown as { options: { store: { writeIfUnchanged: unknown } } }).options.store;
+    store.writeIfUnchanged = async () => {
+      throw new Error('Connection is closed.');
+    };
+    await provider.tokens();
+    expect(failures).toEqual([expect.stringContaining('a token was issued, and storing it failed')]);
+    expect(failures[0]).toContain('Connection is closed.');
+  });
+
+  it('takes an expires_in of 0 for no stated expiry, not for a refresh before every request', async () => {
+    const server = fakeAuthorizationServer({
+      hold: false,
+      answer: { status: 200, body: { access_token: 'fresh', token_type: 'Bearer', expires_in: 0 } },
+    });
+    const { provider, states } = providerOf(
+      { ...credentialsGrant },
+      { tokens: { access_token: 'old', token_type: 'Bearer' }, expiresAt: 0 },
+      false,
+      { fetch: server.fetch },
+    );
+    for (let request = 0; request < 3; request += 1) expect((await provider.tokens())?.access_token).toBe('fresh');
+    expect(server.requests.filter((request) => request.startsWith('POST /token'))).toHaveLength(1);
+    expect(states.get('srv')?.expiresAt).toBeUndefined();
+  });
+
   it('refreshes a short-lived token near its end, not before every request', async () => {
     const server = fakeAuthorizationServer({ hold: false });
     const { provider } = providerOf(

@@ -89,6 +89,8 @@ interface RefreshScope {
   state: StoredOAuthState | undefined;
   /** Aborts before the lease can pass to another process. */
   deadline: AbortSignal;
+  /** Why storing an issued token failed, if it did (the SDK swallows that error). */
+  saveFailure?: string;
 }
 
 // Marks the SDK's `auth()` that a provider runs to refresh: only calls made inside it (and not a
@@ -225,7 +227,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
         if (written) scope.state = written;
         return;
       } catch (error) {
-        if (attempt >= 3 || scope.deadline.aborted || AgentqError.isInstance(error)) throw error;
+        if (attempt >= 3 || scope.deadline.aborted || AgentqError.isInstance(error)) {
+          scope.saveFailure = reasonOf(error);
+          throw error;
+        }
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }
     }
@@ -357,7 +362,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
         thrown = watched.answered && !AgentqError.isInstance(error) ? UNUSABLE_TOKEN_ANSWER : reasonOf(error);
       }
       if (result !== 'AUTHORIZED') {
-        const reason = watched.failure ?? thrown ?? (watched.answered ? UNUSABLE_TOKEN_ANSWER : 'no token was issued');
+        const reason = scope.saveFailure
+          ? `a token was issued, and storing it failed: ${scope.saveFailure}`
+          : (watched.failure ?? thrown ?? (watched.answered ? UNUSABLE_TOKEN_ANSWER : 'no token was issued'));
         this.options.onRefreshFailure?.(this.refreshFailureText(reason, before));
       }
     });
@@ -465,12 +472,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
 const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 /**
- * When an access token expires, from a token answer's `expires_in` (seconds): none stated, none
- * known; a negative one is now; a huge or non-finite one is capped, so it always stores.
+ * When an access token expires, from a token answer's `expires_in` (seconds): none stated (or 0
+ * or less, which the SDK also makes of a `null` or empty one), none known, and the server's
+ * refusal decides when it is refreshed, instead of a refresh before every request; a huge or
+ * infinite one is capped, so it always stores.
  */
 function expiresAtOf(expiresIn: number | undefined): number | undefined {
-  if (expiresIn === undefined || Number.isNaN(expiresIn)) return undefined;
-  return Date.now() + Math.min(Math.max(expiresIn, 0), MAX_TOKEN_LIFETIME_SECONDS) * 1000;
+  if (expiresIn === undefined || Number.isNaN(expiresIn) || expiresIn <= 0) return undefined;
+  return Date.now() + Math.min(expiresIn, MAX_TOKEN_LIFETIME_SECONDS) * 1000;
 }
 
 /** Why a refresh failed when the token endpoint said 200 but no token came of it. */

@@ -1,4 +1,4 @@
-import { assertSecretHosts, dropSecretHeaders, type EgressSecret } from '@agentq/shared';
+import { assertSecretHosts, dropSecretHeaders, readCappedBody, type EgressSecret } from '@agentq/shared';
 
 /** Options of {@link withOAuthEgress}. */
 export interface OAuthEgressOptions {
@@ -20,7 +20,10 @@ export interface OAuthEgressOptions {
  * - a request to another origin than the MCP server's (the authorization server) loses every
  *   header that carries one of the definition's header secrets;
  * - a request that carries the client secret (in its body, or as HTTP Basic credentials) to a host
- *   outside the secret's `AGENTQ_SECRET_HOSTS` binding is refused with `SECRET_HOST_MISMATCH`.
+ *   outside the secret's `AGENTQ_SECRET_HOSTS` binding is refused with `SECRET_HOST_MISMATCH`;
+ * - a token request's 200 answer that is not a JSON object becomes a 502 `server_error`: the SDK's
+ *   JSON parser would quote the start of it (a token, as likely as not) in an error that is logged
+ *   and shown.
  */
 export function withOAuthEgress(options: OAuthEgressOptions): typeof globalThis.fetch {
   const origin = new URL(options.serverUrl).origin;
@@ -44,6 +47,48 @@ export function withOAuthEgress(options: OAuthEgressOptions): typeof globalThis.
       if (typeof body === 'string' || body instanceof URLSearchParams) carried.set('x-agentq-body', String(body));
       assertSecretHosts({ url, headers: carried, secrets: forms, label: options.label });
     }
-    return options.fetch(input, { ...init, headers });
+    const response = await options.fetch(input, { ...init, headers });
+    return response.ok && isTokenRequest(init) ? await checkedTokenAnswer(response) : response;
   };
+}
+
+/** Most bytes of a token answer read: a real one is well under a kilobyte or two. */
+const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+
+/** Whether a request is an OAuth token request: a form POST with a `grant_type`. */
+function isTokenRequest(init: RequestInit | undefined): boolean {
+  if (init?.method !== 'POST') return false;
+  const body = init.body;
+  if (body instanceof URLSearchParams) return body.has('grant_type');
+  return typeof body === 'string' && new URLSearchParams(body).has('grant_type');
+}
+
+/** A token request's successful answer, read once: as it was when it is a JSON object, else a 502. */
+async function checkedTokenAnswer(response: Response): Promise<Response> {
+  let text: string | undefined;
+  try {
+    const bytes = await readCappedBody(response, {
+      maxBytes: MAX_TOKEN_ANSWER_BYTES,
+      onTooLarge: () => new Error('too large'),
+    });
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) text = undefined;
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined) {
+    const headers = new Headers(response.headers);
+    // The text is decoded already: no length or encoding of the bytes that came over the wire.
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    return new Response(text, { status: response.status, statusText: response.statusText, headers });
+  }
+  return Response.json(
+    {
+      error: 'server_error',
+      error_description: `the token endpoint answered HTTP ${response.status} with a body that is not a JSON object`,
+    },
+    { status: 502 },
+  );
 }

@@ -31,6 +31,7 @@ import { MCP_ERROR_CODES } from '../errors/mcp-error-codes.js';
 import { openTransport as openSdkTransport } from '../transports/open-transport.js';
 import { StderrCapture } from '../transports/stderr-capture.js';
 import { shouldFallBackToSse } from './should-fall-back-to-sse.js';
+import { WarningThrottle } from './warning-throttle.js';
 
 /** The kind of transport a connection actually uses. */
 export type McpTransportKind = ServerTransport['type'];
@@ -199,18 +200,9 @@ const closeReasons = new WeakMap<Client, Error>();
 
 /**
  * A failing authorization server fails every refresh, and a refresh is tried before each request:
- * the same failure of the same server is logged once a minute per process, not once per request.
+ * one warning a minute per server and process, with the count of those held back since.
  */
-const refreshWarnings = {
-  lastLogged: new Map<string, { message: string; at: number }>(),
-  shouldLog(serverId: string, message: string): boolean {
-    const last = this.lastLogged.get(serverId);
-    const now = Date.now();
-    if (last && last.message === message && now - last.at < 60_000) return false;
-    this.lastLogged.set(serverId, { message, at: now });
-    return true;
-  },
-};
+const refreshWarnings = new WarningThrottle();
 
 /**
  * Why a connection closed itself, when it did: the `messageLimit` error of a message that ran past
@@ -344,8 +336,9 @@ async function initialize(input: {
                 ...(options.secretValues ?? []),
                 ...egressSecrets.map((secret) => secret.value),
               ]);
-              if (refreshWarnings.shouldLog(definition.id, masked)) {
-                logger.warn({ error: masked }, 'OAuth token refresh failed');
+              const heldBack = refreshWarnings.take(definition.id);
+              if (heldBack !== undefined) {
+                logger.warn({ error: masked, ...(heldBack > 0 ? { heldBack } : {}) }, 'OAuth token refresh failed');
               }
             },
           })
