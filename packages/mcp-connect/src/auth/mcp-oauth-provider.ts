@@ -9,6 +9,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
 import { insufficientScopeOf, type AuthRefusal } from '../errors/auth-refusal.js';
+import { SUBSTITUTED_TOKEN_ANSWER } from './oauth-egress.js';
 
 /**
  * Refresh this long before the access token's stated expiry, so a request never races it; a token
@@ -521,6 +522,9 @@ function watchTokenRequests(fetch: typeof globalThis.fetch, deadline: AbortSigna
  * OAuth `error` and `error_description` if it gives them.
  */
 async function tokenRefusalOf(response: Response): Promise<string> {
+  const substituted = response.headers.get(SUBSTITUTED_TOKEN_ANSWER);
+  if (substituted !== null)
+    return `the token endpoint answered HTTP ${substituted} with a body that is not a JSON object`;
   let detail = '';
   try {
     const body = (await response.clone().json()) as { error?: unknown; error_description?: unknown };

@@ -48,19 +48,27 @@ export function withOAuthEgress(options: OAuthEgressOptions): typeof globalThis.
       assertSecretHosts({ url, headers: carried, secrets: forms, label: options.label });
     }
     const response = await options.fetch(input, { ...init, headers });
-    return response.ok && isTokenRequest(init) ? await checkedTokenAnswer(response) : response;
+    return response.ok && isTokenRequest(init, headers) ? await checkedTokenAnswer(response) : response;
   };
 }
+
+/** Header of the 502 that stands for a token answer that was not a JSON object: its real status. */
+export const SUBSTITUTED_TOKEN_ANSWER = 'x-agentq-substituted-token-answer';
 
 /** Most bytes of a token answer read: a real one is well under a kilobyte or two. */
 const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 
-/** Whether a request is an OAuth token request: a form POST with a `grant_type`. */
-function isTokenRequest(init: RequestInit | undefined): boolean {
+/**
+ * Whether a request is an OAuth token request: a POST of a form with a `grant_type` (the SDK sends
+ * its `URLSearchParams`; a string body counts only with the form content type). An MCP request is
+ * JSON, whatever its text holds, and its answer (an event stream, perhaps) is never read here.
+ */
+function isTokenRequest(init: RequestInit | undefined, headers: Headers): boolean {
   if (init?.method !== 'POST') return false;
   const body = init.body;
   if (body instanceof URLSearchParams) return body.has('grant_type');
-  return typeof body === 'string' && new URLSearchParams(body).has('grant_type');
+  const form = /^application\/x-www-form-urlencoded\b/i.test(headers.get('content-type') ?? '');
+  return form && typeof body === 'string' && new URLSearchParams(body).has('grant_type');
 }
 
 /** A token request's successful answer, read once: as it was when it is a JSON object, else a 502. */
@@ -89,6 +97,7 @@ async function checkedTokenAnswer(response: Response): Promise<Response> {
       error: 'server_error',
       error_description: `the token endpoint answered HTTP ${response.status} with a body that is not a JSON object`,
     },
-    { status: 502 },
+    // Marked as agentq's own, so that a refresh failure names the endpoint's real answer.
+    { status: 502, headers: { [SUBSTITUTED_TOKEN_ANSWER]: String(response.status) } },
   );
 }
