@@ -8,7 +8,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthTokenStore, StoredOAuthState } from '@agentq/store';
-import { insufficientScopeOf, type AuthRefusal } from '../errors/auth-refusal.js';
+import { insufficientScopeOf, oauthErrorOfBody, type AuthRefusal } from '../errors/auth-refusal.js';
 import { SUBSTITUTED_TOKEN_ANSWER } from './oauth-egress.js';
 
 /**
@@ -525,13 +525,14 @@ async function tokenRefusalOf(response: Response): Promise<string> {
   const substituted = response.headers.get(SUBSTITUTED_TOKEN_ANSWER);
   if (substituted !== null)
     return `the token endpoint answered HTTP ${substituted} with a body that is not a JSON object`;
-  let detail = '';
-  try {
-    const body = (await response.clone().json()) as { error?: unknown; error_description?: unknown };
-    detail = [body.error, body.error_description].filter((part) => typeof part === 'string').join(': ');
-  } catch {
-    // Not JSON: the status says it.
-  }
+  // A body that fails to read (cut off, too large) only leaves the details out.
+  const refusal = oauthErrorOfBody(
+    await response
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
+  const detail = refusal ? [refusal.error, refusal.description].filter((part) => part !== undefined).join(': ') : '';
   return `the token endpoint answered HTTP ${response.status}${detail ? ` (${detail})` : ''}`;
 }
 

@@ -129,18 +129,21 @@ function oauthErrorOf(refusal: AuthRefusal): { error: string; description?: stri
     const error = challengeParam(refusal.challenge, 'error');
     if (error) return { error, description: challengeParam(refusal.challenge, 'error_description') };
   }
-  if (refusal.body) {
-    try {
-      const parsed: unknown = JSON.parse(refusal.body);
-      if (typeof parsed === 'object' && parsed !== null) {
-        const { error, error_description: description } = parsed as Record<string, unknown>;
-        if (typeof error === 'string' && error.length > 0) {
-          return { error, description: typeof description === 'string' ? description : undefined };
-        }
+  return refusal.body ? oauthErrorOfBody(refusal.body) : undefined;
+}
+
+/** The OAuth `error` and `error_description` of an error answer's JSON body (RFC 6749 §5.2), if it has them. */
+export function oauthErrorOfBody(body: string): { error: string; description?: string } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed === 'object' && parsed !== null) {
+      const { error, error_description: description } = parsed as Record<string, unknown>;
+      if (typeof error === 'string' && error.length > 0) {
+        return { error, description: typeof description === 'string' ? description : undefined };
       }
-    } catch {
-      // Not JSON: no details.
     }
+  } catch {
+    // Not JSON: no details.
   }
   return undefined;
 }
