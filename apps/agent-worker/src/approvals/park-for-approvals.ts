@@ -19,7 +19,8 @@ export interface ParkForApprovalsOptions {
 
 /**
  * Parks a run on its approvals without holding a worker: adds one delayed `approvals` child per
- * pending approval that has no result yet (deterministic job ids, so a re-run adds nothing new),
+ * pending approval that has no result yet and whose job did not fail (deterministic job ids, so a
+ * re-run adds nothing new),
  * promotes the ones already decided, then moves the run to `waiting-children` and throws BullMQ's
  * "parked" signal. Returns normally only when every child had already finished, so the caller can
  * resume at once.
@@ -27,9 +28,19 @@ export interface ParkForApprovalsOptions {
 export async function parkForApprovals(options: ParkForApprovalsOptions): Promise<void> {
   const { job, checkpoint, dependencies } = options;
   if (!options.token) throw new Error('cannot park a run without its lock token');
-  const values = await job.getChildrenValues<{ approvalId?: string }>();
+  const [values, ignored] = await Promise.all([
+    job.getChildrenValues<{ approvalId?: string }>(),
+    job.getIgnoredChildrenFailures(),
+  ]);
   const finished = new Set(Object.values(values).map((value) => value?.approvalId));
-  const missing = checkpoint.pendingApprovals.filter((pending) => !finished.has(pending.approvalId));
+  // An approval job that failed released the run (its failure is ignored) and counts as a denial.
+  // It must not be added again: BullMQ puts an existing job that is not completed back among the
+  // parent's dependencies, and the run would wait for ever on a job that never runs again.
+  const failed = new Set(Object.keys(ignored));
+  const missing = checkpoint.pendingApprovals.filter(
+    (pending) =>
+      !finished.has(pending.approvalId) && !failed.has(dependencies.approvalsQueue.toKey(pending.approvalId)),
+  );
   const records = await readApprovalRecords({
     redis: dependencies.redis,
     prefix: dependencies.prefix,
