@@ -271,7 +271,15 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       new Worker(
         QUEUE_NAMES.approvals,
         approvalsQueueProcessor({ redis: connection, prefix: shard.prefix, logger: shardLogger }),
-        { connection, prefix: shard.prefix, concurrency: tuning.approvalConcurrency },
+        // A worker killed while it settles an approval leaves the job stalled; past the limit the
+        // job fails and its run counts it as denied, whatever the person decided. Settling is one
+        // idempotent script, so an approval job may stall as often as a run.
+        {
+          connection,
+          prefix: shard.prefix,
+          concurrency: tuning.approvalConcurrency,
+          maxStalledCount: tuning.maxStalledCount,
+        },
       ),
     );
   }

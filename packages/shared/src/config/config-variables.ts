@@ -345,7 +345,7 @@ export const configVariables = [
     schema: positiveInt,
     default: '5',
     description:
-      'How many times a run may lose its worker before it fails. Runs resume from their checkpoint, so this only stops a run that kills every worker it lands on.',
+      'How many times a run may lose its worker before it fails. Runs resume from their checkpoint, so this only stops a run that kills every worker it lands on. Approval jobs (one idempotent settling script each) get the same allowance: one that fails releases its run as denied.',
   },
   {
     env: 'AGENTQ_MODEL',
